@@ -1,0 +1,267 @@
+"""Numba kernels of the structured stationary solver (docs/model.md, section 8).
+
+Between losses the window W = A + B + D never decreases, so the loss-free part T of
+the transition matrix is block triangular: its strongly connected components (SCCs)
+are tiny (a few states of equal W) and can be ordered topologically.  Every loss leads
+to a regeneration state (0, 0, m, i2, j2) through a *loss event* e = (m, i1) whose
+law is psi-independent given the state.  Hence
+
+    h = (I - T)^{-1} L_E          (backward substitution over the SCC order),
+    K_E(e, e') = sum_rho G(e, rho) h(rho, e')   (|E| x |E|, G = Q^(3 + ceil log2 m)),
+    lambda K_E = lambda,   nu = lambda G,   pi = nu (I - T)^{-1}  (forward substitution).
+
+All steps are direct (no iteration); the only dense solve is on the loss-event set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._assemble import rate_powers
+from ._interval import ceil_log2
+
+
+@njit(cache=True)
+def tarjan_scc(n, indptr, indices):
+    """Iterative Tarjan: returns (order, ptr) with SCCs in reverse topological order
+    (every SCC appears after all SCCs reachable from it)."""
+    index = -np.ones(n, dtype=np.int64)
+    low = np.zeros(n, dtype=np.int64)
+    onstack = np.zeros(n, dtype=np.bool_)
+    stack = np.empty(n, dtype=np.int64)
+    sp_ = 0
+    call_v = np.empty(n, dtype=np.int64)
+    call_e = np.empty(n, dtype=np.int64)
+    order = np.empty(n, dtype=np.int64)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    n_out = 0
+    n_scc = 0
+    counter = 0
+    for root in range(n):
+        if index[root] >= 0:
+            continue
+        depth = 0
+        call_v[0] = root
+        call_e[0] = indptr[root]
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp_] = root
+        sp_ += 1
+        onstack[root] = True
+        while depth >= 0:
+            v = call_v[depth]
+            e = call_e[depth]
+            if e < indptr[v + 1]:
+                call_e[depth] = e + 1
+                w = indices[e]
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp_] = w
+                    sp_ += 1
+                    onstack[w] = True
+                    depth += 1
+                    call_v[depth] = w
+                    call_e[depth] = indptr[w]
+                elif onstack[w]:
+                    if index[w] < low[v]:
+                        low[v] = index[w]
+            else:
+                if low[v] == index[v]:
+                    while True:
+                        sp_ -= 1
+                        w = stack[sp_]
+                        onstack[w] = False
+                        order[n_out] = w
+                        n_out += 1
+                        if w == v:
+                            break
+                    n_scc += 1
+                    ptr[n_scc] = n_out
+                depth -= 1
+                if depth >= 0:
+                    u = call_v[depth]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+    return order, ptr[: n_scc + 1]
+
+
+@njit(cache=True)
+def loss_events(st, ls_ptr, ls_m, ls_prob, mmax):
+    """CSR of L_E: state -> loss event e = 2 (m - 1) + R index, psi-independent."""
+    n = st.shape[0]
+    return ls_ptr.copy(), 2 * (ls_m - 1) + _ri_of_entries(st, ls_ptr, ls_m.shape[0]), ls_prob.copy()
+
+
+@njit(cache=True)
+def _ri_of_entries(st, ls_ptr, nnz):
+    out = np.empty(nnz, dtype=np.int64)
+    for i in range(st.shape[0]):
+        for e in range(ls_ptr[i], ls_ptr[i + 1]):
+            out[e] = st[i, 3]
+    return out
+
+
+@njit(cache=True)
+def _block_solve(A, B):
+    return np.linalg.solve(A, B)
+
+
+@njit(cache=True)
+def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events, comp):
+    """h = (I - T)^{-1} L_E, dense (n x |E|); returns (h, ok).  ``ok`` is False if an
+    SCC has no exit (a loss-free closed class), where (I - T) is singular."""
+    h = np.zeros((n, n_events))
+    n_scc = ptr.shape[0] - 1
+    for c in range(n_scc):
+        lo = ptr[c]
+        hi = ptr[c + 1]
+        k = hi - lo
+        if k == 1:
+            x = order[lo]
+            diag = 0.0
+            row = np.zeros(n_events)
+            for e in range(e_ptr[x], e_ptr[x + 1]):
+                row[e_idx[e]] += e_val[e]
+            for e in range(t_ptr[x], t_ptr[x + 1]):
+                y = t_idx[e]
+                if y == x:
+                    diag += t_val[e]
+                else:
+                    row += t_val[e] * h[y]
+            if 1.0 - diag <= 1e-300:
+                return h, False
+            h[x] = row / (1.0 - diag)
+        else:
+            A = np.eye(k)
+            R = np.zeros((k, n_events))
+            for a in range(k):
+                x = order[lo + a]
+                for e in range(e_ptr[x], e_ptr[x + 1]):
+                    R[a, e_idx[e]] += e_val[e]
+                for e in range(t_ptr[x], t_ptr[x + 1]):
+                    y = t_idx[e]
+                    if comp[y] == c:
+                        # position of y inside the block
+                        for bpos in range(k):
+                            if order[lo + bpos] == y:
+                                A[a, bpos] -= t_val[e]
+                                break
+                    else:
+                        R[a] += t_val[e] * h[y]
+            # singular block: no exit from the class
+            exit_mass = 0.0
+            for a in range(k):
+                s = 0.0
+                for bpos in range(k):
+                    s += A[a, bpos]
+                exit_mass += s
+            if exit_mass <= 1e-300:
+                return h, False
+            X = _block_solve(A, R)
+            for a in range(k):
+                h[order[lo + a]] = X[a]
+    return h, True
+
+
+@njit(cache=True)
+def event_kernel(h, reg, mmax, constant_s, p01, p10):
+    """K_E(e, e') = sum_rho G(e, rho) h(rho, e') with G the rate law of eq. 13."""
+    n_events = 2 * mmax
+    kmax = 3 + ceil_log2(max(mmax, 1)) + 1
+    Pk = rate_powers(p01, p10, kmax)
+    K = np.zeros((n_events, n_events))
+    for m in range(1, mmax + 1):
+        u = 3 + ceil_log2(m)
+        for i1 in range(2):
+            e = 2 * (m - 1) + i1
+            if constant_s:
+                for i2 in range(2):
+                    rho = reg[m, i2, 0]
+                    if rho >= 0:
+                        K[e] += Pk[u, i1, i2] * h[rho]
+            else:
+                for j2 in range(2):
+                    for i2 in range(2):
+                        rho = reg[m, i2, j2]
+                        g = Pk[u - 1, i1, j2] * Pk[1, j2, i2]
+                        if rho >= 0 and g > 0.0:
+                            K[e] += g * h[rho]
+    return K
+
+
+@njit(cache=True)
+def entry_vector(lam, reg, mmax, n, constant_s, p01, p10):
+    """nu = lambda G: mass entering each regeneration state."""
+    kmax = 3 + ceil_log2(max(mmax, 1)) + 1
+    Pk = rate_powers(p01, p10, kmax)
+    nu = np.zeros(n)
+    for m in range(1, mmax + 1):
+        u = 3 + ceil_log2(m)
+        for i1 in range(2):
+            le = lam[2 * (m - 1) + i1]
+            if le == 0.0:
+                continue
+            if constant_s:
+                for i2 in range(2):
+                    rho = reg[m, i2, 0]
+                    if rho >= 0:
+                        nu[rho] += le * Pk[u, i1, i2]
+            else:
+                for j2 in range(2):
+                    for i2 in range(2):
+                        rho = reg[m, i2, j2]
+                        if rho >= 0:
+                            nu[rho] += le * Pk[u - 1, i1, j2] * Pk[1, j2, i2]
+    return nu
+
+
+@njit(cache=True)
+def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp):
+    """pi = nu (I - T)^{-1} by forward substitution in topological SCC order."""
+    n = nu.shape[0]
+    acc = nu.copy()
+    pi = np.zeros(n)
+    n_scc = ptr.shape[0] - 1
+    for c in range(n_scc - 1, -1, -1):
+        lo = ptr[c]
+        hi = ptr[c + 1]
+        k = hi - lo
+        if k == 1:
+            x = order[lo]
+            diag = 0.0
+            for e in range(t_ptr[x], t_ptr[x + 1]):
+                if t_idx[e] == x:
+                    diag += t_val[e]
+            pi[x] = acc[x] / (1.0 - diag)
+            for e in range(t_ptr[x], t_ptr[x + 1]):
+                y = t_idx[e]
+                if y != x:
+                    acc[y] += pi[x] * t_val[e]
+        else:
+            # pi_C (I - T_CC) = acc_C  <=>  (I - T_CC)^T pi_C^T = acc_C^T
+            A = np.eye(k)
+            rhs = np.zeros((k, 1))
+            for a in range(k):
+                x = order[lo + a]
+                rhs[a, 0] = acc[x]
+                for e in range(t_ptr[x], t_ptr[x + 1]):
+                    y = t_idx[e]
+                    if comp[y] == c:
+                        for bpos in range(k):
+                            if order[lo + bpos] == y:
+                                A[bpos, a] -= t_val[e]
+                                break
+            X = _block_solve(A, rhs)
+            for a in range(k):
+                pi[order[lo + a]] = X[a, 0]
+            for a in range(k):
+                x = order[lo + a]
+                for e in range(t_ptr[x], t_ptr[x + 1]):
+                    y = t_idx[e]
+                    if comp[y] != c:
+                        acc[y] += pi[x] * t_val[e]
+    return pi

@@ -1,0 +1,138 @@
+"""The psi-independent part of the embedded chain: states, transitions per window
+increment, loss-window laws and expected rewards (docs/model.md)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..errors import ChainTooLargeError
+from ._assemble import assemble_L, assemble_T
+from ._interval import MODE_ABR, MODE_TCP_ALONE
+from ._skeleton import build_skeleton
+from .scenario import Scenario
+
+__all__ = ["Skeleton", "skeleton_for"]
+
+
+@dataclass(frozen=True, eq=False)
+class Skeleton:
+    """Reachable states and psi-independent transition data.
+
+    Attributes (arrays indexed by state): ``states`` (n, 5) int columns A, B, D,
+    R index (0 high / 1 low), S index; ``p_loss`` = p(x) (eq. 6); ``post`` =
+    E[(J + w) 1{loss}] (packets admitted before the loss plus the loss window, the
+    post-loss terms of eq. 18); ``ss`` = E[S_slowstart 1{loss}] (eq. 17); ``u`` =
+    expected cycle length U(x) in units of Delta (eq. 20); ``j_loss`` = E[J 1{loss}].
+    Rewards V(x) follow from these in :meth:`rewards`.
+    """
+
+    scenario_key: tuple
+    states: np.ndarray
+    nl_ptr: np.ndarray
+    nl_prob: np.ndarray
+    nl_t: np.ndarray
+    ls_ptr: np.ndarray
+    ls_m: np.ndarray
+    ls_prob: np.ndarray
+    p_loss: np.ndarray
+    post: np.ndarray
+    ss: np.ndarray
+    u: np.ndarray
+    j_loss: np.ndarray
+    reg: np.ndarray
+    constant_s: bool
+    build_seconds: float
+
+    @property
+    def n_states(self) -> int:
+        return int(self.states.shape[0])
+
+    @property
+    def window(self) -> np.ndarray:
+        """W = A + B + D of every state (eq. 9)."""
+        return self.states[:, :3].sum(axis=1)
+
+    def rewards(self, p01: float, p10: float) -> dict[str, np.ndarray]:
+        """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
+
+        ``eq18``: the paper's optimistic reward, eq. 18 with the exact number of packets
+        admitted before the loss in place of 2(B_max - B) and the loss window in place of
+        W + 1.  ``optimistic``: the same, with the packets credited between T_k and the
+        start of recovery capped by the bottleneck's expected service in those three
+        round-trip delays.  ``conservative``: every packet sent in the loss interval is
+        retransmitted (no credit).
+        """
+        d = self.states[:, 2].astype(float)
+        b = self.states[:, 1].astype(float)
+        ri = self.states[:, 3]
+        delta, _, ratio = self.scenario_key[0], self.scenario_key[1], self.scenario_key[2]
+        served = np.floor(delta * np.array([1.0, ratio]) + 1e-9)
+        P = np.array([[1.0 - p01, p01], [p10, 1.0 - p10]])
+        c3 = served + P @ served + (P @ P) @ served
+        base = d + self.p_loss * b + self.ss
+        cap = self.p_loss * np.maximum(c3[ri] - b, 0.0)
+        return {
+            "eq18": base + self.post,
+            "optimistic": base + np.minimum(self.post, cap),
+            "conservative": base,
+        }
+
+    def transition_parts(self, p01: float, p10: float):
+        """(T, L) as scipy CSR matrices for the given rate-chain switch probabilities."""
+        n = self.n_states
+        ti, tj, td = assemble_T(self.states, self.nl_ptr, self.nl_prob, self.nl_t, p01, p10)
+        li, lj, ld = assemble_L(self.states, self.ls_ptr, self.ls_m, self.ls_prob, self.reg,
+                                self.constant_s, p01, p10)
+        T = sp.csr_matrix((td, tj, ti), shape=(n, n))
+        L = sp.csr_matrix((ld, lj, li), shape=(n, n))
+        return T, L
+
+    def transition_matrix(self, p01: float, p10: float) -> sp.csr_matrix:
+        """The embedded transition matrix P = T + L (CSR, duplicates summed)."""
+        T, L = self.transition_parts(p01, p10)
+        P = (T + L).tocsr()
+        P.sum_duplicates()
+        return P
+
+
+def _build(key: tuple, max_states: int) -> Skeleton:
+    delta, bmax, ratio, wmax, feedback, source_rate = key
+    r_vals = np.array([1.0, 1.0 / ratio])
+    if feedback == "constant":
+        s_vals = np.array([1.0 / source_rate, 1.0 / source_rate])
+        constant_s = True
+    else:
+        s_vals = r_vals.copy()
+        constant_s = False
+    if feedback == "none":
+        mode, a0, b0, d0 = MODE_TCP_ALONE, 0, 0, 1
+    else:
+        mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
+    t0 = time.perf_counter()
+    out = build_skeleton(mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals,
+                         a0, b0, d0, int(max_states))
+    (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, ej, reg,
+     overflow) = out
+    if overflow:
+        raise ChainTooLargeError(
+            f"the embedded chain has more than max_states={max_states} reachable states "
+            f"(delta={delta}, bmax={bmax}, wmax={wmax}); raise max_states if memory allows "
+            "(about 1 kB per state) or reduce wmax"
+        )
+    return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
+                    ev_ss, eu, ej, reg, constant_s, time.perf_counter() - t0)
+
+
+@lru_cache(maxsize=16)
+def _cached(key: tuple, max_states: int) -> Skeleton:
+    return _build(key, max_states)
+
+
+def skeleton_for(scenario: Scenario) -> Skeleton:
+    """The (cached) psi-independent skeleton of ``scenario``: a psi sweep builds it once."""
+    return _cached(scenario.structure_key(), scenario.max_states)

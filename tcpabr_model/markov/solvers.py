@@ -1,0 +1,255 @@
+"""Stationary distribution of the embedded chain X_k, by several methods.
+
+``structured`` (default) uses the chain's structure (docs/model.md, section 8) and is
+exact: substitutions over the loss-free part plus one dense solve on the loss events.
+The general methods (``sparse-direct``, ``dense``, ``power``, ``quantecon``) take the
+assembled matrix and are kept as baselines and cross-checks.  Every method's answer
+is checked: pi >= 0, sum 1, and the residual ||pi P - pi||_1 below ``tol``; otherwise
+:class:`~tcpabr_model.errors.SolveError` is raised.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ..errors import SolveError
+from ._assemble import assemble_T
+from ._structured import (backward_h, entry_vector, event_kernel, forward_pi, loss_events,
+                          tarjan_scc)
+from .skeleton import Skeleton
+
+__all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
+
+METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
+DEFAULT_TOL = 1e-11
+DENSE_LIMIT = 20_000  # states; beyond this dense methods would need > 3 GB
+
+
+@dataclass(frozen=True)
+class StationarySolution:
+    pi: np.ndarray
+    residual: float
+    method: str
+    seconds: float
+    iterations: int = 0
+
+
+def residual(pi: np.ndarray, P: sp.csr_matrix) -> float:
+    """||pi P - pi||_1."""
+    return float(np.abs(P.T @ pi - pi).sum())
+
+
+def _check(pi: np.ndarray, P, tol: float, method: str) -> tuple[np.ndarray, float]:
+    if not np.all(np.isfinite(pi)):
+        raise SolveError(f"{method}: the stationary solve produced non-finite values")
+    if pi.min() < -1e-12 * max(pi.max(), 1.0):
+        raise SolveError(f"{method}: the stationary solve produced negative mass {pi.min():.3g}")
+    pi = np.clip(pi, 0.0, None)
+    pi = pi / pi.sum()
+    res = residual(pi, P)
+    if not res <= tol:
+        raise SolveError(f"{method}: residual ||pi P - pi||_1 = {res:.3g} exceeds tol={tol:.1g}")
+    return pi, res
+
+
+class _Structure:
+    """psi-independent data of the structured solver, cached on the skeleton."""
+
+    def __init__(self, sk: Skeleton):
+        n = sk.n_states
+        # structural loss-free graph: both possible next rates of every (x, N) entry
+        indptr = 2 * sk.nl_ptr
+        indices = sk.nl_t.reshape(-1).copy()
+        self.order, self.ptr = tarjan_scc(n, indptr, indices)
+        comp = np.empty(n, dtype=np.int64)
+        for c in range(len(self.ptr) - 1):
+            comp[self.order[self.ptr[c]:self.ptr[c + 1]]] = c
+        self.comp = comp
+        self.mmax = sk.reg.shape[0] - 1
+        self.e_ptr, self.e_idx, self.e_val = loss_events(sk.states, sk.ls_ptr, sk.ls_m, sk.ls_prob, self.mmax)
+        self.active = np.unique(self.e_idx)
+        self.max_scc = int(np.diff(self.ptr).max())
+
+
+_STRUCT_CACHE: dict[int, tuple[Skeleton, _Structure]] = {}
+
+
+def _structure(sk: Skeleton) -> _Structure:
+    hit = _STRUCT_CACHE.get(id(sk))
+    if hit is not None and hit[0] is sk:
+        return hit[1]
+    st = _Structure(sk)
+    _STRUCT_CACHE[id(sk)] = (sk, st)
+    return st
+
+
+def _reference_index(P: sp.csr_matrix, steps: int = 200) -> int:
+    """A state of large stationary mass (argmax after a few power steps): fixing a
+    transient state's component would make the reduced system singular."""
+    n = P.shape[0]
+    x = np.full(n, 1.0 / n)
+    PT = P.T.tocsr()
+    for _ in range(steps):
+        x = PT @ x
+    return int(np.argmax(x))
+
+
+def _reduced_solve_dense(M: np.ndarray, ref: int) -> np.ndarray:
+    """Solve x M = 0 with x[ref] = 1 by dropping ref's row and column (M = I - K)."""
+    n = M.shape[0]
+    keep = np.r_[0:ref, ref + 1:n]
+    A = M.T[np.ix_(keep, keep)]
+    b = -M.T[keep, ref]
+    x = np.empty(n)
+    x[ref] = 1.0
+    x[keep] = np.linalg.solve(A, b)
+    return x
+
+
+def _events_csr(sk: Skeleton, s: "_Structure") -> sp.csr_matrix:
+    return sp.csr_matrix((s.e_val, s.e_idx, s.e_ptr), shape=(sk.n_states, 2 * s.mmax))
+
+
+def _structured_krylov(sk: Skeleton, p01: float, p10: float, tol: float):
+    """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
+    one exact forward substitution over the loss-free part (O(nnz))."""
+    s = _structure(sk)
+    n = sk.n_states
+    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, p01, p10)
+    LE = _events_csr(sk, s)
+    LEt = LE.T.tocsr()
+    n_events = 2 * s.mmax
+    act = s.active
+    na = len(act)
+    lam_full = np.zeros(n_events)
+    calls = [0]
+
+    def left_K(v_act):
+        lam_full[:] = 0.0
+        lam_full[act] = v_act
+        nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, p01, p10)
+        pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
+        calls[0] += 1
+        return (LEt @ pi)[act], pi
+
+    # a closed loss-free class shows up as mass that never returns as a loss event
+    lam = np.full(na, 1.0 / na)
+    for _ in range(30):
+        nxt, _pi = left_K(lam)
+        tot = nxt.sum()
+        if not np.isfinite(tot) or tot < 1.0 - 1e-9:
+            return None, calls[0]
+        lam = nxt / tot
+    ref = int(np.argmax(lam))
+    keep = np.r_[0:ref, ref + 1:na]
+    e_ref = np.zeros(na)
+    e_ref[ref] = 1.0
+    b = left_K(e_ref)[0][keep]
+
+    def op(v):
+        full = np.zeros(na)
+        full[keep] = v
+        return (full - left_K(full)[0])[keep]
+
+    A = spla.LinearOperator((na - 1, na - 1), matvec=op, dtype=float)
+    x0 = lam[keep] / lam[ref]
+    x, info = spla.gmres(A, b, x0=x0, rtol=1e-13, atol=0.0, restart=min(na, 100),
+                         maxiter=5)
+    full = np.zeros(na)
+    full[keep] = x
+    full[ref] = 1.0
+    _, pi = left_K(np.clip(full, 0.0, None))
+    return pi, calls[0]
+
+
+def _structured(sk: Skeleton, p01: float, p10: float):
+    s = _structure(sk)
+    n = sk.n_states
+    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, p01, p10)
+    n_events = 2 * s.mmax
+    h, ok = backward_h(n, s.order, s.ptr, t_ptr, t_idx, t_val, s.e_ptr, s.e_idx, s.e_val,
+                       n_events, s.comp)
+    if not ok:
+        return None  # a loss-free closed class: the regenerative reduction does not apply
+    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, p01, p10)
+    act = s.active
+    Ka = K[np.ix_(act, act)]
+    # reference event: largest mass after a few power steps on the small event chain
+    lam = np.full(len(act), 1.0 / len(act))
+    for _ in range(100):
+        lam = lam @ Ka
+        lam /= lam.sum()
+    ref = int(np.argmax(lam))
+    lam_a = _reduced_solve_dense(np.eye(len(act)) - Ka, ref)
+    lam_full = np.zeros(n_events)
+    lam_full[act] = np.clip(lam_a, 0.0, None)
+    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, p01, p10)
+    return forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
+
+
+def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = "structured",
+                            tol: float = DEFAULT_TOL, P: sp.csr_matrix | None = None,
+                            max_iter: int = 2_000_000) -> StationarySolution:
+    """Stationary law pi of the embedded chain for rate-switch probabilities p01, p10."""
+    if method not in METHODS:
+        raise ValueError(f"method={method!r} is invalid: must be one of {', '.join(METHODS)}")
+    if P is None:
+        P = sk.transition_matrix(p01, p10)
+    n = P.shape[0]
+    t0 = time.perf_counter()
+    iters = 0
+    used = method
+    pi = None
+    if method == "structured":
+        pi, iters = _structured_krylov(sk, p01, p10, tol)
+        if pi is None:
+            used = "sparse-direct (structured fallback: loss-free closed class)"
+            method = "sparse-direct"
+    elif method == "structured-direct":
+        pi = _structured(sk, p01, p10)
+        if pi is None:
+            used = "sparse-direct (structured fallback: loss-free closed class)"
+            method = "sparse-direct"
+    if method == "sparse-direct":
+        ref = _reference_index(P)
+        A = (sp.identity(n, format="csr") - P).T.tocsc()
+        keep = np.r_[0:ref, ref + 1:n]
+        A11 = A[keep][:, keep].tocsc()
+        b = -A[keep][:, [ref]].toarray().ravel()
+        pi = np.empty(n)
+        pi[ref] = 1.0
+        pi[keep] = spla.spsolve(A11, b)
+    elif method == "dense":
+        if n > DENSE_LIMIT:
+            raise SolveError(f"dense: {n} states exceed the dense limit of {DENSE_LIMIT}")
+        ref = _reference_index(P)
+        pi = _reduced_solve_dense(np.eye(n) - P.toarray(), ref)
+    elif method == "power":
+        PT = P.T.tocsr()
+        pi = np.full(n, 1.0 / n)
+        for iters in range(1, max_iter + 1):
+            nxt = PT @ pi
+            if np.abs(nxt - pi).sum() < 1e-12:
+                pi = nxt
+                break
+            pi = nxt
+        else:
+            raise SolveError(f"power: no convergence to 1e-12 in {max_iter} iterations")
+    elif method == "quantecon":
+        if n > DENSE_LIMIT:
+            raise SolveError(f"quantecon: {n} states exceed the dense limit of {DENSE_LIMIT}")
+        import quantecon as qe
+
+        dists = qe.MarkovChain(P.toarray()).stationary_distributions
+        if dists.shape[0] != 1:
+            raise SolveError(f"quantecon: {dists.shape[0]} recurrent classes; the chain is not ergodic")
+        pi = dists[0]
+    seconds = time.perf_counter() - t0
+    pi, res = _check(np.asarray(pi, dtype=float), P, tol, used)
+    return StationarySolution(pi, res, used, seconds, iters)
