@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ModelError) as exc:
         print(f"tcpabr {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into e.g. `head`
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

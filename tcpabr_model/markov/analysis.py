@@ -1,0 +1,114 @@
+"""Markov renewal-reward throughput of TCP over INSTCAP ABR and of TCP alone.
+
+gamma = E_pi V / E_pi U  (eq. 14), with E_pi V from eqs. 15-18 and E_pi U from eq. 21;
+U is in units of Delta, so the throughput in packets per time unit is
+E_pi V / (Delta E_pi U), and the efficiency divides it by the mean bottleneck capacity
+(packets per time unit).  Packets are whole TCP packets including their TCP/IP
+headers; ATM cell overhead is *not* charged (multiply by the cell-tax factor of
+:mod:`tcpabr_model.closed_forms` to compare with cell-level efficiencies).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from .scenario import Scenario
+from .skeleton import skeleton_for
+from .solvers import DEFAULT_TOL, stationary_distribution
+
+__all__ = ["AnalysisResult", "analyze", "sweep_psi"]
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """Throughput bounds of one scenario.
+
+    Efficiencies are throughput / mean capacity (dimensionless); throughputs are in
+    packets per time unit (one time unit = one packet time at the high rate).
+    ``optimistic`` is eq. 18 with the post-loss credit capped by what the bottleneck can
+    carry before recovery; ``optimistic_eq18`` is eq. 18 uncapped (can exceed 1);
+    ``conservative`` credits nothing sent in a loss interval (docs/model.md, sec. 6).
+    """
+
+    scenario: dict
+    optimistic: float
+    conservative: float
+    optimistic_eq18: float
+    throughput_optimistic: float
+    throughput_conservative: float
+    mean_capacity: float
+    loss_probability: float
+    mean_cycle_length: float
+    n_states: int
+    nnz: int
+    residual: float
+    method: str
+    build_seconds: float
+    assemble_seconds: float
+    solve_seconds: float
+
+    def to_dict(self) -> dict:
+        """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""
+        return asdict(self)
+
+
+def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT_TOL) -> AnalysisResult:
+    """Solve the embedded Markov renewal process of ``scenario`` (Section III of seed 004).
+
+    The psi-independent skeleton is cached, so a psi sweep enumerates the states once.
+    Raises :class:`~tcpabr_model.errors.ChainTooLargeError` or
+    :class:`~tcpabr_model.errors.SolveError` rather than return an untrusted number.
+    """
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
+    t0 = time.perf_counter()
+    sk = skeleton_for(scenario)
+    t_build = time.perf_counter() - t0
+    p = scenario.p_switch
+    t0 = time.perf_counter()
+    P = sk.transition_matrix(p, p)
+    t_asm = time.perf_counter() - t0
+    sol = stationary_distribution(sk, p, p, method=method, tol=tol, P=P)
+    pi = sol.pi
+    rewards = sk.rewards(p, p)
+    eu = float(pi @ sk.u)
+    delta = scenario.delta
+    cap = scenario.mean_capacity
+    thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
+    return AnalysisResult(
+        scenario={"delta": scenario.delta, "bmax": scenario.bmax, "psi": scenario.psi,
+                  "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
+                  "feedback": scenario.feedback, "source_rate": scenario.source_rate},
+        optimistic=thr["optimistic"] / cap,
+        conservative=thr["conservative"] / cap,
+        optimistic_eq18=thr["eq18"] / cap,
+        throughput_optimistic=thr["optimistic"],
+        throughput_conservative=thr["conservative"],
+        mean_capacity=cap,
+        loss_probability=float(pi @ sk.p_loss),
+        mean_cycle_length=eu,
+        n_states=sk.n_states,
+        nnz=int(P.nnz),
+        residual=sol.residual,
+        method=sol.method,
+        build_seconds=t_build,
+        assemble_seconds=t_asm,
+        solve_seconds=sol.seconds,
+    )
+
+
+def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structured"):
+    """Analyse ``scenario`` at each psi; returns a tidy pandas DataFrame (one row per psi)."""
+    import pandas as pd
+
+    rows = []
+    for psi in psis:
+        r = analyze(scenario.with_psi(float(psi)), method=method)
+        row = {k: v for k, v in r.to_dict().items() if k != "scenario"}
+        row.update(r.scenario)
+        rows.append(row)
+    return pd.DataFrame(rows)
