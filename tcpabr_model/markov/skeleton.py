@@ -60,25 +60,26 @@ class Skeleton:
     def rewards(self, p01: float, p10: float) -> dict[str, np.ndarray]:
         """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
 
-        ``eq18``: the paper's optimistic reward, eq. 18 with the exact number of packets
-        admitted before the loss in place of 2(B_max - B) and the loss window in place of
-        W + 1.  ``optimistic``: the same, with the packets credited between T_k and the
-        start of recovery capped by the bottleneck's expected service in those three
-        round-trip delays.  ``conservative``: every packet sent in the loss interval is
-        retransmitted (no credit).
+        ``eq18``: the paper's optimistic reward, eq. 18 with the exact number J of packets
+        admitted before the loss in place of 2(B_max - B) and the loss window w in place
+        of W + 1.  ``optimistic``: the same, except that the b + J + w packets credited
+        between T_k and the start of recovery (three round-trip delays, eq. 5) are capped
+        by the bottleneck's expected service in those three intervals.
+        ``conservative``: every packet sent in the loss interval is retransmitted later
+        and earns nothing (credit d + b + S_slowstart).
         """
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
         ri = self.states[:, 3]
-        delta, _, ratio = self.scenario_key[0], self.scenario_key[1], self.scenario_key[2]
+        delta, ratio = self.scenario_key[0], self.scenario_key[2]
         served = np.floor(delta * np.array([1.0, ratio]) + 1e-9)
         P = np.array([[1.0 - p01, p01], [p10, 1.0 - p10]])
         c3 = served + P @ served + (P @ P) @ served
         base = d + self.p_loss * b + self.ss
-        cap = self.p_loss * np.maximum(c3[ri] - b, 0.0)
+        room = self.p_loss * np.maximum(c3[ri] - b, 0.0)
         return {
             "eq18": base + self.post,
-            "optimistic": base + np.minimum(self.post, cap),
+            "optimistic": base + np.minimum(self.post, room),
             "conservative": base,
         }
 

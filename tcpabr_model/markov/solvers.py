@@ -127,6 +127,8 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float, tol: float):
     n_events = 2 * s.mmax
     act = s.active
     na = len(act)
+    if na == 0:
+        return None, 0  # no loss is possible: nothing regenerates
     lam_full = np.zeros(n_events)
     calls = [0]
 
@@ -177,8 +179,10 @@ def _structured(sk: Skeleton, p01: float, p10: float):
                        n_events, s.comp)
     if not ok:
         return None  # a loss-free closed class: the regenerative reduction does not apply
-    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, p01, p10)
     act = s.active
+    if len(act) == 0:
+        return None
+    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, p01, p10)
     Ka = K[np.ix_(act, act)]
     # reference event: largest mass after a few power steps on the small event chain
     lam = np.full(len(act), 1.0 / len(act))

@@ -1,0 +1,35 @@
+import json
+
+import pytest
+
+from tcpabr_model.cli import main
+
+
+def test_analyze_json_keys(capsys):
+    assert main(["analyze", "--feedback", "instcap", "--delta", "40", "--bmax", "10", "--psi", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for key in ("optimistic", "conservative", "optimistic_eq18", "throughput_optimistic",
+                "throughput_conservative", "n_states", "nnz", "residual", "solve_seconds"):
+        assert key in out
+    assert 0 < out["conservative"] <= out["optimistic"] <= 1
+
+
+def test_analyze_tcp_alone_text(capsys):
+    assert main(["analyze", "--feedback", "none", "--psi", "5"]) == 0
+    assert "TCP alone" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["analyze", "--psi", "0.2"], "psi"),
+    (["analyze", "--bmax", "0"], "bmax"),
+    (["analyze", "--rate-ratio", "2"], "rate_ratio"),
+    (["analyze", "--feedback", "effcap"], "feedback"),
+    (["analyze", "--delta", "abc"], "delta"),
+])
+def test_analyze_bad_input_one_line_exit_2(argv, word, capsys):
+    with pytest.raises(SystemExit) as exc:
+        rc = main(argv)
+        raise SystemExit(rc)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and word in err
