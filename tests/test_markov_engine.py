@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tcpabr_model.errors import ChainTooLargeError
+from tcpabr_model.errors import ChainTooLargeError, ErgodicityError
 from tcpabr_model.markov import (Scenario, analyze, simulate_embedded, skeleton_for,
                                  stationary_distribution, switch_probability)
 from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE, binomial_pmf, bottleneck, interval_outcome
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=int(__import__("os").environ.get("HYP_EXAMPLES", 25)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 small_scenarios = st.builds(
     Scenario,
@@ -89,15 +89,21 @@ def test_chain_invariants(sc):
 
 
 def _slow_start_fits(sc):
-    """Assumption III-B.3 (no loss in slow start) is physically possible: the largest
-    slow-start window ceil(W_max / 2) fits in the low-rate pipe plus the buffer."""
-    return (sc.wmax + 1) // 2 <= int(sc.delta * sc.rate_ratio + 1e-9) + sc.bmax
+    """The regeneration state (0, 0, m) of eq. 13 and the loss-free slow start of
+    III-B.3 are physically possible: the largest threshold m = ceil(W_max / 2) can
+    cross the bottleneck in one round trip at the low rate."""
+    return (sc.wmax + 1) // 2 <= int(sc.delta * sc.rate_ratio + 1e-9)
 
 
 @given(sc=small_scenarios)
 @SETTINGS
 def test_bounds_are_ordered_and_in_unit_interval(sc):
-    r = analyze(sc)
+    try:
+        r = analyze(sc)
+    except ErgodicityError:
+        # only the deterministic alternation psi = 1 may lock the chain into phase classes
+        assert sc.psi == 1.0
+        return
     assert r.residual < 1e-11
     assert 0 < r.conservative <= r.optimistic <= r.optimistic_eq18 + 1e-12
     if _slow_start_fits(sc):
@@ -112,7 +118,11 @@ def test_bounds_are_ordered_and_in_unit_interval(sc):
 def test_structured_solver_matches_sparse_direct(sc):
     sk = skeleton_for(sc)
     p = sc.p_switch
-    a = stationary_distribution(sk, p, p, "structured")
+    try:
+        a = stationary_distribution(sk, p, p, "structured")
+    except ErgodicityError:
+        assert sc.psi == 1.0
+        return
     b = stationary_distribution(sk, p, p, "sparse-direct")
     assert a.pi.min() >= 0 and abs(a.pi.sum() - 1) < 1e-12
     np.testing.assert_allclose(a.pi, b.pi, atol=1e-10)

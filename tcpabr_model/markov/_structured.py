@@ -265,3 +265,20 @@ def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp):
                     if comp[y] != c:
                         acc[y] += pi[x] * t_val[e]
     return pi
+
+
+@njit(cache=True)
+def has_closed_lossfree_class(order, ptr, comp, t_ptr, t_idx, t_val, p_loss):
+    """True if some SCC of the loss-free part has no exit (no loss, no edge out)."""
+    n_scc = ptr.shape[0] - 1
+    for c in range(n_scc):
+        exit_mass = 0.0
+        for a in range(ptr[c], ptr[c + 1]):
+            x = order[a]
+            exit_mass += p_loss[x]
+            for e in range(t_ptr[x], t_ptr[x + 1]):
+                if comp[t_idx[e]] != c:
+                    exit_mass += t_val[e]
+        if exit_mass <= 1e-14:
+            return True
+    return False

@@ -89,7 +89,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         throughput_optimistic=thr["optimistic"],
         throughput_conservative=thr["conservative"],
         mean_capacity=cap,
-        loss_probability=float(pi @ sk.p_loss),
+        loss_probability=min(max(float(pi @ sk.p_loss), 0.0), 1.0),
         mean_cycle_length=eu,
         n_states=sk.n_states,
         nnz=int(P.nnz),

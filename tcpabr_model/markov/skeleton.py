@@ -62,11 +62,13 @@ class Skeleton:
 
         ``eq18``: the paper's optimistic reward, eq. 18 with the exact number J of packets
         admitted before the loss in place of 2(B_max - B) and the loss window w in place
-        of W + 1.  ``optimistic``: the same, except that the b + J + w packets credited
-        between T_k and the start of recovery (three round-trip delays, eq. 5) are capped
-        by the bottleneck's expected service in those three intervals.
-        ``conservative``: every packet sent in the loss interval is retransmitted later
-        and earns nothing (credit d + b + S_slowstart).
+        of W + 1.  ``optimistic``: the same credit, capped twice by what the bottleneck can
+        carry -- the b + J + w packets credited before recovery by its expected service in
+        the three round trips before recovery (eq. 5), and the whole loss-cycle credit by
+        its expected service over the U round trips of the cycle less the m packets that
+        the regeneration state (0, 0, m) of eq. 13 places beyond the bottleneck.
+        ``conservative``: nothing sent in the loss interval earns credit (d + b +
+        S_slowstart), under the same cycle cap.
         """
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
@@ -74,13 +76,25 @@ class Skeleton:
         delta, ratio = self.scenario_key[0], self.scenario_key[2]
         served = np.floor(delta * np.array([1.0, ratio]) + 1e-9)
         P = np.array([[1.0 - p01, p01], [p10, 1.0 - p10]])
-        c3 = served + P @ served + (P @ P) @ served
-        base = d + self.p_loss * b + self.ss
-        room = self.p_loss * np.maximum(c3[ri] - b, 0.0)
+        # C[n, i]: expected packets the bottleneck can serve in n intervals starting in i
+        mmax = self.reg.shape[0] - 1
+        umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 1
+        C = np.zeros((umax + 1, 2))
+        Pj = np.eye(2)
+        for n in range(1, umax + 1):
+            C[n] = C[n - 1] + Pj @ served
+            Pj = Pj @ P
+        rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
+        u_of = 3 + np.array([int(m - 1).bit_length() for m in self.ls_m], dtype=int)
+        cycle_room = np.zeros(self.n_states)
+        np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - self.ls_m))
+        cycle_room = np.maximum(cycle_room, 0.0)
+        credit = self.p_loss * b + self.ss
+        before_recovery = np.minimum(self.post, self.p_loss * np.maximum(C[3, ri] - b, 0.0))
         return {
-            "eq18": base + self.post,
-            "optimistic": base + np.minimum(self.post, room),
-            "conservative": base,
+            "eq18": d + credit + self.post,
+            "optimistic": d + np.minimum(credit + before_recovery, cycle_room),
+            "conservative": d + np.minimum(credit, cycle_room),
         }
 
     def transition_parts(self, p01: float, p10: float):

@@ -18,10 +18,10 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import SolveError
+from ..errors import ErgodicityError, SolveError
 from ._assemble import assemble_T
-from ._structured import (backward_h, entry_vector, event_kernel, forward_pi, loss_events,
-                          tarjan_scc)
+from ._structured import (backward_h, entry_vector, event_kernel, forward_pi,
+                          has_closed_lossfree_class, loss_events, tarjan_scc)
 from .skeleton import Skeleton
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
@@ -89,6 +89,18 @@ def _structure(sk: Skeleton) -> _Structure:
     return st
 
 
+def closed_classes(P: sp.csr_matrix) -> int:
+    """Number of closed communicating classes of P (1 for a chain with a unique pi)."""
+    from scipy.sparse.csgraph import connected_components
+
+    nc, lab = connected_components(P, directed=True, connection="strong")
+    coo = P.tocoo()
+    leaves = np.zeros(nc, dtype=bool)
+    cross = lab[coo.row] != lab[coo.col]
+    leaves[np.unique(lab[coo.row[cross & (coo.data > 0)]])] = True
+    return int(nc - leaves.sum())
+
+
 def _reference_index(P: sp.csr_matrix, steps: int = 200) -> int:
     """A state of large stationary mass (argmax after a few power steps): fixing a
     transient state's component would make the reduced system singular."""
@@ -127,8 +139,8 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float, tol: float):
     n_events = 2 * s.mmax
     act = s.active
     na = len(act)
-    if na == 0:
-        return None, 0  # no loss is possible: nothing regenerates
+    if na == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, t_ptr, t_idx, t_val, sk.p_loss):
+        return None, 0  # a loss-free closed class: the regenerative reduction does not apply
     lam_full = np.zeros(n_events)
     calls = [0]
 
@@ -206,6 +218,13 @@ def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = 
     if P is None:
         P = sk.transition_matrix(p01, p10)
     n = P.shape[0]
+    k = closed_classes(P)
+    if k != 1:
+        raise ErgodicityError(
+            f"the embedded chain has {k} closed classes: no unique stationary law "
+            f"(p01={p01:g}, p10={p10:g}); with psi = 1 the rate chain alternates deterministically "
+            "and can lock the chain into phase-dependent classes: use psi slightly above 1"
+        )
     t0 = time.perf_counter()
     iters = 0
     used = method
