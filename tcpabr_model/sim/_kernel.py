@@ -1,0 +1,741 @@
+"""Numba kernel of the cell-level TCP/ABR simulator (private).
+
+Time advances in *slots*: one slot is the transmission time of one 53-byte ATM cell at
+the bottleneck's high rate.  Every rate in the kernel is in bytes per slot and every
+server (ABR source, host link, bottleneck) works with a byte credit: each slot it gains
+``rate`` bytes and transmits one unit (a cell, or a whole IP packet for TCP alone)
+whenever its credit reaches the unit's size.  A server whose queue is empty at the end
+of a slot forfeits its credit, so a unit arriving at an idle server departs one full
+transmission time later.  Slots in which every queue is empty are skipped in one step
+(the capacity integral over them is still accumulated exactly).
+
+The kernel takes only arrays and scalars, draws no random numbers (the capacity path is
+generated outside, see :mod:`tcpabr_model.sim.capacity`), and is fully deterministic.
+The TCP sender and receiver state of each connection is a row of the integer array
+``st`` and the float array ``fs`` (the "TCB as a state record").
+
+All indices below are module constants; numba freezes them at compile time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+BIG = np.int64(2**62)
+
+# ---- global integer parameters (gpar) ------------------------------------------------
+G_NSLOTS = 0        # slots to simulate
+G_WARMUP = 1        # goodput / capacity are counted from this slot on
+G_UPF = 2           # units (cells) per frame
+G_BUF = 3           # bottleneck buffer in units, counting the unit in service
+G_EPD = 4           # EPD threshold in units (-1: partial packet discard only)
+G_MEAS = 5          # measurement / feedback interval s, in slots
+G_SAMPLE = 6        # sampling interval of the recorded series, in slots
+G_VARIANT = 7       # 0: no fast retransmit (paper), 1: Reno
+G_RTOMODE = 8       # 0: fixed RTO, 1: RFC 6298 estimator
+G_GRAN = 9          # timer granularity in slots (estimator mode)
+G_RTOMIN = 10       # minimum RTO in slots (estimator)
+G_RTOMAX = 11       # maximum RTO in slots (estimator)
+G_DELACK = 12       # 1: delayed ACK (every second segment or timer)
+G_DELACKTO = 13     # delayed-ACK timer in slots
+G_DUPTHRESH = 14    # duplicate-ACK threshold (Reno)
+G_INITSTATE = 15    # capacity state at slot 0 (0 high, 1 low)
+G_RTOINIT = 16      # initial RTO in slots (estimator)
+G_NPAR = 17
+
+# ---- global float parameters (gfpar) -------------------------------------------------
+GF_SLOTB = 0        # bytes per slot at the high rate (53)
+GF_UNITB = 1        # bytes per unit (53 for cells, IP packet size for TCP alone)
+GF_LOW = 2          # low capacity as a fraction of the high one
+GF_NPAR = 3
+
+# ---- per-connection integer parameters (cpar) ----------------------------------------
+CP_DELTA = 0        # round-trip propagation delay Delta_i, slots
+CP_FBDELAY = 1      # feedback delay, slots
+CP_M = 2            # EFFCAP M (measurement intervals per average)
+CP_N = 3            # EFFCAP N (averages in the minimum)
+CP_WMAX = 4         # maximum window, packets
+CP_ABR = 5          # 1: source follows rate feedback; 0: fixed-rate host link
+CP_RTOFIX = 6       # fixed RTO in slots (fixed mode)
+CP_NPAR = 7
+
+# ---- per-connection float parameters (cfpar) ------------------------------------------
+CF_SHARE = 0        # share of the capacity estimate fed back
+CF_HOSTRATE = 1     # source rate in bytes/slot when CP_ABR == 0
+CF_INITRATE = 2     # initial allowed rate (normalised capacity) before any feedback
+CF_SSTHRESH0 = 3    # initial ssthresh, packets
+CF_NPAR = 4
+
+# ---- per-connection integer state (st) ------------------------------------------------
+S_UNA = 0
+S_NXT = 1
+S_MAX = 2
+S_DUP = 3
+S_INREC = 4
+S_RTOEXP = 5
+S_RTTACT = 6
+S_RTTSEQ = 7
+S_RTTSTART = 8
+S_RCVNXT = 9
+S_DAPEND = 10
+S_DAEXP = 11
+S_TXID = 12         # (unused)
+S_SQHEAD = 13       # segmentation queue (frames) ring head
+S_SQCNT = 14        # frames in the segmentation queue
+S_SQCIDX = 15       # next cell index within the head frame
+S_SQCELLS = 16      # cells waiting in the segmentation queue
+S_AKHEAD = 17
+S_AKCNT = 18
+S_FBHEAD = 19
+S_FBCNT = 20
+S_PPDTX = 21        # 1 while the rest of the head frame is discarded at the bottleneck
+S_RATX = 22         # (unused: reassembly needs no per-cell state, see the service loop)
+S_RAGOT = 23        # (unused)
+# counters
+S_TIMEOUTS = 24
+S_FASTRTX = 25
+S_SEGSENT = 26      # segments handed to the segmentation queue (incl. retransmissions)
+S_RETX = 27
+S_GOOD = 28         # in-order segments delivered at the receiver after warm-up
+S_GOODALL = 29      # in-order segments delivered since t = 0
+S_CSENT = 30        # cells (units) sent by the source
+S_CDROP = 31        # cells dropped at the bottleneck
+S_FDROP = 32        # frames with at least one dropped cell
+S_CSERVED = 33      # cells served by the bottleneck
+S_FDELIV = 34       # complete frames reassembled (incl. duplicates)
+S_ACKS = 35         # ACKs sent by the receiver
+S_FSENT = 36        # frames whose first cell left the source
+S_NSTATE = 37
+
+# ---- per-connection float state (fs) ---------------------------------------------------
+F_CWND = 0
+F_SSTH = 1
+F_SRTT = 2
+F_RTTVAR = 3
+F_RTO = 4           # slots (estimator mode)
+F_ACR = 5           # allowed rate, bytes per slot
+F_CRED = 6          # source byte credit
+F_NSTATE = 7
+
+# ---- global outputs (gout) -------------------------------------------------------------
+O_CAPTOT = 0        # integral of normalised capacity over [0, nslots), slots
+O_CAPWIN = 1        # same over [warmup, nslots)
+O_ERR = 2           # 0 ok; 1 segmentation ring overflow; 2 ACK ring overflow; 3 feedback ring
+O_QEND = 3          # units in the bottleneck at the end
+O_NMEAS = 4         # measurements taken
+O_NSAMP = 5         # samples recorded
+O_NOUT = 6
+
+
+@njit(cache=True)
+def _cap_integral(a, b, ptimes, pstate, caps):
+    """Integral of the normalised capacity over [a, b) (slots); advances the path.
+
+    ``pstate[0]`` is the index of the next change in ``ptimes`` and ``pstate[1]`` the
+    current state (0 high, 1 low).  ``ptimes`` ends with +inf.
+    """
+    acc = 0.0
+    x = float(a)
+    fb = float(b)
+    i = pstate[0]
+    s = pstate[1]
+    while ptimes[i] < fb:
+        tc = ptimes[i]
+        if tc > x:
+            acc += caps[s] * (tc - x)
+            x = tc
+        s = 1 - s
+        i += 1
+    acc += caps[s] * (fb - x)
+    pstate[0] = i
+    pstate[1] = s
+    return acc
+
+
+@njit(cache=True)
+def _path_cursor(ptimes, pstate, caps):
+    """(last slot t such that [t, t+1) holds no capacity change, current capacity)."""
+    x = ptimes[pstate[0]]
+    if x >= 4.0e18:
+        n = BIG
+    else:
+        n = np.int64(np.floor(x)) - 1
+    return n, caps[pstate[1]]
+
+
+@njit(cache=True, inline="always")
+def _rto_slots(c, st, fs, cpar, gpar):
+    if gpar[G_RTOMODE] == 0:
+        return cpar[c, CP_RTOFIX]
+    return np.int64(np.ceil(fs[c, F_RTO]))
+
+
+@njit(cache=True, inline="always")
+def _arm_timer(c, t, st, fs, cpar, gpar):
+    exp = t + _rto_slots(c, st, fs, cpar, gpar)
+    if gpar[G_RTOMODE] == 1:
+        g = gpar[G_GRAN]
+        if g > 1:
+            exp = ((exp + g - 1) // g) * g
+    st[c, S_RTOEXP] = exp
+
+
+@njit(cache=True, inline="always")
+def _push_seg(c, seq, st, sq_seq, upf):
+    cap = sq_seq.shape[1]
+    if st[c, S_SQCNT] >= cap:
+        return False
+    pos = (st[c, S_SQHEAD] + st[c, S_SQCNT]) % cap
+    sq_seq[c, pos] = seq
+    st[c, S_SQCNT] += 1
+    st[c, S_SQCELLS] += upf
+    st[c, S_SEGSENT] += 1
+    return True
+
+
+@njit(cache=True, inline="always")
+def _try_send(c, t, st, fs, cpar, gpar, sq_seq):
+    win = fs[c, F_CWND]
+    wmax = cpar[c, CP_WMAX]
+    if win > wmax:
+        win = float(wmax)
+    w = np.int64(np.floor(win + 1e-9))
+    if w < 1:
+        w = 1
+    ok = True
+    while st[c, S_NXT] < st[c, S_UNA] + w:
+        seq = st[c, S_NXT]
+        if not _push_seg(c, seq, st, sq_seq, gpar[G_UPF]):
+            ok = False
+            break
+        if seq >= st[c, S_MAX]:
+            st[c, S_MAX] = seq + 1
+            if st[c, S_RTTACT] == 0 and gpar[G_RTOMODE] == 1:
+                st[c, S_RTTACT] = 1
+                st[c, S_RTTSEQ] = seq
+                st[c, S_RTTSTART] = t
+        else:
+            st[c, S_RETX] += 1
+        st[c, S_NXT] += 1
+        if st[c, S_RTOEXP] >= BIG:
+            _arm_timer(c, t, st, fs, cpar, gpar)
+    return ok
+
+
+@njit(cache=True)
+def _rtt_sample(c, r, fs, gpar):
+    r = float(r)
+    if fs[c, F_SRTT] < 0.0:
+        fs[c, F_SRTT] = r
+        fs[c, F_RTTVAR] = 0.5 * r
+    else:
+        fs[c, F_RTTVAR] = 0.75 * fs[c, F_RTTVAR] + 0.25 * abs(fs[c, F_SRTT] - r)
+        fs[c, F_SRTT] = 0.875 * fs[c, F_SRTT] + 0.125 * r
+    g = float(gpar[G_GRAN])
+    v = 4.0 * fs[c, F_RTTVAR]
+    if v < g:
+        v = g
+    rto = fs[c, F_SRTT] + v
+    if rto < gpar[G_RTOMIN]:
+        rto = float(gpar[G_RTOMIN])
+    if rto > gpar[G_RTOMAX]:
+        rto = float(gpar[G_RTOMAX])
+    fs[c, F_RTO] = rto
+
+
+@njit(cache=True, inline="always")
+def _on_ack(c, a, t, st, fs, cpar, gpar, sq_seq):
+    wmax = float(cpar[c, CP_WMAX])
+    if a > st[c, S_UNA]:
+        if st[c, S_RTTACT] == 1 and a > st[c, S_RTTSEQ]:
+            _rtt_sample(c, t - st[c, S_RTTSTART], fs, gpar)
+            st[c, S_RTTACT] = 0
+        if st[c, S_INREC] == 1:
+            fs[c, F_CWND] = fs[c, F_SSTH]
+            st[c, S_INREC] = 0
+        elif fs[c, F_CWND] < fs[c, F_SSTH]:
+            fs[c, F_CWND] += 1.0
+        else:
+            fs[c, F_CWND] += 1.0 / fs[c, F_CWND]
+        if fs[c, F_CWND] > wmax:
+            fs[c, F_CWND] = wmax
+        st[c, S_UNA] = a
+        st[c, S_DUP] = 0
+        if st[c, S_NXT] < a:
+            st[c, S_NXT] = a
+        if st[c, S_UNA] < st[c, S_MAX]:
+            _arm_timer(c, t, st, fs, cpar, gpar)
+        else:
+            st[c, S_RTOEXP] = BIG
+    elif a == st[c, S_UNA] and st[c, S_MAX] > st[c, S_UNA]:
+        st[c, S_DUP] += 1
+        if gpar[G_VARIANT] == 1:
+            if st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]:
+                flight = st[c, S_MAX] - st[c, S_UNA]
+                ss = float(flight // 2)
+                if ss < 2.0:
+                    ss = 2.0
+                fs[c, F_SSTH] = ss
+                _push_seg(c, st[c, S_UNA], st, sq_seq, gpar[G_UPF])
+                st[c, S_RETX] += 1
+                st[c, S_FASTRTX] += 1
+                fs[c, F_CWND] = ss + 3.0
+                st[c, S_INREC] = 1
+                st[c, S_RTTACT] = 0
+                _arm_timer(c, t, st, fs, cpar, gpar)
+            elif st[c, S_INREC] == 1:
+                fs[c, F_CWND] += 1.0
+    return _try_send(c, t, st, fs, cpar, gpar, sq_seq)
+
+
+@njit(cache=True)
+def _on_timeout(c, t, st, fs, cpar, gpar, sq_seq):
+    w = fs[c, F_CWND]
+    wmax = float(cpar[c, CP_WMAX])
+    if w > wmax:
+        w = wmax
+    ss = np.floor(w / 2.0)
+    if ss < 2.0:
+        ss = 2.0
+    fs[c, F_SSTH] = ss
+    fs[c, F_CWND] = 1.0
+    st[c, S_NXT] = st[c, S_UNA]
+    st[c, S_DUP] = 0
+    st[c, S_INREC] = 0
+    st[c, S_RTTACT] = 0
+    st[c, S_TIMEOUTS] += 1
+    if gpar[G_RTOMODE] == 1:
+        r = 2.0 * fs[c, F_RTO]
+        if r > gpar[G_RTOMAX]:
+            r = float(gpar[G_RTOMAX])
+        fs[c, F_RTO] = r
+    st[c, S_RTOEXP] = BIG
+    return _try_send(c, t, st, fs, cpar, gpar, sq_seq)
+
+
+@njit(cache=True, inline="always")
+def _send_ack(c, t, st, cpar, ak_t, ak_v):
+    cap = ak_t.shape[1]
+    if st[c, S_AKCNT] >= cap:
+        return False
+    pos = (st[c, S_AKHEAD] + st[c, S_AKCNT]) % cap
+    ak_t[c, pos] = t + cpar[c, CP_DELTA]
+    ak_v[c, pos] = st[c, S_RCVNXT]
+    st[c, S_AKCNT] += 1
+    st[c, S_ACKS] += 1
+    st[c, S_DAPEND] = 0
+    st[c, S_DAEXP] = BIG
+    return True
+
+
+@njit(cache=True, inline="always")
+def _rcv_frame(c, q, t, st, cpar, gpar, ooo, ak_t, ak_v):
+    """A complete frame with sequence number ``q`` reaches the receiver at ``t``."""
+    st[c, S_FDELIV] += 1
+    rb = ooo.shape[1]
+    rn = st[c, S_RCVNXT]
+    if q == rn:
+        rn += 1
+        adv = 1
+        while ooo[c, rn % rb] != 0:
+            ooo[c, rn % rb] = 0
+            rn += 1
+            adv += 1
+        st[c, S_RCVNXT] = rn
+        st[c, S_GOODALL] += adv
+        if t >= gpar[G_WARMUP]:
+            st[c, S_GOOD] += adv
+        if gpar[G_DELACK] == 1 and adv == 1:
+            st[c, S_DAPEND] += 1
+            if st[c, S_DAPEND] >= 2:
+                return _send_ack(c, t, st, cpar, ak_t, ak_v)
+            if st[c, S_DAEXP] >= BIG:
+                st[c, S_DAEXP] = t + gpar[G_DELACKTO]
+            return True
+        return _send_ack(c, t, st, cpar, ak_t, ak_v)
+    if q > rn and q - rn < rb:
+        ooo[c, q % rb] = 1
+    return _send_ack(c, t, st, cpar, ak_t, ak_v)
+
+
+@njit(cache=True, inline="always")
+def _conn_next(c, st, ak_t, fb_t):
+    n = st[c, S_RTOEXP]
+    if st[c, S_DAEXP] < n:
+        n = st[c, S_DAEXP]
+    if st[c, S_AKCNT] > 0:
+        v = ak_t[c, st[c, S_AKHEAD]]
+        if v < n:
+            n = v
+    if st[c, S_FBCNT] > 0:
+        v = fb_t[c, st[c, S_FBHEAD]]
+        if v < n:
+            n = v
+    return n
+
+
+@njit(cache=True)
+def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
+                    sq_cap, ak_cap, fb_cap, rb_cap):
+    """Run one replication.
+
+    Parameters
+    ----------
+    gpar : ndarray(int64, ndim=1)
+        Global integer parameters, indexed by the ``G_*`` constants.
+    gfpar : ndarray(float64, ndim=1)
+        Global float parameters, indexed by the ``GF_*`` constants.
+    cpar : ndarray(int64, ndim=2)
+        Per-connection integer parameters (rows: connections; ``CP_*`` columns).
+    cfpar : ndarray(float64, ndim=2)
+        Per-connection float parameters (``CF_*`` columns).
+    ptimes : ndarray(float64, ndim=1)
+        Capacity change epochs in slots, increasing, ending with +inf.  The state
+        starts at ``gpar[G_INITSTATE]`` and toggles at each epoch.
+    force_conn, force_seq : ndarray(int64, ndim=1)
+        Frames (connection, sequence number) dropped at the bottleneck on their first
+        transmission (for tests); empty arrays for none.
+    sq_cap, ak_cap, fb_cap, rb_cap : int
+        Ring sizes: segmentation queue (frames), ACKs in flight, feedback messages in
+        flight, receiver reorder window.
+
+    Returns
+    -------
+    st : ndarray(int64, ndim=2)
+        Final per-connection state and counters (``S_*`` columns).
+    fs : ndarray(float64, ndim=2)
+        Final per-connection float state (``F_*`` columns).
+    gout : ndarray(float64, ndim=1)
+        Global outputs (``O_*``).
+    meas : ndarray(float64, ndim=1)
+        Measured average capacity of each interval s (INSTCAP values).
+    fbv : ndarray(float64, ndim=2)
+        Value computed from ``meas`` by eq. (28) for each connection and interval.
+    smp_i : ndarray(int64, ndim=3)
+        Samples every ``G_SAMPLE`` slots: ``[k, c, 0]`` cumulative in-order segments,
+        ``[k, c, 1]`` cells in the segmentation queue, ``[k, c, 2]`` timeouts.
+    smp_f : ndarray(float64, ndim=3)
+        ``[k, c, 0]`` cwnd, ``[k, c, 1]`` allowed rate (normalised), ``[k, c, 2]``
+        ssthresh.
+    smp_g : ndarray(float64, ndim=2)
+        ``[k, 0]`` slot, ``[k, 1]`` bottleneck occupancy (units), ``[k, 2]``
+        cumulative capacity integral, ``[k, 3]`` capacity state.
+    """
+    nconn = cpar.shape[0]
+    nslots = gpar[G_NSLOTS]
+    upf = gpar[G_UPF]
+    bufcap = gpar[G_BUF]
+    epd = gpar[G_EPD]
+    meas_len = gpar[G_MEAS]
+    samp_len = gpar[G_SAMPLE]
+    slotb = gfpar[GF_SLOTB]
+    unitb = gfpar[GF_UNITB]
+    caps = np.empty(2)
+    caps[0] = 1.0
+    caps[1] = gfpar[GF_LOW]
+
+    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
+    fs = np.zeros((nconn, F_NSTATE))
+    gout = np.zeros(O_NOUT)
+    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
+    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
+    fb_t = np.zeros((nconn, fb_cap), dtype=np.int64)
+    fb_v = np.zeros((nconn, fb_cap))
+    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
+    # bottleneck FIFO: code = connection * 2 + end-of-message flag; seq of the frame
+    bq_code = np.zeros(bufcap, dtype=np.int64)
+    bq_seq = np.zeros(bufcap, dtype=np.int64)
+    nforce = force_conn.shape[0]
+    force_used = np.zeros(nforce, dtype=np.int8)
+
+    mmax = 1
+    nmax = 1
+    for c in range(nconn):
+        if cpar[c, CP_M] > mmax:
+            mmax = cpar[c, CP_M]
+        if cpar[c, CP_N] > nmax:
+            nmax = cpar[c, CP_N]
+    xh = np.zeros(mmax)
+    avg = np.zeros((nconn, nmax))
+    nmeas_max = nslots // meas_len + 1
+    meas = np.zeros(nmeas_max)
+    fbv = np.zeros((nconn, nmeas_max))
+    nsamp_max = nslots // samp_len + 2
+    smp_i = np.zeros((nsamp_max, nconn, 3), dtype=np.int64)
+    smp_f = np.zeros((nsamp_max, nconn, 3))
+    smp_g = np.zeros((nsamp_max, 4))
+
+    pstate = np.zeros(2, dtype=np.int64)
+    pstate[1] = gpar[G_INITSTATE]
+
+    for c in range(nconn):
+        fs[c, F_CWND] = 1.0
+        fs[c, F_SSTH] = cfpar[c, CF_SSTHRESH0]
+        fs[c, F_SRTT] = -1.0
+        fs[c, F_RTO] = float(gpar[G_RTOINIT])
+        if cpar[c, CP_ABR] == 1:
+            fs[c, F_ACR] = cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE] * slotb
+        else:
+            fs[c, F_ACR] = cfpar[c, CF_HOSTRATE]
+        st[c, S_RTOEXP] = BIG
+        st[c, S_DAEXP] = BIG
+        st[c, S_PPDTX] = 0
+        st[c, S_RATX] = -1
+
+    err = 0
+    for c in range(nconn):
+        if not _try_send(c, 0, st, fs, cpar, gpar, sq_seq):
+            err = 1
+    next_evt = BIG
+    for c in range(nconn):
+        v = _conn_next(c, st, ak_t, fb_t)
+        if v < next_evt:
+            next_evt = v
+
+    bq_head = 0
+    bq_cnt = 0
+    link_cred = 0.0
+    meas_acc = 0.0
+    cap_tot = 0.0
+    cap_win = 0.0
+    warm = gpar[G_WARMUP]
+    next_meas = meas_len
+    next_samp = 0
+    kmeas = 0
+    ksamp = 0
+    t = np.int64(0)
+
+    nchg, ccap = _path_cursor(ptimes, pstate, caps)
+    t_chk = np.int64(0)
+    seg_total = np.int64(0)
+    for c in range(nconn):
+        seg_total += st[c, S_SQCELLS]
+    while True:
+        if t >= t_chk:
+            # ---- boundaries at the start of slot t ---------------------------------
+            if t == next_meas:
+                x = meas_acc / meas_len
+                meas_acc = 0.0
+                xh[kmeas % mmax] = x
+                meas[kmeas] = x
+                kmeas += 1
+                for c in range(nconn):
+                    m = cpar[c, CP_M]
+                    n = cpar[c, CP_N]
+                    cnt = m if m < kmeas else kmeas
+                    s = 0.0
+                    for i in range(kmeas - cnt, kmeas):
+                        s += xh[i % mmax]
+                    avg[c, (kmeas - 1) % nmax] = s / cnt
+                    cnt = n if n < kmeas else kmeas
+                    v = np.inf
+                    for j in range(kmeas - cnt, kmeas):
+                        a = avg[c, j % nmax]
+                        if a < v:
+                            v = a
+                    fbv[c, kmeas - 1] = v
+                    if cpar[c, CP_ABR] == 1:
+                        if st[c, S_FBCNT] >= fb_cap:
+                            err = 3
+                        else:
+                            pos = (st[c, S_FBHEAD] + st[c, S_FBCNT]) % fb_cap
+                            fb_t[c, pos] = t + cpar[c, CP_FBDELAY]
+                            fb_v[c, pos] = v
+                            st[c, S_FBCNT] += 1
+                            if fb_t[c, pos] < next_evt:
+                                next_evt = fb_t[c, pos]
+                next_meas += meas_len
+            if t == next_samp:
+                smp_g[ksamp, 0] = t
+                smp_g[ksamp, 1] = bq_cnt
+                smp_g[ksamp, 2] = cap_tot
+                smp_g[ksamp, 3] = pstate[1]
+                for c in range(nconn):
+                    smp_i[ksamp, c, 0] = st[c, S_GOODALL]
+                    smp_i[ksamp, c, 1] = st[c, S_SQCELLS]
+                    smp_i[ksamp, c, 2] = st[c, S_TIMEOUTS]
+                    smp_f[ksamp, c, 0] = fs[c, F_CWND]
+                    smp_f[ksamp, c, 1] = fs[c, F_ACR] / slotb
+                    smp_f[ksamp, c, 2] = fs[c, F_SSTH]
+                ksamp += 1
+                next_samp += samp_len
+            if t >= nslots or err != 0:
+                break
+
+            # ---- timed events: feedback, ACK arrivals, timers -------------------------
+            if t >= next_evt:
+                next_evt = BIG
+                for c in range(nconn):
+                    while st[c, S_FBCNT] > 0 and fb_t[c, st[c, S_FBHEAD]] <= t:
+                        h = st[c, S_FBHEAD]
+                        fs[c, F_ACR] = fb_v[c, h] * cfpar[c, CF_SHARE] * slotb
+                        st[c, S_FBHEAD] = (h + 1) % fb_cap
+                        st[c, S_FBCNT] -= 1
+                    while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
+                        h = st[c, S_AKHEAD]
+                        a = ak_v[c, h]
+                        st[c, S_AKHEAD] = (h + 1) % ak_cap
+                        st[c, S_AKCNT] -= 1
+                        if not _on_ack(c, a, t, st, fs, cpar, gpar, sq_seq):
+                            err = 1
+                    if st[c, S_DAEXP] <= t:
+                        if not _send_ack(c, t, st, cpar, ak_t, ak_v):
+                            err = 2
+                    if st[c, S_RTOEXP] <= t:
+                        if not _on_timeout(c, t, st, fs, cpar, gpar, sq_seq):
+                            err = 1
+                    v = _conn_next(c, st, ak_t, fb_t)
+                    if v < next_evt:
+                        next_evt = v
+
+            seg_total = 0
+            for c in range(nconn):
+                seg_total += st[c, S_SQCELLS]
+            t_chk = next_evt
+            if next_meas < t_chk:
+                t_chk = next_meas
+            if next_samp < t_chk:
+                t_chk = next_samp
+            if nslots < t_chk:
+                t_chk = nslots
+
+        # ---- idle: skip to the next event or boundary -----------------------------
+        if bq_cnt == 0 and seg_total == 0:
+            tn = t_chk
+            if tn > t:
+                lo = t if t > warm else warm
+                if tn > lo:
+                    # split so that the warm-up boundary is honoured
+                    if lo > t:
+                        ci = _cap_integral(t, lo, ptimes, pstate, caps)
+                        meas_acc += ci
+                        cap_tot += ci
+                    ci = _cap_integral(lo, tn, ptimes, pstate, caps)
+                    meas_acc += ci
+                    cap_tot += ci
+                    cap_win += ci
+                else:
+                    ci = _cap_integral(t, tn, ptimes, pstate, caps)
+                    meas_acc += ci
+                    cap_tot += ci
+                for c in range(nconn):
+                    fs[c, F_CRED] = 0.0
+                link_cred = 0.0
+                nchg, ccap = _path_cursor(ptimes, pstate, caps)
+                t = tn
+                continue
+
+        # ---- sources emit ---------------------------------------------------------
+        # st[c, S_PPDTX] is 1 while the rest of the head frame is being discarded
+        # (partial packet discard); it is cleared with the frame's last cell.
+        for c in range(nconn):
+            if st[c, S_SQCELLS] == 0:
+                fs[c, F_CRED] = 0.0
+                continue
+            cred = fs[c, F_CRED] + fs[c, F_ACR]
+            while cred >= unitb and st[c, S_SQCELLS] > 0:
+                cred -= unitb
+                cidx = st[c, S_SQCIDX]
+                eom = cidx == upf - 1
+                st[c, S_SQCELLS] -= 1
+                seg_total -= 1
+                h = st[c, S_SQHEAD]
+                if eom:
+                    st[c, S_SQHEAD] = h + 1 if h + 1 < sq_cap else 0
+                    st[c, S_SQCNT] -= 1
+                    st[c, S_SQCIDX] = 0
+                else:
+                    st[c, S_SQCIDX] = cidx + 1
+                # -- arrival at the bottleneck (PPD / EPD / forced drop) --
+                if st[c, S_PPDTX] != 0:
+                    st[c, S_CDROP] += 1
+                    if eom:
+                        st[c, S_PPDTX] = 0
+                    continue
+                drop = False
+                if cidx == 0:
+                    if nforce > 0:
+                        seq = sq_seq[c, h]
+                        for k in range(nforce):
+                            if force_used[k] == 0 and force_conn[k] == c and force_seq[k] == seq:
+                                force_used[k] = 1
+                                drop = True
+                                break
+                    if epd >= 0 and bq_cnt >= epd:
+                        drop = True
+                if drop or bq_cnt >= bufcap:
+                    st[c, S_FDROP] += 1
+                    st[c, S_CDROP] += 1
+                    if not eom:
+                        st[c, S_PPDTX] = 1
+                    continue
+                pos = bq_head + bq_cnt
+                if pos >= bufcap:
+                    pos -= bufcap
+                if eom:
+                    bq_code[pos] = 2 * c + 1
+                    bq_seq[pos] = sq_seq[c, h]
+                else:
+                    bq_code[pos] = 2 * c
+                bq_cnt += 1
+            if st[c, S_SQCELLS] == 0:
+                cred = 0.0
+            fs[c, F_CRED] = cred
+
+        # ---- capacity of this slot and bottleneck service --------------------------
+        if nchg >= t:
+            ci = ccap
+        else:
+            ci = _cap_integral(t, t + 1, ptimes, pstate, caps)
+            nchg, ccap = _path_cursor(ptimes, pstate, caps)
+        meas_acc += ci
+        cap_tot += ci
+        if t >= warm:
+            cap_win += ci
+        if bq_cnt > 0:
+            link_cred += ci * slotb
+            while link_cred >= unitb and bq_cnt > 0:
+                link_cred -= unitb
+                code = bq_code[bq_head]
+                h = bq_head
+                bq_head += 1
+                if bq_head == bufcap:
+                    bq_head = 0
+                bq_cnt -= 1
+                # A frame's last cell reaches the receiver iff none of its cells was
+                # dropped: discards (PPD/EPD/forced) always remove every later cell of
+                # the frame, including the last one.  So no per-cell reassembly count.
+                if code & 1:
+                    c = code >> 1
+                    if not _rcv_frame(c, bq_seq[h], t + 1, st, cpar, gpar, ooo, ak_t, ak_v):
+                        err = 2
+                    v = _conn_next(c, st, ak_t, fb_t)
+                    if v < next_evt:
+                        next_evt = v
+                    if v < t_chk:
+                        t_chk = v
+                    if err != 0:
+                        t_chk = t + 1
+            if bq_cnt == 0:
+                link_cred = 0.0
+        else:
+            link_cred = 0.0
+        t += 1
+
+    # counters derived from conservation instead of being counted per cell
+    for c in range(nconn):
+        st[c, S_CSENT] = st[c, S_SEGSENT] * upf - st[c, S_SQCELLS]
+        st[c, S_FSENT] = st[c, S_SEGSENT] - st[c, S_SQCNT] + (1 if st[c, S_SQCIDX] > 0 else 0)
+        st[c, S_CSERVED] = st[c, S_CSENT] - st[c, S_CDROP]
+    for i in range(bq_cnt):
+        pos = (bq_head + i) % bufcap
+        st[bq_code[pos] >> 1, S_CSERVED] -= 1
+    gout[O_CAPTOT] = cap_tot
+    gout[O_CAPWIN] = cap_win
+    gout[O_ERR] = err
+    gout[O_QEND] = bq_cnt
+    gout[O_NMEAS] = kmeas
+    gout[O_NSAMP] = ksamp
+    return st, fs, gout, meas[:kmeas], fbv[:, :kmeas], smp_i[:ksamp], smp_f[:ksamp], smp_g[:ksamp]

@@ -1,0 +1,130 @@
+"""``tcpabr simulate``: the cell-level simulator from the command line.
+
+Flags shared with ``tcpabr analyze`` mean the same thing there: ``--feedback``,
+``--delta`` (round-trip delay in packet times at the high rate), ``--bmax`` (buffer in
+packets), ``--psi``, ``--rate-ratio``, ``--wmax``, ``--json``.  Times specific to the
+simulator (``--duration``, ``--warmup``, ``--interval``, ``--feedback-delay``) are in
+seconds; the paper's time unit is 5 ms with the default 500-byte packets at 100 kB/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .feedback import n_from_k
+from .run import simulate
+from .scenario import Scenario, TcpConfig
+
+__all__ = ["register", "handler"]
+
+
+def register(subparsers) -> argparse.ArgumentParser:
+    """Add the ``simulate`` subcommand to ``subparsers``."""
+    p = subparsers.add_parser(
+        "simulate", help="cell-level Monte Carlo of TCP over ABR (INSTCAP/EFFCAP) or TCP alone",
+        description=__doc__.splitlines()[0])
+    p.add_argument("--feedback", choices=("instcap", "effcap", "none"), default="instcap",
+                   help="ABR rate feedback; 'none' is TCP alone (default instcap)")
+    p.add_argument("--delta", type=float, nargs="+", default=[40.0],
+                   help="round-trip propagation delay in packet times, one per connection (default 40)")
+    p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (default 10)")
+    p.add_argument("--psi", type=float, default=20.0,
+                   help="mean time per capacity state / max(delta) (default 20)")
+    p.add_argument("--rate-ratio", type=float, default=0.5, help="low rate / high rate (default 0.5)")
+    p.add_argument("--wmax", type=int, default=128, help="maximum TCP window in packets (default 128)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--m", type=int, nargs="+", default=None,
+                   help="EFFCAP M per connection (default M : Delta = ceil(Delta/s))")
+    p.add_argument("--n", type=int, nargs="+", default=None,
+                   help="EFFCAP N per connection (default N : 8 Delta = 7 ceil(Delta/s))")
+    p.add_argument("--k", type=float, default=None, help="EFFCAP N : k Delta (alternative to --n)")
+    p.add_argument("--duration", type=float, default=2000.0,
+                   help="measured simulated time per replication, seconds (default 2000)")
+    p.add_argument("--warmup", type=float, default=20.0, help="discarded warm-up, seconds (default 20)")
+    p.add_argument("--replications", type=int, default=10, help="independent replications (default 10)")
+    p.add_argument("--ci", choices=("replications", "batch"), default="replications",
+                   help="confidence intervals from replications or batch means")
+    p.add_argument("--batches", type=int, default=20, help="batches per run with --ci batch (default 20)")
+    p.add_argument("--target-halfwidth", type=float, default=None,
+                   help="add replications until the 95%% half-width / efficiency is below this")
+    p.add_argument("--capacity-mode", choices=("continuous", "embedded"), default="continuous",
+                   help="exponential sojourns, or changes only at multiples of Delta (the analysis)")
+    p.add_argument("--interval", type=float, default=0.03,
+                   help="measurement/feedback interval s, seconds (default 0.03)")
+    p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
+                   help="feedback delay per connection, seconds (default one round-trip delay)")
+    p.add_argument("--variant", choices=("no-fast-retransmit", "reno"), default="no-fast-retransmit")
+    p.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
+                   help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator")
+    p.add_argument("--granularity", type=float, default=0.01, help="timer granularity, s (estimator)")
+    p.add_argument("--delayed-ack", action="store_true", help="acknowledge every second segment")
+    p.add_argument("--discard", choices=("ppd", "epd"), default="ppd",
+                   help="partial packet discard, or early packet discard as well")
+    p.add_argument("--host-rate-factor", type=float, default=10.0,
+                   help="TCP alone: host link rate / high bottleneck rate (default 10)")
+    p.add_argument("--trace", metavar="PATH", default=None,
+                   help="write the first replication's series (window, queue, source rate, ...) "
+                        "sampled every s to PATH as .npz")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(func=handler)
+    return p
+
+
+def _scenario(args) -> Scenario:
+    kw = {}
+    if args.feedback == "effcap":
+        if args.m is not None:
+            kw["m"] = tuple(args.m) if len(args.m) > 1 else args.m[0]
+        if args.n is not None and args.k is not None:
+            raise ValueError("--n and --k are exclusive: give one of them")
+        if args.n is not None:
+            kw["n"] = tuple(args.n) if len(args.n) > 1 else args.n[0]
+    elif args.m is not None or args.n is not None or args.k is not None:
+        raise ValueError(f"--m/--n/--k apply to --feedback effcap only (got --feedback {args.feedback})")
+    if args.feedback_delay is not None:
+        kw["feedback_delay"] = tuple(args.feedback_delay) if len(args.feedback_delay) > 1 else args.feedback_delay[0]
+    tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=args.wmax,
+                    delayed_ack=args.delayed_ack)
+    delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
+    sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
+                                  feedback=args.feedback, tcp=tcp, duration=args.duration,
+                                  warmup=args.warmup, capacity_mode=args.capacity_mode,
+                                  interval=args.interval, discard=args.discard,
+                                  host_rate_factor=args.host_rate_factor, **kw)
+    if args.k is not None:
+        sc = sc.with_(n=tuple(n_from_k(args.k, d, sc.interval) for d in sc.rtt))
+    return sc
+
+
+def handler(args) -> int:
+    """Run ``tcpabr simulate``; returns the exit status."""
+    from ..cli import emit
+
+    sc = _scenario(args)
+    res = simulate(sc, replications=args.replications, seed=args.seed, ci_method=args.ci,
+                   batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
+                   trace=args.trace is not None)
+    d = res.to_dict()
+    if args.trace is not None:
+        import numpy as np
+        np.savez_compressed(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
+        d["trace_file"] = args.trace
+    e = res.efficiency
+    lines = [
+        f"feedback={sc.feedback} delta={list(args.delta)} bmax={sc.buffer_packets} psi={sc.psi:g} "
+        f"M={list(sc.m)} N={list(sc.n)} replications={res.replications} seed={res.seed}",
+        f"efficiency      {e.mean:.4f} +/- {e.half_width:.4f} (95% CI; ceiling {sc.overhead_factor:.4f} "
+        f"over ATM)",
+        f"efficiency_wire {res.efficiency_wire.mean:.4f} +/- {res.efficiency_wire.half_width:.4f}",
+    ]
+    for i, (ec, gp) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
+        lines.append(f"  connection {i}: efficiency {ec.mean:.4f} +/- {ec.half_width:.4f}, "
+                     f"goodput {gp.mean:.1f} B/s")
+    if sc.n_connections > 1:
+        lines.append(f"Jain fairness   {res.fairness.mean:.4f} +/- {res.fairness.half_width:.4f}")
+    lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
+                 f"{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
+    lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "
+                 f"{res.cells_per_second:,.0f} cells/s")
+    emit(d, args.json, "\n".join(lines))
+    return 0

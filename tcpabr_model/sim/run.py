@@ -1,0 +1,405 @@
+"""Public entry point of the cell-level simulator: :func:`simulate`.
+
+Replications are independent: replication ``r`` draws its capacity path from
+``numpy.random.default_rng(SeedSequence(seed).spawn(...)[r])``, so results depend only on
+the seed and the replication index (not on how many are run at once).  The kernel itself
+draws no random numbers (TCP, ABR and the switch are deterministic given the capacity
+path), so a run is bit-for-bit reproducible.
+
+Confidence intervals (95 % by default) are Student-t intervals over independent
+replications, or over batch means of one long run (``ci_method='batch'``).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from .._validate import check_choice, check_int, check_real
+from ..errors import ModelError
+from . import _kernel as K
+from .capacity import capacity_path
+from .scenario import CELL_BYTES, Scenario
+
+__all__ = ["simulate", "SimulationResult", "Estimate", "Trace", "run_replication", "jain_index"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its confidence interval.
+
+    ``half_width`` is NaN with fewer than two replications/batches.
+    """
+
+    mean: float
+    half_width: float
+    low: float
+    high: float
+    n: int
+    level: float = 0.95
+
+    @classmethod
+    def from_samples(cls, x, level: float = 0.95) -> "Estimate":
+        x = np.asarray(x, dtype=float)
+        n = x.size
+        m = float(x.mean())
+        if n < 2:
+            hw = float("nan")
+        else:
+            hw = float(stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
+        return cls(m, hw, m - hw, m + hw, n, level)
+
+    def to_dict(self) -> dict:
+        """JSON-able dict; NaN (undefined half-width) becomes None."""
+        def f(v):
+            return None if math.isnan(v) else v
+        return {"mean": f(self.mean), "half_width": f(self.half_width), "low": f(self.low),
+                "high": f(self.high), "n": self.n, "level": self.level}
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Series sampled every ``interval`` seconds (first replication only).
+
+    Attributes: ``time`` (s), ``queue`` (bottleneck occupancy, units), ``capacity``
+    (state: 0 high, 1 low), ``cwnd`` / ``ssthresh`` (packets, one column per connection),
+    ``source_rate`` (allowed rate, fraction of the high rate), ``segmentation_cells``
+    (cells waiting at the source), ``delivered`` (cumulative in-order segments),
+    ``measured`` (INSTCAP measurement per interval s) and ``feedback`` (eq. 28 value per
+    interval and connection).
+    """
+
+    time: np.ndarray
+    queue: np.ndarray
+    capacity: np.ndarray
+    cwnd: np.ndarray
+    ssthresh: np.ndarray
+    source_rate: np.ndarray
+    segmentation_cells: np.ndarray
+    delivered: np.ndarray
+    measured: np.ndarray
+    feedback: np.ndarray
+
+    def to_dict(self) -> dict:
+        return {k: getattr(self, k).tolist() for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Results of :func:`simulate` (keys of :meth:`to_dict` documented in docs/simulator.md).
+
+    Attributes
+    ----------
+    efficiency : Estimate
+        IP bytes (payload + TCP/IP headers) of in-order delivered segments / capacity on
+        the wire, over the measured window (Section V's definition: ATM overhead counts as
+        lost capacity).
+    efficiency_wire : Estimate
+        Same numerator counted as the wire bytes of each delivered frame (cell tax not
+        counted as loss; equals ``efficiency`` for TCP alone).
+    per_connection_efficiency : tuple of Estimate
+        Each connection's IP-byte goodput / mean capacity.
+    goodput_bps : tuple of Estimate
+        Payload bytes per second delivered in order, per connection.
+    fairness : Estimate
+        Jain's index of the per-connection goodputs.
+    cell_loss_ratio, frame_loss_ratio : Estimate
+        Dropped / sent cells and frames at the bottleneck (all connections).
+    counters : dict
+        Totals over all replications (cells sent/served/dropped, frames, timeouts, ...).
+    cells_simulated : int
+        Cells sent by the sources + cells served or dropped at the bottleneck.
+    cells_per_second : float
+        ``cells_simulated`` / kernel wall time (compilation excluded).
+    """
+
+    scenario: Scenario
+    seed: int
+    replications: int
+    ci_method: str
+    efficiency: Estimate
+    efficiency_wire: Estimate
+    per_connection_efficiency: tuple
+    goodput_bps: tuple
+    fairness: Estimate
+    cell_loss_ratio: Estimate
+    frame_loss_ratio: Estimate
+    counters: dict
+    cells_simulated: int
+    kernel_seconds: float
+    cells_per_second: float
+    slots_simulated: int
+    trace: Trace | None = field(default=None, repr=False)
+
+    def to_dict(self, include_trace: bool = False) -> dict:
+        d = {
+            "scenario": self.scenario.to_dict(),
+            "seed": self.seed,
+            "replications": self.replications,
+            "ci_method": self.ci_method,
+            "efficiency": self.efficiency.to_dict(),
+            "efficiency_wire": self.efficiency_wire.to_dict(),
+            "overhead_factor": self.scenario.overhead_factor,
+            "per_connection_efficiency": [e.to_dict() for e in self.per_connection_efficiency],
+            "goodput_bps": [e.to_dict() for e in self.goodput_bps],
+            "fairness": self.fairness.to_dict(),
+            "cell_loss_ratio": self.cell_loss_ratio.to_dict(),
+            "frame_loss_ratio": self.frame_loss_ratio.to_dict(),
+            "counters": self.counters,
+            "speed": {"cells_simulated": self.cells_simulated, "kernel_seconds": self.kernel_seconds,
+                      "cells_per_second": self.cells_per_second, "slots_simulated": self.slots_simulated},
+        }
+        if include_trace and self.trace is not None:
+            d["trace"] = self.trace.to_dict()
+        return d
+
+
+def jain_index(x) -> float:
+    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` (1 for equal shares)."""
+    x = np.asarray(x, dtype=float)
+    ss = float((x * x).sum())
+    return float(x.sum() ** 2 / (x.size * ss)) if ss > 0 else float("nan")
+
+
+_COUNTER_NAMES = {
+    "cells_sent": K.S_CSENT, "cells_dropped": K.S_CDROP, "cells_served": K.S_CSERVED,
+    "frames_sent": K.S_FSENT, "frames_dropped": K.S_FDROP, "frames_reassembled": K.S_FDELIV,
+    "segments_sent": K.S_SEGSENT, "retransmissions": K.S_RETX, "timeouts": K.S_TIMEOUTS,
+    "fast_retransmits": K.S_FASTRTX, "acks_sent": K.S_ACKS, "delivered_segments": K.S_GOODALL,
+    "delivered_segments_measured": K.S_GOOD,
+}
+
+
+def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
+    nc = sc.n_connections
+    atm = sc.feedback != "none"
+    upf = sc.cells_per_frame if atm else 1
+    unitb = float(CELL_BYTES) if atm else float(sc.ip_packet_bytes)
+    bufu = sc.buffer_packets * upf
+    if sc.discard == "epd":
+        thr = sc.epd_threshold_packets
+        if thr is None:
+            thr = sc.buffer_packets - 1 if sc.buffer_packets > 1 else 0.5
+        epd = max(1, int(round(thr * upf)))
+    else:
+        epd = -1
+    g = np.zeros(K.G_NPAR, dtype=np.int64)
+    g[K.G_NSLOTS] = sc.total_slots
+    g[K.G_WARMUP] = int(round(sc.warmup / sc.slot_seconds))
+    g[K.G_UPF] = upf
+    g[K.G_BUF] = bufu
+    g[K.G_EPD] = epd
+    g[K.G_MEAS] = sc.to_slots(sc.interval)
+    # the sampled series feed traces (every s) and batch means (about 4000 points suffice);
+    # a multiple of s, so sampling adds no stopping points and results do not depend on it
+    g[K.G_SAMPLE] = g[K.G_MEAS] * (1 if trace else max(1, sc.total_slots // 4000 // g[K.G_MEAS]))
+    g[K.G_VARIANT] = 0 if sc.tcp.variant == "no-fast-retransmit" else 1
+    g[K.G_RTOMODE] = 0 if sc.tcp.rto == "fixed" else 1
+    g[K.G_GRAN] = sc.to_slots(sc.tcp.granularity)
+    g[K.G_RTOMIN] = sc.to_slots(sc.tcp.rto_min)
+    g[K.G_RTOMAX] = sc.to_slots(sc.tcp.rto_max)
+    g[K.G_DELACK] = 1 if sc.tcp.delayed_ack else 0
+    g[K.G_DELACKTO] = sc.to_slots(sc.tcp.delack_timeout)
+    g[K.G_DUPTHRESH] = sc.tcp.dupthresh
+    g[K.G_RTOINIT] = sc.to_slots(sc.tcp.rto_initial)
+    gf = np.zeros(K.GF_NPAR)
+    gf[K.GF_SLOTB] = float(CELL_BYTES)
+    gf[K.GF_UNITB] = unitb
+    gf[K.GF_LOW] = sc.rate_ratio
+    cp = np.zeros((nc, K.CP_NPAR), dtype=np.int64)
+    cf = np.zeros((nc, K.CF_NPAR))
+    wmax = sc.tcp.wmax
+    for c in range(nc):
+        cp[c, K.CP_DELTA] = sc.to_slots(sc.rtt[c])
+        cp[c, K.CP_FBDELAY] = sc.to_slots(sc.feedback_delay[c])
+        cp[c, K.CP_M] = sc.m[c]
+        cp[c, K.CP_N] = sc.n[c]
+        cp[c, K.CP_WMAX] = wmax
+        cp[c, K.CP_ABR] = 1 if atm else 0
+        cp[c, K.CP_RTOFIX] = max(1, int(round(sc.tcp.rto_rtt_factor * sc.rtt[c] / sc.slot_seconds)))
+        cf[c, K.CF_SHARE] = sc.share[c]
+        cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * CELL_BYTES
+        cf[c, K.CF_INITRATE] = sc.initial_rate
+        cf[c, K.CF_SSTHRESH0] = float(sc.tcp.initial_ssthresh or wmax)
+    fc = np.array([c for c, _ in force], dtype=np.int64)
+    fq = np.array([q for _, q in force], dtype=np.int64)
+    for c, q in force:
+        if not 0 <= c < nc or q < 0:
+            raise ValueError(f"force_drops entry {(c, q)!r} is invalid: needs 0 <= connection < {nc}, seq >= 0")
+    # the segmentation queue can hold many stale copies after spurious timeouts (fixed RTO,
+    # go-back-N): size it generously; overflow raises ModelError rather than corrupting
+    sq_cap = max(1 << 16, 64 * wmax)
+    ak_cap = int(max(cp[:, K.CP_DELTA]) // max(1, upf) + 1) * 2 + 4 * wmax + 64
+    if not atm:
+        ak_cap = int(max(cp[:, K.CP_DELTA]) + 4 * wmax + 64)
+    fb_cap = int(max(cp[:, K.CP_FBDELAY]) // g[K.G_MEAS]) + 4
+    rb_cap = 2 * wmax + 8
+    return g, gf, cp, cf, fc, fq, sq_cap, ak_cap, fb_cap, rb_cap
+
+
+def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=(), trace: bool = True):
+    """Run one replication; returns the raw kernel outputs and the kernel wall time.
+
+    Mostly for tests and benchmarks; :func:`simulate` is the public driver.  With
+    ``trace=False`` the series are sampled coarsely (enough for batch means).
+    """
+    g, gf, cp, cf, fc, fq, sq, ak, fb, rb = _kernel_inputs(scenario, force_drops, trace)
+    horizon = float(g[K.G_NSLOTS]) + 1.0
+    tau = scenario.tau / scenario.slot_seconds
+    period = scenario.period / scenario.slot_seconds
+    ptimes, s0 = capacity_path(rng, horizon, tau, scenario.capacity_mode, period, scenario.initial_state)
+    g[K.G_INITSTATE] = s0
+    t0 = time.perf_counter()
+    out = K.simulate_kernel(g, gf, cp, cf, ptimes, fc, fq, sq, ak, fb, rb)
+    dt = time.perf_counter() - t0
+    err = int(out[2][K.O_ERR])
+    if err:
+        what = {1: "segmentation queue", 2: "ACK ring", 3: "feedback ring"}.get(err, "internal")
+        raise ModelError(f"simulation aborted: {what} overflow (the {what} grew without bound; "
+                         "check the source rate, RTO and window settings)")
+    return out, dt, (g, gf, cp, cf, ptimes, s0)
+
+
+def _rep_metrics(sc: Scenario, st, gout, g):
+    atm = sc.feedback != "none"
+    capwin = gout[K.O_CAPWIN] * CELL_BYTES  # wire bytes of capacity in the measured window
+    secs = (g[K.G_NSLOTS] - g[K.G_WARMUP]) * sc.slot_seconds
+    good = st[:, K.S_GOOD].astype(float)
+    ipb = sc.ip_packet_bytes
+    wireb = sc.frame_wire_bytes if atm else ipb
+    eff_c = good * ipb / capwin
+    return {
+        "eff": float(eff_c.sum()),
+        "eff_wire": float((good * wireb).sum() / capwin),
+        "eff_c": eff_c,
+        "goodput": good * sc.payload_bytes / secs,
+        "jain": jain_index(good),
+        "clr": float(st[:, K.S_CDROP].sum() / max(1, st[:, K.S_CSENT].sum())),
+        "flr": float(st[:, K.S_FDROP].sum() / max(1, st[:, K.S_FSENT].sum())),
+    }
+
+
+def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
+    """Batch means of efficiency from the sampled cumulative series of one run."""
+    t = smp_g[:, 0]
+    warm = g[K.G_WARMUP]
+    idx = np.nonzero(t >= warm)[0]
+    if idx.size < nb + 1:
+        raise ValueError(f"batches={nb} is invalid: the run has only {idx.size} samples after warm-up")
+    edges = idx[np.linspace(0, idx.size - 1, nb + 1).round().astype(int)]
+    good = smp_i[:, :, 0].astype(float)
+    cap = smp_g[:, 2] * CELL_BYTES
+    ipb = sc.ip_packet_bytes
+    wireb = sc.frame_wire_bytes if sc.feedback != "none" else ipb
+    out = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": []}
+    for a, b in zip(edges[:-1], edges[1:]):
+        dg = good[b] - good[a]
+        dc = cap[b] - cap[a]
+        secs = (t[b] - t[a]) * sc.slot_seconds
+        out["eff"].append(dg.sum() * ipb / dc)
+        out["eff_wire"].append(dg.sum() * wireb / dc)
+        out["eff_c"].append(dg * ipb / dc)
+        out["goodput"].append(dg * sc.payload_bytes / secs)
+        out["jain"].append(jain_index(dg))
+    return out
+
+
+def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_method: str = "replications",
+             batches: int = 20, level: float = 0.95, target_rel_halfwidth: float | None = None,
+             max_replications: int = 1000, trace: bool = False, force_drops=()) -> SimulationResult:
+    """Simulate a scenario at cell level and estimate efficiency with confidence intervals.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    replications : int, optional(default=10)
+        Independent replications (with ``ci_method='batch'``: runs, whose batches are
+        pooled; use 1 for classical batch means).
+    seed : int, optional(default=0)
+        Root of ``numpy.random.SeedSequence``; replication r uses child r.
+    ci_method : {'replications', 'batch'}, optional(default='replications')
+    batches : int, optional(default=20)
+        Batches per run for ``ci_method='batch'``.
+    level : float, optional(default=0.95)
+    target_rel_halfwidth : float, optional
+        If given, keep adding replications (in groups of ``replications``) until the
+        efficiency half-width / mean is below it or ``max_replications`` is reached.
+    max_replications : int, optional(default=1000)
+    trace : bool, optional(default=False)
+        Keep the first replication's sampled series (:class:`Trace`).
+    force_drops : sequence of (int, int), optional
+        (connection, sequence number) of frames dropped on their first transmission.
+
+    Returns
+    -------
+    SimulationResult
+    """
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario={scenario!r} is invalid: must be a Scenario")
+    replications = check_int("replications", replications, 1, 100_000)
+    seed = check_int("seed", seed, 0)
+    check_choice("ci_method", ci_method, ("replications", "batch"))
+    batches = check_int("batches", batches, 2, 100_000)
+    level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
+    max_replications = check_int("max_replications", max_replications, replications)
+    if target_rel_halfwidth is not None:
+        target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
+    ss = np.random.SeedSequence(seed)
+    samples = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": [], "clr": [], "flr": []}
+    counters = {k: 0 for k in _COUNTER_NAMES}
+    cells = 0
+    slots = 0
+    ktime = 0.0
+    tr = None
+    nrep = 0
+    while True:
+        for child in ss.spawn(replications):
+            out, dt, (g, *_rest) = run_replication(scenario, np.random.default_rng(child), force_drops,
+                                                   trace=trace and tr is None)
+            st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
+            ktime += dt
+            nrep += 1
+            slots += int(g[K.G_NSLOTS])
+            cells += int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())
+            for k, col in _COUNTER_NAMES.items():
+                counters[k] += int(st[:, col].sum())
+            m = _rep_metrics(scenario, st, gout, g)
+            samples["clr"].append(m["clr"])
+            samples["flr"].append(m["flr"])
+            if ci_method == "replications":
+                for k in ("eff", "eff_wire", "eff_c", "goodput", "jain"):
+                    samples[k].append(m[k])
+            else:
+                b = _batch_metrics(scenario, smp_i, smp_g, g, batches)
+                for k in b:
+                    samples[k].extend(b[k])
+            if trace and tr is None:
+                dts = scenario.slot_seconds
+                tr = Trace(time=smp_g[:, 0] * dts, queue=smp_g[:, 1].copy(), capacity=smp_g[:, 3].copy(),
+                           cwnd=smp_f[:, :, 0].copy(), ssthresh=smp_f[:, :, 2].copy(),
+                           source_rate=smp_f[:, :, 1].copy(), segmentation_cells=smp_i[:, :, 1].copy(),
+                           delivered=smp_i[:, :, 0].copy(), measured=meas.copy(), feedback=fbv.T.copy())
+        eff = Estimate.from_samples(samples["eff"], level)
+        if target_rel_halfwidth is None or nrep >= max_replications:
+            break
+        if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
+            break
+    nc = scenario.n_connections
+    effc = np.array(samples["eff_c"]).reshape(-1, nc)
+    gp = np.array(samples["goodput"]).reshape(-1, nc)
+    return SimulationResult(
+        scenario=scenario, seed=seed, replications=nrep, ci_method=ci_method,
+        efficiency=eff,
+        efficiency_wire=Estimate.from_samples(samples["eff_wire"], level),
+        per_connection_efficiency=tuple(Estimate.from_samples(effc[:, c], level) for c in range(nc)),
+        goodput_bps=tuple(Estimate.from_samples(gp[:, c], level) for c in range(nc)),
+        fairness=Estimate.from_samples(samples["jain"], level),
+        cell_loss_ratio=Estimate.from_samples(samples["clr"], level),
+        frame_loss_ratio=Estimate.from_samples(samples["flr"], level),
+        counters=counters, cells_simulated=cells, kernel_seconds=ktime,
+        cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots, trace=tr,
+    )

@@ -1,0 +1,384 @@
+"""Validated simulation scenarios, in physical units, with the paper's normalisation.
+
+Units
+-----
+Physical inputs are seconds, bytes and bytes per second.  Following Sections V-VI of the
+core paper, the link rates are quoted on the *segment payload* basis: with 500-byte
+packets and a high rate of 100 kB/s, one packet (frame) transmission time at the high
+rate is 500 / 100e3 = 5 ms, the paper's *time unit*, so that Delta = 200 ms is 40 time
+units and the bandwidth-delay product in the high state is 40 packets.
+
+On the wire each packet is an AAL5 frame: payload + TCP/IP header (40 B) + LLC/SNAP
+(8 B) + AAL5 trailer (8 B) = 556 B, padded to whole 48-byte cell payloads, i.e. 12
+cells = 636 B.  The high-rate link therefore carries 12 cells per time unit (127.2 kB/s of
+cells); the simulator's slot is one cell time at the high rate, 5 ms / 12 = 0.4167 ms.
+
+TCP alone uses the same physical link without ATM: an IP packet (payload + 40 B) is one
+transmission unit of 540 B, the link carries 12 x 53 = 636 B per time unit, so a packet
+takes 540 / 636 time units at the high rate.  The router buffer counts packets.
+
+See ``docs/simulator.md`` for every modelling choice.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+
+from .._validate import check_choice, check_int, check_real
+from .feedback import m_from_delta, n_from_k
+
+__all__ = ["TcpConfig", "Scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
+
+CELL_BYTES = 53
+CELL_PAYLOAD_BYTES = 48
+
+FEEDBACKS = ("instcap", "effcap", "none")
+VARIANTS = ("no-fast-retransmit", "reno")
+RTO_MODES = ("fixed", "estimator")
+CAPACITY_MODES = ("continuous", "embedded")
+DISCARDS = ("ppd", "epd")
+
+
+@dataclass(frozen=True)
+class TcpConfig:
+    """TCP sender/receiver options.
+
+    Parameters
+    ----------
+    variant : {'no-fast-retransmit', 'reno'}, optional(default='no-fast-retransmit')
+        'no-fast-retransmit' is the paper's model (Section III-A, assumption 7): losses are
+        recovered only by the coarse timeout, then slow start (go-back-N from the first
+        unacknowledged segment).  'reno' adds fast retransmit / fast recovery (3 duplicate
+        ACKs, ssthresh = max(flight/2, 2), cwnd = ssthresh + 3, inflation, deflation on
+        the first new ACK).
+    rto : {'fixed', 'estimator'}, optional(default='fixed')
+        'fixed': RTO = ``rto_rtt_factor`` x the connection's round-trip propagation delay
+        (the paper's testbed, footnote 3), no back-off.  'estimator': RFC 6298 (Jacobson
+        with Karn's rule, one timed segment at a time), RTO = SRTT + max(G, 4 RTTVAR),
+        clamped to [rto_min, rto_max], doubled on each timeout, expiry rounded up to a
+        multiple of the timer granularity G.
+    rto_rtt_factor : float, optional(default=2.0)
+    granularity, rto_min, rto_max, rto_initial : float, optional
+        Estimator settings in seconds (defaults 0.01, 0.2, 60, 1.0).
+    wmax : int, optional(default=128)
+        Maximum window in packets (receiver window); cwnd is clamped to it.
+    delayed_ack : bool, optional(default=False)
+        Acknowledge every second in-order segment, or when ``delack_timeout`` expires;
+        out-of-order and hole-filling segments are acknowledged at once.
+    delack_timeout : float, optional(default=0.2)
+    dupthresh : int, optional(default=3)
+    initial_ssthresh : int or None, optional(default=None)
+        Packets; None means ``wmax``.
+    """
+
+    variant: str = "no-fast-retransmit"
+    rto: str = "fixed"
+    rto_rtt_factor: float = 2.0
+    granularity: float = 0.01
+    rto_min: float = 0.2
+    rto_max: float = 60.0
+    rto_initial: float = 1.0
+    wmax: int = 128
+    delayed_ack: bool = False
+    delack_timeout: float = 0.2
+    dupthresh: int = 3
+    initial_ssthresh: int | None = None
+
+    def __post_init__(self):
+        s = object.__setattr__
+        check_choice("variant", self.variant, VARIANTS)
+        check_choice("rto", self.rto, RTO_MODES)
+        s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))
+        s(self, "granularity", check_real("granularity", self.granularity, 0.0, 10.0, low_open=True))
+        s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, 1e4))
+        s(self, "rto_max", check_real("rto_max", self.rto_max, self.rto_min, 1e5))
+        s(self, "rto_initial", check_real("rto_initial", self.rto_initial, 0.0, 1e4, low_open=True))
+        s(self, "wmax", check_int("wmax", self.wmax, 1, 100_000))
+        if not isinstance(self.delayed_ack, bool):
+            raise ValueError(f"delayed_ack={self.delayed_ack!r} is invalid: must be True or False")
+        s(self, "delack_timeout", check_real("delack_timeout", self.delack_timeout, 0.0, 10.0, low_open=True))
+        s(self, "dupthresh", check_int("dupthresh", self.dupthresh, 1, 1000))
+        if self.initial_ssthresh is not None:
+            s(self, "initial_ssthresh", check_int("initial_ssthresh", self.initial_ssthresh, 2, 10**6))
+
+
+def _tuple_of(name, value, n, check, allow_none=True):
+    if value is None:
+        if allow_none:
+            return None
+        raise ValueError(f"{name}=None is invalid: must be given")
+    if isinstance(value, (list, tuple)):
+        vals = tuple(value)
+    else:
+        vals = (value,) * n
+    if len(vals) != n:
+        raise ValueError(f"{name}={value!r} is invalid: must have one entry per connection ({n})")
+    return tuple(check(f"{name}[{i}]", v) for i, v in enumerate(vals))
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A TCP/ABR (or TCP alone) scenario in physical units; validated on construction.
+
+    Parameters
+    ----------
+    feedback : {'instcap', 'effcap', 'none'}, optional(default='instcap')
+        'none' is TCP alone (no segmentation buffer, host link ``host_rate_factor``
+        times the high bottleneck rate, IP packets without ATM overhead).
+    rtt : float or tuple of float, optional(default=0.2)
+        Round-trip propagation delay Delta_i of each connection, seconds.  Its length
+        sets the number of connections.
+    tau : float, optional(default=4.0)
+        Mean sojourn time in each capacity state, seconds (psi = tau / max(rtt)).
+    high_rate : float, optional(default=100e3)
+        Available capacity in the high state, bytes of segment payload per second (see
+        module docstring).
+    rate_ratio : float, optional(default=0.5)
+        Low rate / high rate, in (0, 1].
+    buffer_packets : int, optional(default=10)
+        Bottleneck buffer in packets; in cells for ATM, ``buffer_packets x cells per
+        frame``.  It counts the unit (cell or packet) in service.
+    interval : float, optional(default=0.03)
+        Measurement and feedback interval s, seconds.
+    m, n : int or tuple of int, optional
+        EFFCAP parameters per connection.  Defaults: ``M : Delta_i`` and ``N : 8 Delta_i``
+        (Section V-B).  INSTCAP is M = N = 1 and rejects other values.
+    feedback_delay : float or tuple of float, optional
+        Delay from the end of a measurement interval to the source, seconds; default
+        one round-trip delay of the connection (Section V).
+    share : float or tuple of float, optional
+        Fraction of the capacity estimate fed back to each connection; default
+        1 / number of connections (Section VII).
+    capacity_mode : {'continuous', 'embedded'}, optional(default='continuous')
+        See :mod:`tcpabr_model.sim.capacity`.  'embedded' changes the capacity only at
+        multiples of ``embed_period`` (default max(rtt)).
+    embed_period : float, optional
+    initial_state : {'stationary', 'high', 'low'}, optional(default='stationary')
+    initial_rate : float, optional(default=1.0)
+        ABR allowed rate before the first feedback arrives (normalised capacity).
+    discard : {'ppd', 'epd'}, optional(default='ppd')
+        Partial packet discard (after one cell of a frame is lost, the rest of the frame
+        is discarded) or, in addition, early packet discard of whole frames whose first
+        cell finds at least ``epd_threshold_packets`` worth of cells queued.
+    epd_threshold_packets : float, optional
+        In (0, buffer_packets]; default ``buffer_packets - 1`` (half a packet when
+        ``buffer_packets`` is 1).
+    payload_bytes, tcpip_header_bytes, llc_snap_bytes, aal5_trailer_bytes : int
+        Packet composition (defaults 500, 40, 8, 8).
+    host_rate_factor : float, optional(default=10.0)
+        TCP alone: host link rate / high bottleneck rate.
+    tcp : TcpConfig, optional
+    duration : float, optional(default=2000.0)
+        Measured length of one replication, seconds (after ``warmup``).
+    warmup : float, optional(default=20.0)
+        Discarded initial transient, seconds.
+    """
+
+    feedback: str = "instcap"
+    rtt: tuple = (0.2,)
+    tau: float = 4.0
+    high_rate: float = 100e3
+    rate_ratio: float = 0.5
+    buffer_packets: int = 10
+    interval: float = 0.03
+    m: tuple | None = None
+    n: tuple | None = None
+    feedback_delay: tuple | None = None
+    share: tuple | None = None
+    capacity_mode: str = "continuous"
+    embed_period: float | None = None
+    initial_state: str = "stationary"
+    initial_rate: float = 1.0
+    discard: str = "ppd"
+    epd_threshold_packets: float | None = None
+    payload_bytes: int = 500
+    tcpip_header_bytes: int = 40
+    llc_snap_bytes: int = 8
+    aal5_trailer_bytes: int = 8
+    host_rate_factor: float = 10.0
+    tcp: TcpConfig = field(default_factory=TcpConfig)
+    duration: float = 2000.0
+    warmup: float = 20.0
+
+    def __post_init__(self):
+        s = object.__setattr__
+        check_choice("feedback", self.feedback, FEEDBACKS)
+        rtt = self.rtt if isinstance(self.rtt, (list, tuple)) else (self.rtt,)
+        if len(rtt) < 1 or len(rtt) > 64:
+            raise ValueError(f"rtt={self.rtt!r} is invalid: must hold 1 to 64 connections")
+        rtt = tuple(check_real(f"rtt[{i}]", v, 0.0, 1e4, low_open=True) for i, v in enumerate(rtt))
+        s(self, "rtt", rtt)
+        nc = len(rtt)
+        s(self, "tau", check_real("tau", self.tau, 0.0, low_open=True))
+        s(self, "high_rate", check_real("high_rate", self.high_rate, 0.0, 1e12, low_open=True))
+        s(self, "rate_ratio", check_real("rate_ratio", self.rate_ratio, 0.0, 1.0, low_open=True))
+        s(self, "buffer_packets", check_int("buffer_packets", self.buffer_packets, 1, 1_000_000))
+        s(self, "payload_bytes", check_int("payload_bytes", self.payload_bytes, 1, 65_495))
+        s(self, "tcpip_header_bytes", check_int("tcpip_header_bytes", self.tcpip_header_bytes, 0, 200))
+        s(self, "llc_snap_bytes", check_int("llc_snap_bytes", self.llc_snap_bytes, 0, 64))
+        s(self, "aal5_trailer_bytes", check_int("aal5_trailer_bytes", self.aal5_trailer_bytes, 0, 64))
+        s(self, "interval", check_real("interval", self.interval, 0.0, low_open=True))
+        if self.interval < self.slot_seconds * (1 - 1e-9):
+            raise ValueError(f"interval={self.interval!r} is invalid: must be >= one cell time "
+                             f"({self.slot_seconds:.6g} s)")
+        for i, d in enumerate(rtt):
+            if d < self.slot_seconds:
+                raise ValueError(f"rtt[{i}]={d!r} is invalid: must be >= one cell time ({self.slot_seconds:.6g} s)")
+        if self.feedback == "instcap":
+            for nm in ("m", "n"):
+                v = _tuple_of(nm, getattr(self, nm), nc, lambda a, b: check_int(a, b, 1))
+                if v is not None and any(x != 1 for x in v):
+                    raise ValueError(f"{nm}={getattr(self, nm)!r} is invalid: INSTCAP is M = N = 1; "
+                                     "use feedback='effcap' for other values")
+            s(self, "m", (1,) * nc)
+            s(self, "n", (1,) * nc)
+        else:
+            m = _tuple_of("m", self.m, nc, lambda a, b: check_int(a, b, 1, 100_000))
+            n = _tuple_of("n", self.n, nc, lambda a, b: check_int(a, b, 1, 1_000_000))
+            if m is None:
+                m = tuple(m_from_delta(d, self.interval) for d in rtt)
+            if n is None:
+                n = tuple(n_from_k(8, d, self.interval) for d in rtt)
+            s(self, "m", m)
+            s(self, "n", n)
+        fd = _tuple_of("feedback_delay", self.feedback_delay, nc, lambda a, b: check_real(a, b, 0.0, 1e4))
+        s(self, "feedback_delay", fd if fd is not None else rtt)
+        sh = _tuple_of("share", self.share, nc, lambda a, b: check_real(a, b, 0.0, 1.0, low_open=True))
+        s(self, "share", sh if sh is not None else (1.0 / nc,) * nc)
+        check_choice("capacity_mode", self.capacity_mode, CAPACITY_MODES)
+        if self.embed_period is not None:
+            s(self, "embed_period", check_real("embed_period", self.embed_period, 0.0, low_open=True))
+        if self.capacity_mode == "embedded" and self.tau < self.period * (1 - 1e-12):
+            raise ValueError(f"tau={self.tau!r} is invalid: embedded mode needs psi = tau / period >= 1 "
+                             f"(period {self.period!r} s); use capacity_mode='continuous' for psi < 1")
+        check_choice("initial_state", self.initial_state, ("stationary", "high", "low"))
+        s(self, "initial_rate", check_real("initial_rate", self.initial_rate, 0.0, 1.0, low_open=True))
+        check_choice("discard", self.discard, DISCARDS)
+        if self.epd_threshold_packets is not None:
+            s(self, "epd_threshold_packets", check_real("epd_threshold_packets", self.epd_threshold_packets,
+                                                        0.0, float(self.buffer_packets), low_open=True))
+        s(self, "host_rate_factor", check_real("host_rate_factor", self.host_rate_factor, 1.0, 1e4))
+        if not isinstance(self.tcp, TcpConfig):
+            raise ValueError(f"tcp={self.tcp!r} is invalid: must be a TcpConfig")
+        s(self, "duration", check_real("duration", self.duration, 0.0, 1e8, low_open=True))
+        s(self, "warmup", check_real("warmup", self.warmup, 0.0, 1e8))
+        if self.total_slots > 2**40:
+            raise ValueError(f"duration={self.duration!r} is invalid: more than 2**40 cell slots")
+
+    # ---- derived quantities --------------------------------------------------------
+    @property
+    def n_connections(self) -> int:
+        return len(self.rtt)
+
+    @property
+    def cells_per_frame(self) -> int:
+        """AAL5 frame length in cells: ceil((payload + TCP/IP + LLC/SNAP + trailer) / 48)."""
+        b = self.payload_bytes + self.tcpip_header_bytes + self.llc_snap_bytes + self.aal5_trailer_bytes
+        return math.ceil(b / CELL_PAYLOAD_BYTES)
+
+    @property
+    def frame_wire_bytes(self) -> int:
+        return self.cells_per_frame * CELL_BYTES
+
+    @property
+    def ip_packet_bytes(self) -> int:
+        return self.payload_bytes + self.tcpip_header_bytes
+
+    @property
+    def overhead_factor(self) -> float:
+        """IP bytes / wire bytes of one frame: the efficiency ceiling over ATM."""
+        return self.ip_packet_bytes / self.frame_wire_bytes
+
+    @property
+    def time_unit(self) -> float:
+        """The paper's time unit: one packet time at the high rate, seconds."""
+        return self.payload_bytes / self.high_rate
+
+    @property
+    def slot_seconds(self) -> float:
+        """One cell time at the high rate, seconds (the simulator's time step)."""
+        return self.time_unit / self.cells_per_frame
+
+    @property
+    def period(self) -> float:
+        """Embedding period of ``capacity_mode='embedded'`` (default max rtt)."""
+        return self.embed_period if self.embed_period is not None else max(self.rtt)
+
+    @property
+    def psi(self) -> float:
+        """tau / max(rtt) (Sections V and VII)."""
+        return self.tau / max(self.rtt)
+
+    @property
+    def total_slots(self) -> int:
+        return int(round((self.duration + self.warmup) / self.slot_seconds))
+
+    def to_slots(self, seconds: float) -> int:
+        """Round a time to whole slots (at least 1 for positive times)."""
+        v = int(round(seconds / self.slot_seconds))
+        return max(v, 1) if seconds > 0 else v
+
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "tcp"}
+        d["tcp"] = {f.name: getattr(self.tcp, f.name) for f in fields(self.tcp)}
+        for k, v in d.items():
+            if isinstance(v, tuple):
+                d[k] = list(v)
+        d["psi"] = self.psi
+        d["cells_per_frame"] = self.cells_per_frame
+        d["slot_seconds"] = self.slot_seconds
+        d["time_unit"] = self.time_unit
+        return d
+
+    def with_(self, **changes) -> "Scenario":
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+    # ---- the paper's normalised units ---------------------------------------------
+    @classmethod
+    def from_normalized(cls, delta=40.0, bmax: int = 10, psi: float = 20.0, rate_ratio: float = 0.5,
+                        feedback: str = "instcap", wmax: int = 128, *, duration_units: float | None = None,
+                        warmup_units: float | None = None, tcp: TcpConfig | None = None,
+                        **kwargs) -> "Scenario":
+        """Build a scenario from the paper's normalised units (Section V).
+
+        Parameters
+        ----------
+        delta : float or sequence of float, optional(default=40)
+            Round-trip propagation delay of each connection, in time units (packet times at
+            the high rate).
+        bmax : int, optional(default=10)
+            Bottleneck buffer in packets.
+        psi : float, optional(default=20)
+            Mean sojourn per capacity state / max(delta).
+        rate_ratio : float, optional(default=0.5)
+        feedback : {'instcap', 'effcap', 'none'}, optional(default='instcap')
+        wmax : int, optional(default=128)
+            Maximum window in packets (ignored if ``tcp`` is given).
+        duration_units, warmup_units : float, optional
+            Replication length and warm-up in time units (defaults: the Scenario defaults
+            in seconds).
+        tcp : TcpConfig, optional
+        **kwargs
+            Any other :class:`Scenario` field in physical units (e.g. ``interval``, ``m``,
+            ``n``, ``capacity_mode``).  The time unit is ``payload_bytes / high_rate``
+            (5 ms with the defaults), so ``interval=0.03`` is 6 time units.
+        """
+        psi = check_real("psi", psi, 0.0, low_open=True)
+        bmax = check_int("bmax", bmax, 1, 1_000_000)
+        deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
+        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, low_open=True)
+                       for i, d in enumerate(deltas))
+        payload = kwargs.get("payload_bytes", 500)
+        high = kwargs.get("high_rate", 100e3)
+        unit = check_int("payload_bytes", payload, 1) / check_real("high_rate", high, 0.0, low_open=True)
+        if tcp is None:
+            tcp = TcpConfig(wmax=wmax)
+        if duration_units is not None:
+            kwargs["duration"] = check_real("duration_units", duration_units, 0.0, low_open=True) * unit
+        if warmup_units is not None:
+            kwargs["warmup"] = check_real("warmup_units", warmup_units, 0.0) * unit
+        rtt = tuple(d * unit for d in deltas)
+        return cls(feedback=feedback, rtt=rtt, tau=psi * max(rtt), rate_ratio=rate_ratio,
+                   buffer_packets=bmax, tcp=tcp, **kwargs)
