@@ -1,0 +1,198 @@
+"""``tcpabr effcap`` and ``tcpabr formula`` subcommands.
+
+``tcpabr effcap``
+    Effective capacity (seed 004 eq. 23) of a two-state chain (``--p01 --p10 --c0 --c1``)
+    or of a chain read from files (``--matrix P.npy|csv --capacities c.npy|csv``) at
+    ``--delta`` or at the QoS delta ``--epsilon/--bmax``; ``--rate`` inverts (smallest
+    delta giving that rate).  JSON keys: ``effective_capacity``, ``delta``,
+    ``mean_capacity``, ``min_cycle_mean``, ``lower``, ``upper``, ``method``, ``n_states``,
+    and with ``--rate``: ``rate``, ``delta_for_rate``; two-state runs also give
+    ``effective_capacity_closed_form``.
+``tcpabr formula NAME``
+    ``window`` (seed 002 eq. 1), ``cwnd-avg`` (eq. 2), ``atm`` (AAL5 accounting),
+    ``fairness`` (Jain index), ``fifo-share``, ``effcap-design`` (M, N rule), ``qos-delta``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..cli import emit
+from . import atm as _atm
+from . import effcap as _ec
+from . import estimators as _est
+from . import fairness as _fair
+from . import window as _win
+
+
+def _load_array(path):
+    if path.endswith(".npy"):
+        return np.load(path)
+    return np.loadtxt(path, delimiter="," if path.endswith(".csv") else None)
+
+
+def _num(x):
+    return None if x is None else (float(x) if not (isinstance(x, float) and math.isinf(x)) else "inf")
+
+
+def _effcap(args) -> int:
+    two_state = args.matrix is None
+    if two_state:
+        missing = [n for n in ("p01", "p10", "c0", "c1") if getattr(args, n) is None]
+        if missing:
+            raise ValueError(f"{', '.join('--' + m for m in missing)} is invalid: required without --matrix")
+        P = _ec.two_state_matrix(args.p01, args.p10)
+        c = np.array([args.c0, args.c1], dtype=float)
+    else:
+        if args.capacities is None:
+            raise ValueError("--capacities=None is invalid: required with --matrix")
+        P = _load_array(args.matrix)
+        c = _load_array(args.capacities)
+    given = [args.delta is not None, args.epsilon is not None or args.bmax is not None, args.rate is not None]
+    if sum(given) != 1:
+        raise ValueError("--delta/--epsilon+--bmax/--rate is invalid: give exactly one of them")
+    lo_lim, mean = _ec.effective_capacity_limits(P, c)
+    out = {"n_states": int(len(c)), "mean_capacity": mean, "min_cycle_mean": lo_lim}
+    if args.rate is not None:
+        delta = _ec.delta_for_rate(P, c, args.rate)
+        out.update(rate=float(args.rate), delta_for_rate=delta)
+    elif args.delta is not None:
+        delta = float(args.delta)
+    else:
+        if args.epsilon is None or args.bmax is None:
+            raise ValueError("--epsilon/--bmax is invalid: give both")
+        delta = _ec.qos_delta(args.epsilon, args.bmax)
+        out.update(epsilon=args.epsilon, bmax=args.bmax)
+    res = _ec.effective_capacity_solve(P, c, delta)
+    out.update(
+        effective_capacity=res.value,
+        delta=_num(delta),
+        lower=res.lower,
+        upper=res.upper,
+        method=res.method,
+    )
+    if two_state:
+        out["effective_capacity_closed_form"] = float(
+            _ec.effective_capacity_two_state(args.p01, args.p10, args.c0, args.c1, delta)
+        )
+    text = (
+        f"effective capacity Gamma(delta={delta:g}) = {res.value:.10g} "
+        f"(mean {mean:.6g}, Gamma(inf) {lo_lim:.6g}; {res.method}, {len(c)} states)"
+    )
+    if args.rate is not None:
+        text = f"smallest delta with Gamma(delta) = {args.rate:g}: {delta:.10g}\n" + text
+    emit(out, args.json, text)
+    return 0
+
+
+def _formula(args) -> int:
+    name = args.name
+    if name == "window":
+        v = _win.throughput_from_window(args.cwnd_avg, args.rtt, cap_mbps=args.cap)
+        out = {"throughput_mbps": v, "cwnd_avg_bytes": args.cwnd_avg, "rtt_s": args.rtt}
+        text = f"throughput (seed 002 eq. 1) = {v:.6g} Mbps"
+    elif name == "cwnd-avg":
+        v = _win.average_window_linear(args.cwnd_max, args.mss, acks_per_increment=args.acks_per_increment)
+        out = {"cwnd_avg": v, "cwnd_max": args.cwnd_max, "mss": args.mss}
+        if args.rtt is not None:
+            out["throughput_mbps"] = _win.throughput_from_window(v, args.rtt)
+        text = f"average window (seed 002 eq. 2) = {v:.6g}"
+    elif name == "atm":
+        cells = _atm.cells_per_packet(args.mss)
+        out = {
+            "mss": args.mss,
+            "cells_per_packet": cells,
+            "padding_bytes": _atm.padding_bytes(args.mss),
+            "tcp_efficiency": _atm.tcp_efficiency(args.mss),
+            "tcp_max_throughput": _atm.tcp_max_throughput(args.link_rate, args.mss, sonet=args.sonet),
+            "link_rate": args.link_rate,
+            "sonet": bool(args.sonet),
+        }
+        text = (
+            f"{cells} cells/packet, efficiency {out['tcp_efficiency']:.4f}, "
+            f"TCP-layer max {out['tcp_max_throughput']:.4g} (link {args.link_rate:g}, sonet={args.sonet})"
+        )
+    elif name == "fairness":
+        if not args.values:
+            raise ValueError("values=[] is invalid: give the throughputs")
+        v = _fair.jain_index(args.values)
+        out = {"jain_index": v, "n": len(args.values)}
+        text = f"Jain fairness index = {v:.6g}"
+    elif name == "fifo-share":
+        if not args.values:
+            raise ValueError("values=[] is invalid: give the buffer occupancies")
+        v = _win.fifo_share(args.mu, args.values)
+        out = {"shares": [float(x) for x in v], "mu": args.mu}
+        text = "FIFO shares: " + ", ".join(f"{x:.6g}" for x in v)
+    elif name == "effcap-design":
+        d = _est.effcap_design(args.rtt, args.s, args.k, convention=args.convention)
+        out = {"M": d.M, "N": d.N, "k": d.k, "N_range": list(d.N_range), "convention": d.convention}
+        text = f"M = {d.M}, N = {d.N} (k = {d.k}; N for k = 8..12: {d.N_range[0]}..{d.N_range[1]})"
+    elif name == "qos-delta":
+        v = _ec.qos_delta(args.epsilon, args.bmax)
+        out = {"delta": v, "epsilon": args.epsilon, "bmax": args.bmax}
+        text = f"delta = -log(epsilon)/Bmax = {v:.6g} per packet"
+    else:  # pragma: no cover - argparse restricts choices
+        raise ValueError(f"name={name!r} is invalid")
+    out["formula"] = name
+    emit(out, args.json, text)
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``effcap`` and ``formula`` subcommands."""
+    p = subparsers.add_parser("effcap", help="effective capacity of a Markov-modulated link (eq. 23)")
+    p.add_argument("--p01", type=float, help="P(state 0 -> 1) per slot (two-state chain)")
+    p.add_argument("--p10", type=float, help="P(state 1 -> 0) per slot")
+    p.add_argument("--c0", type=float, help="packets served per slot in state 0")
+    p.add_argument("--c1", type=float, help="packets served per slot in state 1")
+    p.add_argument("--matrix", help="transition matrix file (.npy, .csv or whitespace text)")
+    p.add_argument("--capacities", help="capacity vector file (with --matrix)")
+    p.add_argument("--delta", type=float, help="QoS exponent delta (1/packet); 'inf' allowed")
+    p.add_argument("--epsilon", type=float, help="loss target; delta = -log(epsilon)/bmax")
+    p.add_argument("--bmax", type=float, help="buffer in packets (with --epsilon)")
+    p.add_argument("--rate", type=float, help="invert: smallest delta with Gamma(delta) = rate")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_effcap)
+
+    f = subparsers.add_parser("formula", help="closed-form formulas (window, ATM overhead, fairness, EFFCAP design)")
+    f.add_argument(
+        "name",
+        choices=["window", "cwnd-avg", "atm", "fairness", "fifo-share", "effcap-design", "qos-delta"],
+    )
+    f.add_argument("values", nargs="*", type=float, help="throughputs (fairness) or occupancies (fifo-share)")
+    f.add_argument("--cwnd-avg", type=float, default=None, help="average window, bytes (window)")
+    f.add_argument("--rtt", type=float, default=None, help="RTT in s (window, cwnd-avg) or Delta (effcap-design)")
+    f.add_argument("--cap", type=float, default=None, help="cap in Mbps (window)")
+    f.add_argument("--cwnd-max", type=float, default=None, help="loss window, bytes (cwnd-avg)")
+    f.add_argument("--mss", type=int, default=None, help="segment size, bytes")
+    f.add_argument("--acks-per-increment", type=float, default=1.0, help="RTTs per MSS increase (2: delayed ACK)")
+    f.add_argument("--link-rate", type=float, default=155.52, help="line rate, e.g. Mbps (atm)")
+    f.add_argument("--sonet", action="store_true", help="apply SONET STS-3c framing 26/27 (atm)")
+    f.add_argument("--mu", type=float, default=None, help="total FIFO output rate (fifo-share)")
+    f.add_argument("--s", type=float, default=None, help="measurement interval, same unit as --rtt (effcap-design)")
+    f.add_argument("--k", type=int, default=8, help="memory in RTTs, 8..12 recommended (effcap-design)")
+    f.add_argument("--convention", choices=["memory", "count"], default="memory", help="N = (k-1)M or kM")
+    f.add_argument("--epsilon", type=float, default=None, help="loss target (qos-delta)")
+    f.add_argument("--bmax", type=float, default=None, help="buffer, packets (qos-delta)")
+    f.add_argument("--json", action="store_true", help="print JSON")
+    f.set_defaults(func=_formula_checked)
+
+
+_REQUIRED = {
+    "window": ("cwnd_avg", "rtt"),
+    "cwnd-avg": ("cwnd_max", "mss"),
+    "atm": ("mss",),
+    "fifo-share": ("mu",),
+    "effcap-design": ("rtt", "s"),
+    "qos-delta": ("epsilon", "bmax"),
+}
+
+
+def _formula_checked(args) -> int:
+    for attr in _REQUIRED.get(args.name, ()):
+        if getattr(args, attr) is None:
+            raise ValueError(f"--{attr.replace('_', '-')}=None is invalid: required for 'formula {args.name}'")
+    return _formula(args)

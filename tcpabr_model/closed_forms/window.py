@@ -1,0 +1,146 @@
+r"""Window-to-throughput formulas (seed 002, Sections 2-3) and the CA sawtooth.
+
+* eq. (1) of seed 002: :math:`\text{Throughput [Mbps]} = 8\times10^{-6}\,\text{CWND}_{avg}
+  [\text{B}] / \text{RTT} [\text{s}]`.
+* eq. (2): :math:`\text{CWND}_{avg} = \frac1T\sum_{i=1}^{T}(\text{CWND}_{max}/2 +
+  \text{MSS}\cdot i)` with :math:`T` the number of RTTs from :math:`\text{CWND}_{max}/2` to
+  :math:`\text{CWND}_{max}`.  The printed equation has no parentheses; we read the summand
+  as :math:`\text{CWND}_{max}/2 + \text{MSS}\,i` (the only reading that is a window).  With
+  one MSS per RTT, :math:`T = \text{CWND}_{max}/(2\,\text{MSS})`; with delayed ACKs the
+  window grows one MSS every ``b`` RTTs and the per-RTT increment is :math:`\text{MSS}/b`,
+  :math:`T = b\,\text{CWND}_{max}/(2\,\text{MSS})`.  The sympy closed form
+  (:func:`derive_eq2_closed_form`) is :math:`\text{CWND}_{max}/2 + \text{MSS}(T+1)/(2b)`,
+  i.e. :math:`\tfrac34\text{CWND}_{max} + \text{MSS}/(2b)`.
+* congestion-avoidance sawtooth between :math:`W/2` and :math:`W` (fluid): time-average
+  window :math:`\tfrac34 W`, packet-weighted average :math:`\tfrac{7}{9} W`, throughput
+  :math:`\tfrac{3W}{4\,\text{RTT}}` packets per unit time.
+* FIFO share rule (seed 002, Section 3): :math:`\mu_i = \mu\,x_i/x`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._validate import check_choice, check_real
+
+__all__ = [
+    "throughput_from_window",
+    "derive_eq2_closed_form",
+    "average_window_linear",
+    "average_window_linear_sum",
+    "sawtooth_average_window",
+    "sawtooth_throughput",
+    "fifo_share",
+]
+
+
+def throughput_from_window(cwnd_avg_bytes, rtt_s, *, cap_mbps=None):
+    """Seed 002 eq. (1): throughput in Mbps from the average window (bytes) and RTT (s).
+
+    Vectorised over numpy arrays.  ``cap_mbps`` optionally clips at the TCP-layer maximum
+    of the link (e.g. :func:`~tcpabr_model.closed_forms.tcp_max_throughput`); eq. (1) itself is
+    unbounded (the paper's 600000-byte case gives 160 Mbps from eq. 1 but is reported as the
+    126 Mbps maximum).
+    """
+    w = np.asarray(cwnd_avg_bytes, dtype=float)
+    r = np.asarray(rtt_s, dtype=float)
+    if np.any(~np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"cwnd_avg_bytes={cwnd_avg_bytes!r} is invalid: must be >= 0")
+    if np.any(~np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError(f"rtt_s={rtt_s!r} is invalid: must be > 0")
+    thr = 8e-6 * w / r
+    if cap_mbps is not None:
+        cap = check_real("cap_mbps", cap_mbps, 0.0, low_open=True)
+        thr = np.minimum(thr, cap)
+    return float(thr) if thr.ndim == 0 else thr
+
+
+@functools.lru_cache(maxsize=1)
+def derive_eq2_closed_form():
+    """Closed form of the sum in seed 002 eq. (2), derived with sympy.
+
+    Returns
+    -------
+    dict
+        ``"sum"``: :math:`\\frac1T\\sum_{i=1}^T (W/2 + (\\text{MSS}/b) i)` in closed form (symbols
+        ``W, MSS, T, b``); ``"avg"``: the same with :math:`T = bW/(2\\,\\text{MSS})`
+        substituted and simplified; ``"symbols"``.
+    """
+    import sympy as sy
+
+    W, mss, T, b = sy.symbols("W MSS T b", positive=True)
+    i = sy.symbols("i", integer=True, positive=True)
+    s = sy.simplify(sy.summation(W / 2 + (mss / b) * i, (i, 1, T)) / T)
+    avg = sy.simplify(sy.expand(s.subs(T, b * W / (2 * mss))))
+    return {"sum": s, "avg": avg, "symbols": {"W": W, "MSS": mss, "T": T, "b": b}}
+
+
+def average_window_linear_sum(cwnd_max, mss, T, *, acks_per_increment=1):
+    """Eq. (2) for a given number of RTTs ``T``: ``cwnd_max/2 + mss*(T+1)/(2b)`` (closed form).
+
+    Units follow ``cwnd_max`` and ``mss`` (bytes or segments).
+    """
+    W = check_real("cwnd_max", cwnd_max, 0.0, low_open=True)
+    m = check_real("mss", mss, 0.0, low_open=True)
+    T = check_real("T", T, 1.0)
+    b = check_real("acks_per_increment", acks_per_increment, 1.0)
+    return W / 2 + m * (T + 1) / (2 * b)
+
+
+def average_window_linear(cwnd_max, mss, *, acks_per_increment=1):
+    """Eq. (2) with :math:`T = b\\,\\text{CWND}_{max}/(2\\,\\text{MSS})`: ``0.75*cwnd_max + mss/(2b)``.
+
+    Parameters
+    ----------
+    cwnd_max : float > 0
+        Window at which the (single) loss occurs, bytes (or segments with ``mss=1``).
+    mss : float > 0
+        Segment size, same unit.
+    acks_per_increment : float >= 1, optional(default=1)
+        ``b``: RTTs per one-MSS increase (2 with delayed ACKs, seed 002 after eq. 2).
+    """
+    W = check_real("cwnd_max", cwnd_max, 0.0, low_open=True)
+    m = check_real("mss", mss, 0.0, low_open=True)
+    b = check_real("acks_per_increment", acks_per_increment, 1.0)
+    return 0.75 * W + m / (2 * b)
+
+
+def sawtooth_average_window(w_max, *, weighting="time"):
+    """Average window of the fluid congestion-avoidance sawtooth between ``w_max/2`` and ``w_max``.
+
+    ``weighting="time"``: :math:`\\tfrac34 W` (what a time-average of cwnd gives);
+    ``"packet"``: :math:`\\int w^2/\\int w = \\tfrac79 W` (the window seen by an average packet).
+    """
+    W = check_real("w_max", w_max, 0.0, low_open=True)
+    check_choice("weighting", weighting, ("time", "packet"))
+    return 0.75 * W if weighting == "time" else 7.0 * W / 9.0
+
+
+def sawtooth_throughput(w_max, rtt):
+    """Throughput of the sawtooth (packets per time unit): :math:`\\tfrac34 W/\\text{RTT}`.
+
+    Valid while the window never exceeds the pipe (no queueing: RTT constant).
+    """
+    W = check_real("w_max", w_max, 0.0, low_open=True)
+    r = check_real("rtt", rtt, 0.0, low_open=True)
+    return 0.75 * W / r
+
+
+def fifo_share(mu, occupancy):
+    """FIFO rule (seed 002, Section 3): :math:`\\mu_i = \\mu\\,x_i / \\sum_j x_j`.
+
+    Parameters
+    ----------
+    mu : float >= 0
+        Total output rate of the FIFO buffer.
+    occupancy : array_like(float, ndim=1)
+        Mean buffer occupancy :math:`x_i` of each flow (or its threshold :math:`r_i`,
+        giving the expected rate :math:`\\mu_i^e = \\mu r_i / \\sum r`).
+    """
+    m = check_real("mu", mu, 0.0)
+    x = np.asarray(occupancy, dtype=float)
+    if x.ndim != 1 or x.size == 0 or np.any(~np.isfinite(x)) or np.any(x < 0) or x.sum() <= 0:
+        raise ValueError(f"occupancy={occupancy!r} is invalid: must be a 1-D array of x_i >= 0 with a positive sum")
+    return m * x / x.sum()
