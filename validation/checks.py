@@ -430,6 +430,11 @@ ALL_CHECKS = [
 ]
 
 
+from .markov_checks import check_markov_embedded_mc, check_markov_vs_cell_sim  # noqa: E402
+
+ALL_CHECKS += [check_markov_embedded_mc, check_markov_vs_cell_sim]
+
+
 def run_all(quick=True):
     rows = []
     for fn in ALL_CHECKS:
