@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import tcpabr_model.closed_forms as cf
 from tcpabr_model.errors import ErgodicityError, ModelError, SolveError
+from validation.checks import _eq24_exact as _eq24_exact_pi
 
 prob = st.floats(0.01, 1.0)
 cap = st.floats(0.0, 10.0)
@@ -247,16 +248,7 @@ def test_general_chain_bounds_and_monotonicity(seed, n, d, factor):
 
 def _eq24_exact(P, c, delta, M):
     a, b = P[0, 1], P[1, 0]
-    pi = np.array([b, a]) / (a + b)
-    D = np.diag(np.exp(-delta * np.asarray(c)))
-    v = pi @ D
-    acc = 0.0
-    for _ in range(M - 1):
-        v = v @ P @ D
-        s = v.sum()
-        acc += math.log(s)
-        v = v / s
-    return -(acc + math.log(v.sum())) / (M * delta)
+    return _eq24_exact_pi(P, np.asarray(c, dtype=float), np.array([b, a]) / (a + b), delta, M)
 
 
 @settings(deadline=None, max_examples=30)

@@ -25,14 +25,8 @@ def _key(a, b, d, ri, si, bmax, wmax):
 
 
 @njit(cache=True)
-def _grow_i(x, n):
-    y = np.empty(max(n, 2 * x.shape[0]), dtype=x.dtype)
-    y[: x.shape[0]] = x
-    return y
-
-
-@njit(cache=True)
-def _grow_f(x, n):
+def _grow(x, n):
+    """A copy of the 1-d array ``x`` with room for max(n, 2 len(x)) entries."""
     y = np.empty(max(n, 2 * x.shape[0]), dtype=x.dtype)
     y[: x.shape[0]] = x
     return y
@@ -92,13 +86,13 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     while i < n_states:
         if i + 1 >= nl_ptr.shape[0]:
             newcap = 2 * nl_ptr.shape[0]
-            nl_ptr = _grow_i(nl_ptr, newcap)
-            ls_ptr = _grow_i(ls_ptr, newcap)
-            p_loss = _grow_f(p_loss, newcap)
-            ev_post = _grow_f(ev_post, newcap)
-            ev_ss = _grow_f(ev_ss, newcap)
-            eu = _grow_f(eu, newcap)
-            ej = _grow_f(ej, newcap)
+            nl_ptr = _grow(nl_ptr, newcap)
+            ls_ptr = _grow(ls_ptr, newcap)
+            p_loss = _grow(p_loss, newcap)
+            ev_post = _grow(ev_post, newcap)
+            ev_ss = _grow(ev_ss, newcap)
+            eu = _grow(eu, newcap)
+            ej = _grow(ej, newcap)
         a = st[i, 0]
         b = st[i, 1]
         d = st[i, 2]
@@ -140,7 +134,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             lost, jl, a1, b1, d1 = interval_outcome(mode, a, b, d, ninc, r, s, bmax, delta, work)
             if not lost:
                 if n_nl + 1 >= nl_prob.shape[0]:
-                    nl_prob = _grow_f(nl_prob, 0)
+                    nl_prob = _grow(nl_prob, 0)
                     nl_t2 = np.empty((nl_prob.shape[0], 2), dtype=np.int64)
                     nl_t2[:n_nl] = nl_t[:n_nl]
                     nl_t = nl_t2
@@ -210,8 +204,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             if lossm[m] <= 0.0:
                 continue
             if n_ls + 1 >= ls_prob.shape[0]:
-                ls_prob = _grow_f(ls_prob, 0)
-                ls_m = _grow_i(ls_m, 0)
+                ls_prob = _grow(ls_prob, 0)
+                ls_m = _grow(ls_m, 0)
             ls_prob[n_ls] = lossm[m]
             ls_m[n_ls] = m
             n_ls += 1

@@ -92,7 +92,6 @@ def tarjan_scc(n, indptr, indices):
 @njit(cache=True)
 def loss_events(st, ls_ptr, ls_m, ls_prob, mmax):
     """CSR of L_E: state -> loss event e = 2 (m - 1) + R index, psi-independent."""
-    n = st.shape[0]
     return ls_ptr.copy(), 2 * (ls_m - 1) + _ri_of_entries(st, ls_ptr, ls_m.shape[0]), ls_prob.copy()
 
 
