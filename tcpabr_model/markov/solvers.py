@@ -128,7 +128,7 @@ def _events_csr(sk: Skeleton, s: "_Structure") -> sp.csr_matrix:
     return sp.csr_matrix((s.e_val, s.e_idx, s.e_ptr), shape=(sk.n_states, 2 * s.mmax))
 
 
-def _structured_krylov(sk: Skeleton, p01: float, p10: float, tol: float):
+def _structured_krylov(sk: Skeleton, p01: float, p10: float):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz))."""
     s = _structure(sk)
@@ -152,33 +152,17 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float, tol: float):
         calls[0] += 1
         return (LEt @ pi)[act], pi
 
-    # a closed loss-free class shows up as mass that never returns as a loss event
-    lam = np.full(na, 1.0 / na)
-    for _ in range(30):
-        nxt, _pi = left_K(lam)
-        tot = nxt.sum()
-        if not np.isfinite(tot) or tot < 1.0 - 1e-9:
-            return None, calls[0]
-        lam = nxt / tot
-    ref = int(np.argmax(lam))
-    keep = np.r_[0:ref, ref + 1:na]
-    e_ref = np.zeros(na)
-    e_ref[ref] = 1.0
-    b = left_K(e_ref)[0][keep]
+    # lambda (I - K_E) = 0, sum(lambda) = 1, as one nonsingular system: with x = lambda^T,
+    # (I - K_E^T + v 1^T) x = v for v uniform (1 is the left null vector of I - K_E^T, so
+    # the rank-one term removes the singularity without choosing a reference event).
+    v = np.full(na, 1.0 / na)
 
-    def op(v):
-        full = np.zeros(na)
-        full[keep] = v
-        return (full - left_K(full)[0])[keep]
+    def op(x):
+        return x - left_K(x)[0] + v * x.sum()
 
-    A = spla.LinearOperator((na - 1, na - 1), matvec=op, dtype=float)
-    x0 = lam[keep] / lam[ref]
-    x, info = spla.gmres(A, b, x0=x0, rtol=1e-13, atol=0.0, restart=min(na, 100),
-                         maxiter=5)
-    full = np.zeros(na)
-    full[keep] = x
-    full[ref] = 1.0
-    _, pi = left_K(np.clip(full, 0.0, None))
+    A = spla.LinearOperator((na, na), matvec=op, dtype=float)
+    x, info = spla.gmres(A, v, x0=v.copy(), rtol=1e-14, atol=0.0, restart=min(na, 100), maxiter=10)
+    _, pi = left_K(np.clip(x, 0.0, None))
     return pi, calls[0]
 
 
@@ -230,7 +214,7 @@ def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = 
     used = method
     pi = None
     if method == "structured":
-        pi, iters = _structured_krylov(sk, p01, p10, tol)
+        pi, iters = _structured_krylov(sk, p01, p10)
         if pi is None:
             used = "sparse-direct (structured fallback: loss-free closed class)"
             method = "sparse-direct"
