@@ -128,7 +128,7 @@ O_NSAMP = 5         # samples recorded
 O_NOUT = 6
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cap_integral(a, b, ptimes, pstate, caps):
     """Integral of the normalised capacity over [a, b) (slots); advances the path.
 
@@ -153,7 +153,7 @@ def _cap_integral(a, b, ptimes, pstate, caps):
     return acc
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _path_cursor(ptimes, pstate, caps):
     """(last slot t such that [t, t+1) holds no capacity change, current capacity)."""
     x = ptimes[pstate[0]]
@@ -164,14 +164,14 @@ def _path_cursor(ptimes, pstate, caps):
     return n, caps[pstate[1]]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _rto_slots(c, st, fs, cpar, gpar):
     if gpar[G_RTOMODE] == 0:
         return cpar[c, CP_RTOFIX]
     return np.int64(np.ceil(fs[c, F_RTO]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _arm_timer(c, t, st, fs, cpar, gpar):
     exp = t + _rto_slots(c, st, fs, cpar, gpar)
     if gpar[G_RTOMODE] == 1:
@@ -181,7 +181,7 @@ def _arm_timer(c, t, st, fs, cpar, gpar):
     st[c, S_RTOEXP] = exp
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _push_seg(c, seq, st, sq_seq, upf):
     cap = sq_seq.shape[1]
     if st[c, S_SQCNT] >= cap:
@@ -194,7 +194,7 @@ def _push_seg(c, seq, st, sq_seq, upf):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _try_send(c, t, st, fs, cpar, gpar, sq_seq):
     win = fs[c, F_CWND]
     wmax = cpar[c, CP_WMAX]
@@ -223,7 +223,7 @@ def _try_send(c, t, st, fs, cpar, gpar, sq_seq):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rtt_sample(c, r, fs, gpar):
     r = float(r)
     if fs[c, F_SRTT] < 0.0:
@@ -244,7 +244,7 @@ def _rtt_sample(c, r, fs, gpar):
     fs[c, F_RTO] = rto
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _on_ack(c, a, t, st, fs, cpar, gpar, sq_seq):
     wmax = float(cpar[c, CP_WMAX])
     if a > st[c, S_UNA]:
@@ -289,7 +289,7 @@ def _on_ack(c, a, t, st, fs, cpar, gpar, sq_seq):
     return _try_send(c, t, st, fs, cpar, gpar, sq_seq)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _on_timeout(c, t, st, fs, cpar, gpar, sq_seq):
     w = fs[c, F_CWND]
     wmax = float(cpar[c, CP_WMAX])
@@ -314,7 +314,7 @@ def _on_timeout(c, t, st, fs, cpar, gpar, sq_seq):
     return _try_send(c, t, st, fs, cpar, gpar, sq_seq)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _send_ack(c, t, st, cpar, ak_t, ak_v):
     cap = ak_t.shape[1]
     if st[c, S_AKCNT] >= cap:
@@ -329,7 +329,7 @@ def _send_ack(c, t, st, cpar, ak_t, ak_v):
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _rcv_frame(c, q, t, st, cpar, gpar, ooo, ak_t, ak_v):
     """A complete frame with sequence number ``q`` reaches the receiver at ``t``."""
     st[c, S_FDELIV] += 1
@@ -359,7 +359,7 @@ def _rcv_frame(c, q, t, st, cpar, gpar, ooo, ak_t, ak_v):
     return _send_ack(c, t, st, cpar, ak_t, ak_v)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _conn_next(c, st, ak_t, fb_t):
     n = st[c, S_RTOEXP]
     if st[c, S_DAEXP] < n:
@@ -375,7 +375,7 @@ def _conn_next(c, st, ak_t, fb_t):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                     sq_cap, ak_cap, fb_cap, rb_cap):
     """Run one replication.
