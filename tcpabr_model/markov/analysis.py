@@ -101,12 +101,17 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     )
 
 
-def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structured"):
-    """Analyse ``scenario`` at each psi; returns a tidy pandas DataFrame (one row per psi)."""
+def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structured",
+              progress: bool = False):
+    """Analyse ``scenario`` at each psi; returns a tidy pandas DataFrame (one row per psi).
+
+    The psi-independent skeleton is built once; ``progress=True`` shows a tqdm bar.
+    """
     import pandas as pd
+    from tqdm.auto import tqdm
 
     rows = []
-    for psi in psis:
+    for psi in tqdm(list(psis), disable=not progress, desc="psi sweep", unit="chain"):
         r = analyze(scenario.with_psi(float(psi)), method=method)
         row = {k: v for k, v in r.to_dict().items() if k != "scenario"}
         row.update(r.scenario)

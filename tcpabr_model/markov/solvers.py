@@ -166,7 +166,7 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float):
     return pi, calls[0]
 
 
-def _structured(sk: Skeleton, p01: float, p10: float):
+def _structured_direct(sk: Skeleton, p01: float, p10: float):
     s = _structure(sk)
     n = sk.n_states
     t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, p01, p10)
@@ -219,7 +219,7 @@ def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = 
             used = "sparse-direct (structured fallback: loss-free closed class)"
             method = "sparse-direct"
     elif method == "structured-direct":
-        pi = _structured(sk, p01, p10)
+        pi = _structured_direct(sk, p01, p10)
         if pi is None:
             used = "sparse-direct (structured fallback: loss-free closed class)"
             method = "sparse-direct"
