@@ -88,3 +88,22 @@ def test_scenario_is_frozen_and_to_dict_is_jsonable():
         sc.tau = 1.0
     d = json.loads(json.dumps(sc.to_dict()))
     assert d["cells_per_frame"] == 12 and math.isclose(d["psi"], 20.0)
+
+
+def test_constant_rate_source_at_the_low_rate_never_loses():
+    # seed 004 Section IV's constant-rate ABR source: at the minimum capacity it can
+    # never overflow the bottleneck, whatever the capacity process does
+    from tcpabr_model.sim import simulate
+
+    sc = Scenario.from_normalized(delta=40, bmax=10, psi=2, feedback="constant", initial_rate=0.5,
+                                  duration_units=20_000)
+    res = simulate(sc, replications=2, seed=4)
+    assert res.counters["cells_dropped"] == 0
+    assert res.counters["timeouts"] == 0
+
+
+def test_constant_feedback_needs_a_rate_on_the_command_line(capsys):
+    from tcpabr_model.cli import main
+
+    assert main(["simulate", "--feedback", "constant", "--psi", "20"]) == 2
+    assert "source_rate" in capsys.readouterr().err

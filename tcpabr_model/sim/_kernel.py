@@ -56,7 +56,7 @@ CP_FBDELAY = 1      # feedback delay, slots
 CP_M = 2            # EFFCAP M (measurement intervals per average)
 CP_N = 3            # EFFCAP N (averages in the minimum)
 CP_WMAX = 4         # maximum window, packets
-CP_ABR = 5          # 1: source follows rate feedback; 0: fixed-rate host link
+CP_ABR = 5          # 1: source follows rate feedback; 2: ABR source at a constant rate; 0: host link
 CP_RTOFIX = 6       # fixed RTO in slots (fixed mode)
 CP_NPAR = 7
 
@@ -475,7 +475,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
         fs[c, F_SSTH] = cfpar[c, CF_SSTHRESH0]
         fs[c, F_SRTT] = -1.0
         fs[c, F_RTO] = float(gpar[G_RTOINIT])
-        if cpar[c, CP_ABR] == 1:
+        if cpar[c, CP_ABR] >= 1:
             fs[c, F_ACR] = cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE] * slotb
         else:
             fs[c, F_ACR] = cfpar[c, CF_HOSTRATE]

@@ -23,8 +23,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "simulate", help="cell-level Monte Carlo of TCP over ABR (INSTCAP/EFFCAP) or TCP alone",
         description=__doc__.splitlines()[0])
-    p.add_argument("--feedback", choices=("instcap", "effcap", "none"), default="instcap",
-                   help="ABR rate feedback; 'none' is TCP alone (default instcap)")
+    p.add_argument("--feedback", choices=("instcap", "effcap", "none", "constant"), default="instcap",
+                   help="ABR rate feedback; 'none' is TCP alone; 'constant' holds the ABR source at "
+                        "--source-rate (default instcap)")
+    p.add_argument("--source-rate", type=float, default=None,
+                   help="with --feedback constant: source rate as a fraction of the high rate, in (0, 1]")
     p.add_argument("--delta", type=float, nargs="+", default=[40.0],
                    help="round-trip propagation delay in packet times, one per connection (default 40)")
     p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (default 10)")
@@ -81,6 +84,12 @@ def _scenario(args) -> Scenario:
             kw["n"] = tuple(args.n) if len(args.n) > 1 else args.n[0]
     elif args.m is not None or args.n is not None or args.k is not None:
         raise ValueError(f"--m/--n/--k apply to --feedback effcap only (got --feedback {args.feedback})")
+    if args.feedback == "constant":
+        if args.source_rate is None:
+            raise ValueError("source_rate=None is invalid: --feedback constant needs --source-rate in (0, 1]")
+        kw["initial_rate"] = args.source_rate
+    elif args.source_rate is not None:
+        raise ValueError(f"source_rate={args.source_rate!r} is invalid: only used with --feedback constant")
     if args.feedback_delay is not None:
         kw["feedback_delay"] = tuple(args.feedback_delay) if len(args.feedback_delay) > 1 else args.feedback_delay[0]
     tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=args.wmax,

@@ -219,7 +219,7 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
         cp[c, K.CP_M] = sc.m[c]
         cp[c, K.CP_N] = sc.n[c]
         cp[c, K.CP_WMAX] = wmax
-        cp[c, K.CP_ABR] = 1 if atm else 0
+        cp[c, K.CP_ABR] = (2 if sc.feedback == "constant" else 1) if atm else 0
         cp[c, K.CP_RTOFIX] = max(1, int(round(sc.tcp.rto_rtt_factor * sc.rtt[c] / sc.slot_seconds)))
         cf[c, K.CF_SHARE] = sc.share[c]
         cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * CELL_BYTES

@@ -33,7 +33,7 @@ __all__ = ["TcpConfig", "Scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
 CELL_BYTES = 53
 CELL_PAYLOAD_BYTES = 48
 
-FEEDBACKS = ("instcap", "effcap", "none")
+FEEDBACKS = ("instcap", "effcap", "none", "constant")
 VARIANTS = ("no-fast-retransmit", "reno")
 RTO_MODES = ("fixed", "estimator")
 CAPACITY_MODES = ("continuous", "embedded")
@@ -123,9 +123,11 @@ class Scenario:
 
     Parameters
     ----------
-    feedback : {'instcap', 'effcap', 'none'}, optional(default='instcap')
+    feedback : {'instcap', 'effcap', 'none', 'constant'}, optional(default='instcap')
         'none' is TCP alone (no segmentation buffer, host link ``host_rate_factor``
-        times the high bottleneck rate, IP packets without ATM overhead).
+        times the high bottleneck rate, IP packets without ATM overhead).  'constant'
+        holds the ABR source at ``initial_rate`` and ignores feedback (the constant-rate
+        source of seed 004 Section IV, used to calibrate delta).
     rtt : float or tuple of float, optional(default=0.2)
         Round-trip propagation delay Delta_i of each connection, seconds.  Its length
         sets the number of connections.
@@ -156,7 +158,8 @@ class Scenario:
     embed_period : float, optional
     initial_state : {'stationary', 'high', 'low'}, optional(default='stationary')
     initial_rate : float, optional(default=1.0)
-        ABR allowed rate before the first feedback arrives (normalised capacity).
+        ABR allowed rate before the first feedback arrives (normalised capacity); with
+        ``feedback='constant'`` the source's rate throughout.
     discard : {'ppd', 'epd'}, optional(default='ppd')
         Partial packet discard (after one cell of a frame is lost, the rest of the frame
         is discarded) or, in addition, early packet discard of whole frames whose first
