@@ -7,15 +7,7 @@ import pytest
 import tcpabr_model.closed_forms as cf
 
 
-def _engine():
-    try:
-        from tcpabr_model.markov import analyze  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - engine not in this checkout
-        pytest.skip(f"Markov renewal engine not available: {exc}")
-
-
 def test_calibration_row_is_consistent():
-    _engine()
     from tcpabr_model.closed_forms.calibration import calibrate_delta
 
     rows = calibrate_delta(2.0, 10)
