@@ -125,7 +125,7 @@ def run_baseline(sc: Scenario, seed: int = 0) -> dict:
             rate = data
         elif kind == "src":
             seq, tx = segq[0]
-            first, eom = cell_idx == 0, cell_idx == upf - 1
+            eom = cell_idx == upf - 1
             cell_idx += 1
             if eom:
                 segq.popleft()

@@ -137,9 +137,6 @@ def ca_sawtooth_flow(w_max, prop_delay, n_slots, out):
     cwnd = w_max / 2.0
     inflight = 0
     cap = 4 * (w_max + prop_delay + 2)
-    send_time = np.zeros(cap, np.int64)  # ring buffer of send times of outstanding packets
-    sh = 0
-    sz = 0
     ring = np.full(prop_delay + 1, -1, np.int64)  # ACKs in flight: index = arrival slot mod
     queue = 0  # packets waiting for the link (sender side)
     qtimes = np.zeros(cap, np.int64)

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from ._interval import MODE_ABR, binomial_pmf, ceil_log2, interval_outcome
+from ._interval import binomial_pmf, ceil_log2, interval_outcome
 
 PMF_TAIL = 1e-17  # binomial terms below this are dropped and the rest renormalised
 

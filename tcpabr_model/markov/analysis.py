@@ -14,7 +14,6 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-import numpy as np
 
 from .scenario import Scenario
 from .skeleton import skeleton_for
