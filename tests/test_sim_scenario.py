@@ -107,3 +107,21 @@ def test_constant_feedback_needs_a_rate_on_the_command_line(capsys):
 
     assert main(["simulate", "--feedback", "constant", "--psi", "20"]) == 2
     assert "source_rate" in capsys.readouterr().err
+
+
+def test_results_do_not_depend_on_the_number_of_workers():
+    from tcpabr_model.sim import simulate
+
+    sc = Scenario.from_normalized(delta=40, bmax=10, psi=5, feedback="effcap", duration_units=40_000)
+    one = simulate(sc, replications=3, seed=9).to_dict()
+    two = simulate(sc, replications=3, seed=9, workers=2).to_dict()
+    one.pop("speed")
+    two.pop("speed")
+    assert one == two
+
+
+def test_invalid_workers():
+    from tcpabr_model.sim import simulate
+
+    with pytest.raises(ValueError, match="workers"):
+        simulate(Scenario.from_normalized(delta=40, bmax=10, psi=5), replications=2, workers=0)

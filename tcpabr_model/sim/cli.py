@@ -45,6 +45,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="measured simulated time per replication, seconds (default 2000)")
     p.add_argument("--warmup", type=float, default=20.0, help="discarded warm-up, seconds (default 20)")
     p.add_argument("--replications", type=int, default=10, help="independent replications (default 10)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes running replications in parallel; results do not depend on it (default 1)")
     p.add_argument("--ci", choices=("replications", "batch"), default="replications",
                    help="confidence intervals from replications or batch means")
     p.add_argument("--batches", type=int, default=20, help="batches per run with --ci batch (default 20)")
@@ -110,7 +112,7 @@ def handler(args) -> int:
     from ..cli import emit
 
     sc = _scenario(args)
-    res = simulate(sc, replications=args.replications, seed=args.seed, ci_method=args.ci,
+    res = simulate(sc, replications=args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,
                    batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
                    trace=args.trace is not None)
     d = res.to_dict()

@@ -264,6 +264,22 @@ def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=()
     return out, dt, (g, gf, cp, cf, ptimes, s0)
 
 
+def _replication_task(task):
+    """One replication from a picklable (scenario, SeedSequence child, drops, trace) task."""
+    scenario, child, force_drops, trace = task
+    out, dt, (g, *_rest) = run_replication(scenario, np.random.default_rng(child), force_drops, trace=trace)
+    return out, dt, g
+
+
+def _process_pool(workers: int):
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
 def _rep_metrics(sc: Scenario, st, gout, g):
     atm = sc.feedback != "none"
     capwin = gout[K.O_CAPWIN] * CELL_BYTES  # wire bytes of capacity in the measured window
@@ -310,7 +326,8 @@ def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
 
 def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_method: str = "replications",
              batches: int = 20, level: float = 0.95, target_rel_halfwidth: float | None = None,
-             max_replications: int = 1000, trace: bool = False, force_drops=()) -> SimulationResult:
+             max_replications: int = 1000, trace: bool = False, force_drops=(),
+             workers: int = 1) -> SimulationResult:
     """Simulate a scenario at cell level and estimate efficiency with confidence intervals.
 
     Parameters
@@ -333,6 +350,10 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
         Keep the first replication's sampled series (:class:`Trace`).
     force_drops : sequence of (int, int), optional
         (connection, sequence number) of frames dropped on their first transmission.
+    workers : int, optional(default=1)
+        Processes running replications in parallel.  Replication r always uses seed
+        child r and results are combined in replication order, so the numbers do not
+        depend on ``workers``.
 
     Returns
     -------
@@ -346,6 +367,7 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     batches = check_int("batches", batches, 2, 100_000)
     level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
     max_replications = check_int("max_replications", max_replications, replications)
+    workers = check_int("workers", workers, 1, 256)
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
     ss = np.random.SeedSequence(seed)
@@ -356,38 +378,44 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     ktime = 0.0
     tr = None
     nrep = 0
-    while True:
-        for child in ss.spawn(replications):
-            out, dt, (g, *_rest) = run_replication(scenario, np.random.default_rng(child), force_drops,
-                                                   trace=trace and tr is None)
-            st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
-            ktime += dt
-            nrep += 1
-            slots += int(g[K.G_NSLOTS])
-            cells += int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())
-            for k, col in _COUNTER_NAMES.items():
-                counters[k] += int(st[:, col].sum())
-            m = _rep_metrics(scenario, st, gout, g)
-            samples["clr"].append(m["clr"])
-            samples["flr"].append(m["flr"])
-            if ci_method == "replications":
-                for k in ("eff", "eff_wire", "eff_c", "goodput", "jain"):
-                    samples[k].append(m[k])
-            else:
-                b = _batch_metrics(scenario, smp_i, smp_g, g, batches)
-                for k in b:
-                    samples[k].extend(b[k])
-            if trace and tr is None:
-                dts = scenario.slot_seconds
-                tr = Trace(time=smp_g[:, 0] * dts, queue=smp_g[:, 1].copy(), capacity=smp_g[:, 3].copy(),
-                           cwnd=smp_f[:, :, 0].copy(), ssthresh=smp_f[:, :, 2].copy(),
-                           source_rate=smp_f[:, :, 1].copy(), segmentation_cells=smp_i[:, :, 1].copy(),
-                           delivered=smp_i[:, :, 0].copy(), measured=meas.copy(), feedback=fbv.T.copy())
-        eff = Estimate.from_samples(samples["eff"], level)
-        if target_rel_halfwidth is None or nrep >= max_replications:
-            break
-        if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
-            break
+    pool = _process_pool(workers) if workers > 1 else None
+    try:
+        while True:
+            tasks = [(scenario, child, force_drops, trace and tr is None and i == 0)
+                     for i, child in enumerate(ss.spawn(replications))]
+            results = pool.map(_replication_task, tasks) if pool else map(_replication_task, tasks)
+            for out, dt, g in results:  # replication order, whatever the number of workers
+                st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
+                ktime += dt
+                nrep += 1
+                slots += int(g[K.G_NSLOTS])
+                cells += int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())
+                for k, col in _COUNTER_NAMES.items():
+                    counters[k] += int(st[:, col].sum())
+                m = _rep_metrics(scenario, st, gout, g)
+                samples["clr"].append(m["clr"])
+                samples["flr"].append(m["flr"])
+                if ci_method == "replications":
+                    for k in ("eff", "eff_wire", "eff_c", "goodput", "jain"):
+                        samples[k].append(m[k])
+                else:
+                    b = _batch_metrics(scenario, smp_i, smp_g, g, batches)
+                    for k in b:
+                        samples[k].extend(b[k])
+                if trace and tr is None:
+                    dts = scenario.slot_seconds
+                    tr = Trace(time=smp_g[:, 0] * dts, queue=smp_g[:, 1].copy(), capacity=smp_g[:, 3].copy(),
+                               cwnd=smp_f[:, :, 0].copy(), ssthresh=smp_f[:, :, 2].copy(),
+                               source_rate=smp_f[:, :, 1].copy(), segmentation_cells=smp_i[:, :, 1].copy(),
+                               delivered=smp_i[:, :, 0].copy(), measured=meas.copy(), feedback=fbv.T.copy())
+            eff = Estimate.from_samples(samples["eff"], level)
+            if target_rel_halfwidth is None or nrep >= max_replications:
+                break
+            if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
+                break
+    finally:
+        if pool is not None:
+            pool.shutdown()
     nc = scenario.n_connections
     effc = np.array(samples["eff_c"]).reshape(-1, nc)
     gp = np.array(samples["goodput"]).reshape(-1, nc)
