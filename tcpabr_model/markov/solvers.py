@@ -11,6 +11,7 @@ is checked: pi >= 0, sum 1, and the residual ||pi P - pi||_1 below ``tol``; othe
 from __future__ import annotations
 
 import time
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,15 +77,14 @@ class _Structure:
         self.max_scc = int(np.diff(self.ptr).max())
 
 
-_STRUCT_CACHE: dict[int, tuple[Skeleton, _Structure]] = {}
+_STRUCT_CACHE: "weakref.WeakKeyDictionary[Skeleton, _Structure]" = weakref.WeakKeyDictionary()
 
 
 def _structure(sk: Skeleton) -> _Structure:
-    hit = _STRUCT_CACHE.get(id(sk))
-    if hit is not None and hit[0] is sk:
-        return hit[1]
-    st = _Structure(sk)
-    _STRUCT_CACHE[id(sk)] = (sk, st)
+    """The psi-independent solver data of ``sk``, computed once and freed with it."""
+    st = _STRUCT_CACHE.get(sk)
+    if st is None:
+        st = _STRUCT_CACHE[sk] = _Structure(sk)
     return st
 
 
