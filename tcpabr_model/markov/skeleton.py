@@ -10,7 +10,7 @@ from functools import lru_cache
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import ChainTooLargeError
+from ..errors import ChainTooLargeError, ModelError
 from ._assemble import assemble_L, assemble_T
 from ._interval import MODE_ABR, MODE_TCP_ALONE
 from ._skeleton import build_skeleton
@@ -108,10 +108,19 @@ class Skeleton:
         return T, L
 
     def transition_matrix(self, p01: float, p10: float) -> sp.csr_matrix:
-        """The embedded transition matrix P = T + L (CSR, duplicates summed)."""
+        """The embedded transition matrix P = T + L (CSR, duplicates summed).
+
+        Every row is checked to sum to 1 (to 1e-12); a violation raises
+        :class:`~tcpabr_model.errors.ModelError` instead of returning the matrix.
+        """
         T, L = self.transition_parts(p01, p10)
         P = (T + L).tocsr()
         P.sum_duplicates()
+        rows = np.asarray(P.sum(axis=1)).ravel()
+        worst = int(np.argmax(np.abs(rows - 1.0)))
+        if abs(rows[worst] - 1.0) > 1e-12 or (P.nnz and P.data.min() < 0):
+            raise ModelError(f"the embedded transition matrix is not stochastic: row {worst} "
+                             f"(state {tuple(int(v) for v in self.states[worst])}) sums to {rows[worst]!r}")
         return P
 
 
