@@ -74,6 +74,9 @@ class _Structure:
         self.mmax = sk.reg.shape[0] - 1
         self.e_ptr, self.e_idx, self.e_val = loss_events(sk.states, sk.ls_ptr, sk.ls_m, sk.ls_prob, self.mmax)
         self.active = np.unique(self.e_idx)
+        # lambda = pi L_E as a sparse product: L_E^T in CSR (events x states)
+        self.le_t = sp.csr_matrix((self.e_val, self.e_idx, self.e_ptr),
+                                  shape=(n, 2 * self.mmax)).T.tocsr()
         self.max_scc = int(np.diff(self.ptr).max())
 
 
@@ -123,18 +126,12 @@ def _reduced_solve_dense(M: np.ndarray, ref: int) -> np.ndarray:
     return x
 
 
-def _events_csr(sk: Skeleton, s: "_Structure") -> sp.csr_matrix:
-    return sp.csr_matrix((s.e_val, s.e_idx, s.e_ptr), shape=(sk.n_states, 2 * s.mmax))
-
-
 def _structured_krylov(sk: Skeleton, p01: float, p10: float):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz))."""
     s = _structure(sk)
     n = sk.n_states
     t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, p01, p10)
-    LE = _events_csr(sk, s)
-    LEt = LE.T.tocsr()
     n_events = 2 * s.mmax
     act = s.active
     na = len(act)
@@ -149,7 +146,7 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float):
         nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, p01, p10)
         pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
         calls[0] += 1
-        return (LEt @ pi)[act], pi
+        return (s.le_t @ pi)[act], pi
 
     # lambda (I - K_E) = 0, sum(lambda) = 1, as one nonsingular system: with x = lambda^T,
     # (I - K_E^T + v 1^T) x = v for v uniform (1 is the left null vector of I - K_E^T, so
