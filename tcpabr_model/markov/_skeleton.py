@@ -72,7 +72,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ev_post = np.zeros(cap, dtype=np.float64)
     ev_ss = np.zeros(cap, dtype=np.float64)
     eu = np.zeros(cap, dtype=np.float64)
-    ej = np.zeros(cap, dtype=np.float64)
 
     nwork = int(math.floor(delta / min(r_vals[0], s_vals[0], s_vals[1]) + 2)) + 2 * wmax + 4
     work = np.empty(nwork, dtype=np.float64)
@@ -92,7 +91,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_post = _grow(ev_post, newcap)
             ev_ss = _grow(ev_ss, newcap)
             eu = _grow(eu, newcap)
-            ej = _grow(ej, newcap)
         a = st[i, 0]
         b = st[i, 1]
         d = st[i, 2]
@@ -126,7 +124,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         v_post = 0.0
         v_ss = 0.0
         u_loss = 0.0
-        j_acc = 0.0
         for ninc in range(nmax_inc + 1):
             pn = pmf_n[ninc]
             if pn == 0.0:
@@ -148,7 +145,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         if n_states >= max_states:
                             overflow = True
                             return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                    p_loss, ev_post, ev_ss, eu, ej, reg, overflow)
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow)
                         if n_states >= st.shape[0]:
                             st2 = np.empty((2 * st.shape[0], 5), dtype=np.int64)
                             st2[:n_states] = st[:n_states]
@@ -184,7 +181,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     c = ceil_log2(m)
                     ess += pk * ((1 << c) - 1)
                     eul += pk * (3 + c)
-                j_acc += pn * jl
                 v_post += pn * (jl + ew)
                 v_ss += pn * ess
                 u_loss += pn * eul
@@ -199,7 +195,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         ev_post[i] = v_post
         ev_ss[i] = v_ss
         eu[i] = (1.0 - pl) + u_loss
-        ej[i] = j_acc
         for m in range(1, mmax + 1):
             if lossm[m] <= 0.0:
                 continue
@@ -220,7 +215,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     if n_states >= max_states:
                         overflow = True
                         return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, ej, reg, overflow)
+                                p_loss, ev_post, ev_ss, eu, reg, overflow)
                     if n_states >= st.shape[0]:
                         st2 = np.empty((2 * st.shape[0], 5), dtype=np.int64)
                         st2[:n_states] = st[:n_states]
@@ -246,4 +241,4 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         reg[m, ri2, si2] = index[kk]
     n = n_states
     return (st[:n], nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
-            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], ej[:n], reg, overflow)
+            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow)

@@ -27,7 +27,7 @@ class Skeleton:
     R index (0 high / 1 low), S index; ``p_loss`` = p(x) (eq. 6); ``post`` =
     E[(J + w) 1{loss}] (packets admitted before the loss plus the loss window, the
     post-loss terms of eq. 18); ``ss`` = E[S_slowstart 1{loss}] (eq. 17); ``u`` =
-    expected cycle length U(x) in units of Delta (eq. 20); ``j_loss`` = E[J 1{loss}].
+    expected cycle length U(x) in units of Delta (eq. 20).
     Rewards V(x) follow from these in :meth:`rewards`.
     """
 
@@ -43,7 +43,6 @@ class Skeleton:
     post: np.ndarray
     ss: np.ndarray
     u: np.ndarray
-    j_loss: np.ndarray
     reg: np.ndarray
     constant_s: bool
     build_seconds: float
@@ -140,7 +139,7 @@ def _build(key: tuple, max_states: int) -> Skeleton:
     t0 = time.perf_counter()
     out = build_skeleton(mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals,
                          a0, b0, d0, int(max_states))
-    (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, ej, reg,
+    (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow) = out
     if overflow:
         raise ChainTooLargeError(
@@ -149,7 +148,7 @@ def _build(key: tuple, max_states: int) -> Skeleton:
             "(about 1 kB per state) or reduce wmax"
         )
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                    ev_ss, eu, ej, reg, constant_s, time.perf_counter() - t0)
+                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0)
 
 
 @lru_cache(maxsize=16)
