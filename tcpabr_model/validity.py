@@ -1,0 +1,463 @@
+"""Where the Markov renewal analysis holds: its bounds against the cell-level simulator.
+
+The analysis of Section III of seed 004 (:mod:`tcpabr_model.markov`) gives a pair of
+bounds, ``[conservative, optimistic]``, on the efficiency of one TCP connection over
+INSTCAP ABR or alone.  It rests on idealisations (Section III-A/B): the rate changes only
+at multiples of Delta (III-B.1), packets leave the ABR source back-to-back, no loss in
+slow start (III-B.3), recovery starts exactly three round trips after a loss from the
+state (0, 0, m) (III-B.4, eq. 13).  This module measures where those idealisations cost
+accuracy: over a grid of (psi, B_max, Delta, W_max) it runs the analysis and the cell
+simulator (:mod:`tcpabr_model.sim`) in two capacity modes,
+
+``embedded`` (like with like)
+    the capacity changes only at multiples of Delta (switch probability 1/psi per epoch,
+    the analysis' rate chain), and INSTCAP measures the capacity over the last Delta and
+    applies it at once, so the source rate in ``[k Delta, (k+1) Delta)`` is the link rate
+    of the previous period (``S_t = R_{t - Delta}``, assumption III-A.8);
+``continuous`` (the system)
+    exponential sojourns of mean ``tau = psi Delta``, INSTCAP measured every
+    s = 30 ms (6 time units) and fed back after Delta (the paper's testbed, Section V);
+
+and reports the signed relative gap of the simulation outside the band (:func:`relative_gap`).
+
+Units.  Efficiency = throughput / mean capacity, TCP/IP headers counted as throughput and
+no ATM cell tax: the simulator's ``efficiency_wire`` (delivered frames counted as their
+wire bytes), which is what the analysis computes in packets.  Delta and W_max are in
+packets (time units of one packet at the high rate), psi = tau / Delta.
+
+See ``docs/validity.md`` for the measured map and which assumption fails where.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._validate import check_choice, check_int, check_real
+
+__all__ = [
+    "MODES",
+    "FEEDBACKS",
+    "DEFAULT_GRID",
+    "QUICK_GRID",
+    "embedded_sim_scenario",
+    "continuous_sim_scenario",
+    "sim_scenario",
+    "relative_gap",
+    "point_gap",
+    "add_gap_columns",
+    "validity_point",
+    "validity_grid",
+    "validity_map",
+]
+
+MODES = ("embedded", "continuous")
+FEEDBACKS = ("instcap", "none")
+
+#: Full map: 8 psi x 4 buffers x 3 delays x 2 windows x 2 feedbacks x 2 modes = 768 points.
+DEFAULT_GRID: dict = {
+    "psi": [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0],
+    "bmax": [5, 10, 20, 40],
+    "delta": [20.0, 40.0, 80.0],
+    "wmax": [48, 128],
+    "feedback": ["instcap", "none"],
+    "mode": ["embedded", "continuous"],
+}
+#: Quick map (CI size): 4 psi x 2 buffers x 1 delay x 2 windows x 2 feedbacks x 2 modes = 64 points.
+QUICK_GRID: dict = {
+    "psi": [2.0, 5.0, 20.0, 100.0],
+    "bmax": [10, 20],
+    "delta": [40.0],
+    "wmax": [48, 128],
+    "feedback": ["instcap", "none"],
+    "mode": ["embedded", "continuous"],
+}
+#: Simulation size per point: (replications, time units per replication).
+FULL_SIM = (10, 400_000.0)
+QUICK_SIM = (4, 100_000.0)
+
+_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio")
+
+# the paper's testbed (Section V): measurement/feedback interval s = 30 ms = 6 time units
+TESTBED_INTERVAL_UNITS = 6.0
+
+
+def _pipe_scale(feedback: str, **kwargs) -> float:
+    """Simulator delay units per analysis time unit.
+
+    Over ATM one frame of ``cells_per_frame`` cells takes exactly one time unit at the
+    high rate, as in the analysis.  TCP alone sends IP packets (540 B by default) over the
+    same physical link (636 B of cells per time unit), so one packet takes
+    ``ip / wire = 540/636`` time units: to give the simulated pipe the analysis' Delta
+    packets, its delay is scaled by that factor (CHOICE, docs/validity.md).
+    """
+    if feedback != "none":
+        return 1.0
+    from .sim import Scenario
+
+    probe = Scenario(**{k: v for k, v in kwargs.items()
+                        if k in ("payload_bytes", "tcpip_header_bytes", "llc_snap_bytes", "aal5_trailer_bytes")})
+    return probe.ip_packet_bytes / probe.frame_wire_bytes
+
+
+def _interval_override(feedback: str, kwargs: dict, default: float) -> float:
+    """``interval`` (seconds) may be overridden only for TCP alone, where it is only a trace clock."""
+    if "interval" not in kwargs:
+        return default
+    v = kwargs.pop("interval")
+    if feedback != "none":
+        raise ValueError(f"interval={v!r} is invalid here: the measurement interval is fixed by the mode "
+                         "for ABR feedback (only TCP alone, feedback='none', accepts it as a trace clock)")
+    return v
+
+
+def embedded_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0, wmax: int = 128,
+                          feedback: str = "instcap", *, rate_ratio: float = 0.5,
+                          source_rate: float | None = None, **kwargs):
+    """The cell-simulator scenario that compares like with like with the analysis.
+
+    Capacity changes only at multiples of Delta (``capacity_mode='embedded'``, switch
+    probability 1/psi per epoch, assumption III-B.1); INSTCAP measures the available
+    capacity over the last Delta (``interval`` = Delta) and the source applies it at once
+    (``feedback_delay=0``), so ``S_t = R_{t - Delta}`` (III-A.8).  For TCP alone the
+    delay is scaled so that the pipe holds Delta IP packets (see :func:`_pipe_scale`).
+
+    Parameters
+    ----------
+    delta : float
+        Round-trip propagation delay, packets (time units of one packet at the high rate).
+    bmax : int
+        Bottleneck buffer, packets including the one in service.
+    psi : float
+        tau / Delta, >= 1.
+    wmax : int
+        Maximum TCP window, packets.
+    feedback : {'instcap', 'none', 'constant'}
+    rate_ratio : float
+        Low rate / high rate.
+    source_rate : float, optional
+        With ``feedback='constant'``: the fixed ABR rate (fraction of the high rate).
+    **kwargs
+        Other :meth:`tcpabr_model.sim.Scenario.from_normalized` arguments (e.g.
+        ``duration_units``).
+
+    Returns
+    -------
+    tcpabr_model.sim.Scenario
+    """
+    from .sim import Scenario
+
+    check_choice("feedback", feedback, ("instcap", "none", "constant"))
+    delta = check_real("delta", delta, 1.0, 1e5)
+    psi = check_real("psi", psi, 1.0)
+    d_sim = delta * _pipe_scale(feedback, **kwargs)
+    unit = kwargs.get("payload_bytes", 500) / kwargs.get("high_rate", 100e3)
+    extra = {"initial_rate": source_rate} if source_rate is not None else {}
+    interval = _interval_override(feedback, kwargs, d_sim * unit)
+    return Scenario.from_normalized(delta=d_sim, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
+                                    feedback=feedback, capacity_mode="embedded", interval=interval,
+                                    feedback_delay=0.0, **extra, **kwargs)
+
+
+def continuous_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0, wmax: int = 128,
+                            feedback: str = "instcap", *, rate_ratio: float = 0.5, **kwargs):
+    """The simulated system of Section V at the analysis' operating point.
+
+    Exponential capacity sojourns of mean ``tau = psi Delta``; INSTCAP measured every
+    s = 30 ms (6 time units) and fed back after one round-trip delay (the paper's testbed).
+    Parameters as :func:`embedded_sim_scenario`; TCP alone's delay is scaled the same way.
+    """
+    from .sim import Scenario
+
+    check_choice("feedback", feedback, ("instcap", "none"))
+    delta = check_real("delta", delta, 1.0, 1e5)
+    d_sim = delta * _pipe_scale(feedback, **kwargs)
+    unit = kwargs.get("payload_bytes", 500) / kwargs.get("high_rate", 100e3)
+    interval = _interval_override(feedback, kwargs, TESTBED_INTERVAL_UNITS * unit)
+    return Scenario.from_normalized(delta=d_sim, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
+                                    feedback=feedback, capacity_mode="continuous", interval=interval, **kwargs)
+
+
+def sim_scenario(mode: str, **params):
+    """:func:`embedded_sim_scenario` or :func:`continuous_sim_scenario` by ``mode``."""
+    check_choice("mode", mode, MODES)
+    return (embedded_sim_scenario if mode == "embedded" else continuous_sim_scenario)(**params)
+
+
+# ------------------------------------------------------------------------------ the gap
+def point_gap(sim, conservative, optimistic):
+    """Signed relative distance of a point estimate outside ``[conservative, optimistic]``.
+
+    ``(sim - clip(sim, conservative, optimistic)) / mid`` with ``mid`` the band's midpoint
+    ``(conservative + optimistic) / 2``: 0 inside the band, negative below the
+    conservative bound, positive above the optimistic one.  Works element-wise on arrays.
+    """
+    sim, lo_b, hi_b = (np.asarray(x, dtype=float) for x in (sim, conservative, optimistic))
+    if np.any(lo_b > hi_b):
+        raise ValueError("conservative > optimistic is invalid: the band must satisfy conservative <= optimistic")
+    mid = 0.5 * (lo_b + hi_b)
+    out = (sim - np.clip(sim, lo_b, hi_b)) / mid
+    return float(out) if out.ndim == 0 else out
+
+
+def relative_gap(sim_low, sim_high, conservative, optimistic):
+    """Signed relative gap of a simulated confidence interval outside the analysis band.
+
+    The distance from the band ``[conservative, optimistic]`` to the *nearest* end of the
+    simulation's confidence interval ``[sim_low, sim_high]``, divided by the band's
+    midpoint:
+
+    * ``(sim_high - conservative) / mid < 0`` when the whole interval lies below the band;
+    * ``(sim_low - optimistic) / mid > 0`` when it lies above;
+    * 0 when the interval and the band overlap (the simulation is consistent with the
+      analysis at the interval's level).
+
+    So a nonzero gap is significant at the interval's level, and its size is a lower bound
+    on how far the system is from the analysis.  NaN half-widths (one replication) should
+    be passed as ``sim_low = sim_high = mean``.  Element-wise on arrays.
+    """
+    lo, hi, cb, ob = (np.asarray(x, dtype=float) for x in (sim_low, sim_high, conservative, optimistic))
+    if np.any(lo > hi):
+        raise ValueError("sim_low > sim_high is invalid: the interval must satisfy sim_low <= sim_high")
+    if np.any(cb > ob):
+        raise ValueError("conservative > optimistic is invalid: the band must satisfy conservative <= optimistic")
+    mid = 0.5 * (cb + ob)
+    out = np.where(hi < cb, (hi - cb) / mid, np.where(lo > ob, (lo - ob) / mid, 0.0))
+    return float(out) if out.ndim == 0 else out
+
+
+def add_gap_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Add ``band_mid``, ``gap_point``, ``gap`` and ``verdict`` to a validity table.
+
+    Needs the columns ``conservative``, ``optimistic``, ``sim_efficiency``, ``sim_low``,
+    ``sim_high``.  ``verdict`` is 'inside', 'below' or 'above' (by ``gap``), or 'failed'
+    where the point has no numbers.
+    """
+    need = ("conservative", "optimistic", "sim_efficiency", "sim_low", "sim_high")
+    miss = [c for c in need if c not in df.columns]
+    if miss:
+        raise ValueError(f"df is invalid: missing columns {miss}")
+    df = df.copy()
+    ok = df[list(need)].notna().all(axis=1).to_numpy()
+    c = df["conservative"].to_numpy(float)
+    o = df["optimistic"].to_numpy(float)
+    s = df["sim_efficiency"].to_numpy(float)
+    lo = df["sim_low"].to_numpy(float)
+    hi = df["sim_high"].to_numpy(float)
+    gp = np.full(len(df), np.nan)
+    g = np.full(len(df), np.nan)
+    if ok.any():
+        gp[ok] = point_gap(s[ok], c[ok], o[ok])
+        g[ok] = relative_gap(lo[ok], hi[ok], c[ok], o[ok])
+    df["band_mid"] = 0.5 * (c + o)
+    df["gap_point"] = gp
+    df["gap"] = g
+    df["verdict"] = np.where(~ok, "failed", np.where(g < 0, "below", np.where(g > 0, "above", "inside")))
+    return df
+
+
+# ------------------------------------------------------------------------------ one point
+def _slow_start_timeout_fraction(trace, sc) -> tuple[float, int]:
+    """Fraction of TCP-alone loss cycles whose first loss happened in slow start.
+
+    From a trace of the first replication sampled every time unit.  A timeout resets cwnd
+    to 1 (at ``ssthresh`` set for the next cycle).  Within the cycle that the timeout
+    ends: ``t_x`` is the first sample with cwnd >= ssthresh (end of slow start; none if
+    slow start never ended); cwnd stops growing at ``t_p`` when the last ACK of a packet
+    sent before the loss arrives, i.e. one round-trip delay plus the queueing delay of
+    the (full) buffer after the loss, so the loss time is estimated as
+    ``t_L = t_p - Delta - queue(t_p) x packet service time``.  The loss happened in slow
+    start when ``t_L < t_x``.  The estimate is good to about one packet service time.
+    Returns (fraction, number of cycles seen).
+    """
+    t = np.asarray(trace.time, dtype=float)
+    cw = np.asarray(trace.cwnd, dtype=float)[:, 0]
+    ss = np.asarray(trace.ssthresh, dtype=float)[:, 0]
+    q = np.asarray(trace.queue, dtype=float)
+    cap = np.asarray(trace.capacity)
+    link_bps = sc.frame_wire_bytes / sc.time_unit          # wire bytes per second, high state
+    pkt_s = sc.ip_packet_bytes / link_bps                   # one IP packet at the high rate, s
+    resets = np.nonzero((cw[1:] < cw[:-1]) & (cw[1:] <= 1.0 + 1e-9))[0] + 1
+    n = 0
+    in_ss = 0
+    for j, i in zip(resets[:-1], resets[1:]):
+        seg = np.arange(j, i)                               # one cycle: reset j .. before reset i
+        thr = ss[j]
+        above = seg[cw[seg] >= thr]
+        t_x = t[above[0]] if above.size else np.inf
+        grow = seg[1:][cw[seg[1:]] > cw[seg[:-1]]]
+        if grow.size == 0:
+            continue
+        k = grow[-1]
+        service = pkt_s / (1.0 if cap[k] == 0 else sc.rate_ratio)
+        t_loss = t[k] - sc.rtt[0] - q[k] * service
+        n += 1
+        in_ss += bool(t_loss < t_x)
+    if n == 0:
+        return float("nan"), 0
+    return in_ss / n, n
+
+
+def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0],
+                   duration_units: float = FULL_SIM[1], diagnostics: bool = True) -> dict:
+    """Analysis bounds and one simulation mode at one point (a :func:`run_sweep` method).
+
+    Parameters
+    ----------
+    params : mapping
+        ``psi``, ``bmax``, ``delta``, ``wmax``, ``feedback`` ('instcap' or 'none'),
+        ``mode`` ('embedded' or 'continuous'), optionally ``rate_ratio`` (0.5).
+    seed : int
+        Root seed of the simulation's replications.
+    replications : int
+        Independent replications (Student-t 95 % interval).
+    duration_units : float
+        Measured length of one replication, time units (warm-up 20 s on top).
+    diagnostics : bool
+        For TCP alone, also sample cwnd every time unit in the first replication and
+        report the fraction of timeouts whose loss happened in slow start.
+
+    Returns
+    -------
+    dict
+        ``optimistic``, ``conservative``, ``optimistic_eq18`` (analysis efficiencies),
+        ``n_states``; ``sim_efficiency`` (``efficiency_wire`` mean), ``sim_half_width``,
+        ``sim_low``, ``sim_high`` (95 % CI), ``sim_efficiency_atm`` (cell tax charged),
+        ``timeouts_per_kunit`` (timeouts per 1000 time units), ``frame_loss_ratio``,
+        ``ss_timeout_fraction``, ``ss_timeouts`` (TCP alone diagnostics; NaN/0 otherwise),
+        ``pipe_ratio`` = B_max / (Delta + 1) (III-B.3 holds for TCP alone above 1/3).
+    """
+    from .markov import Scenario as MScenario, analyze
+    from .sim import simulate
+
+    p = dict(params)
+    unknown = sorted(set(p) - set(_AXES))
+    if unknown:
+        raise ValueError(f"params={unknown!r} are invalid: allowed keys are {list(_AXES)}")
+    feedback = check_choice("feedback", p.get("feedback", "instcap"), FEEDBACKS)
+    mode = check_choice("mode", p.get("mode", "embedded"), MODES)
+    psi = check_real("psi", p.get("psi", 20.0), 1.0)
+    bmax = check_int("bmax", p.get("bmax", 10), 1, 100_000)
+    delta = check_real("delta", p.get("delta", 40.0), 1.0, 1e5)
+    wmax = check_int("wmax", p.get("wmax", 128), 1, 1_000_000)
+    rr = check_real("rate_ratio", p.get("rate_ratio", 0.5), 0.0, 1.0, low_open=True)
+    replications = check_int("replications", replications, 1, 100_000)
+    duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
+
+    a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback))
+    kw = {"duration_units": duration_units}
+    diag = diagnostics and feedback == "none"
+    if diag:
+        # TCP alone ignores the measurement interval; use it as a fine trace clock
+        unit = 500 / 100e3
+        kw["interval"] = 1.0 * unit
+    sc = sim_scenario(mode, delta=delta, bmax=bmax, psi=psi, wmax=wmax, feedback=feedback, rate_ratio=rr, **kw)
+    r = simulate(sc, replications=replications, seed=seed, trace=diag)
+    e = r.efficiency_wire
+    hw = e.half_width if not math.isnan(e.half_width) else 0.0
+    ss_frac, ss_n = (_slow_start_timeout_fraction(r.trace, sc) if diag else (float("nan"), 0))
+    units = replications * duration_units
+    return {
+        "optimistic": a.optimistic,
+        "conservative": a.conservative,
+        "optimistic_eq18": a.optimistic_eq18,
+        "n_states": a.n_states,
+        "sim_efficiency": e.mean,
+        "sim_half_width": e.half_width,
+        "sim_low": e.mean - hw,
+        "sim_high": e.mean + hw,
+        "sim_efficiency_atm": r.efficiency.mean,
+        "sim_replications": r.replications,
+        "timeouts_per_kunit": r.counters["timeouts"] / units * 1000.0,
+        "frame_loss_ratio": r.frame_loss_ratio.mean,
+        "ss_timeout_fraction": ss_frac,
+        "ss_timeouts": ss_n,
+        "pipe_ratio": bmax / (delta + 1.0),
+    }
+
+
+# ------------------------------------------------------------------------------ the map
+def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
+    """The sweep grid of a validity map.
+
+    ``grid_spec`` maps axis names (``psi``, ``bmax``, ``delta``, ``wmax``, ``feedback``,
+    ``mode``, ``rate_ratio``) to lists of values; missing axes take :data:`DEFAULT_GRID`
+    (or :data:`QUICK_GRID` with ``quick=True``).  Points with psi < 1 are refused (the
+    analysis needs psi >= 1).
+
+    Returns
+    -------
+    tcpabr_model.sweep.Grid
+    """
+    from .sweep import Grid
+
+    base = dict(QUICK_GRID if quick else DEFAULT_GRID)
+    if grid_spec is not None:
+        if not isinstance(grid_spec, Mapping):
+            raise ValueError(f"grid_spec={grid_spec!r} is invalid: must be a mapping axis -> list of values")
+        unknown = sorted(set(grid_spec) - set(_AXES))
+        if unknown:
+            raise ValueError(f"grid_spec={unknown!r} are invalid axes: allowed {list(_AXES)}")
+        for k, v in grid_spec.items():
+            vals = list(v) if isinstance(v, (list, tuple, np.ndarray)) else [v]
+            if not vals:
+                raise ValueError(f"grid_spec[{k!r}]=[] is invalid: must hold at least one value")
+            base[k] = vals
+    for v in base["psi"]:
+        check_real("psi", v, 1.0)
+    for v in base["feedback"]:
+        check_choice("feedback", v, FEEDBACKS)
+    for v in base["mode"]:
+        check_choice("mode", v, MODES)
+    return Grid(base)
+
+
+def validity_map(grid_spec: Mapping | None = None, *, quick: bool = False, seed: int = 0,
+                 replications: int | None = None, duration_units: float | None = None,
+                 cache_dir=None, workers: int | None = None, client=None, progress=None,
+                 diagnostics: bool = True) -> pd.DataFrame:
+    """Analysis bounds against the simulation over a grid: the validity map.
+
+    Parameters
+    ----------
+    grid_spec : mapping, optional
+        Axis -> values (see :func:`validity_grid`); default :data:`DEFAULT_GRID`
+        (:data:`QUICK_GRID` with ``quick=True``).
+    quick : bool
+        Quick grid and simulation size (:data:`QUICK_SIM`: 4 replications of 1e5 time
+        units) instead of :data:`FULL_SIM` (10 x 4e5 time units = 10 x 2000 s).
+    seed : int
+        Root seed; each point's seed depends on the point only (:func:`run_sweep`).
+    replications, duration_units : optional
+        Override the simulation size.
+    cache_dir, workers, client, progress
+        Passed to :func:`tcpabr_model.sweep.run_sweep` (disk cache, local processes, a
+        ``dask.distributed.Client``, progress bar).
+    diagnostics : bool
+        See :func:`validity_point`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: the axes, the :func:`validity_point` columns, ``band_mid``,
+        ``gap_point`` (:func:`point_gap`), ``gap`` (:func:`relative_gap`, CI-aware) and
+        ``verdict``, plus the sweep's ``status``, ``error``, ``seed``, ``seconds``,
+        ``cached``.  A failed point keeps its row with ``status`` and ``error`` and NaN
+        numbers.
+    """
+    from .sweep import run_sweep
+
+    reps, dur = QUICK_SIM if quick else FULL_SIM
+    reps = check_int("replications", replications if replications is not None else reps, 1, 100_000)
+    dur = check_real("duration_units", duration_units if duration_units is not None else dur, 0.0, low_open=True)
+    grid = validity_grid(grid_spec, quick=quick)
+    df = run_sweep(validity_point, grid, seed=seed, cache_dir=cache_dir, workers=workers, client=client,
+                   progress=progress, on_error="record",
+                   method_options={"replications": reps, "duration_units": dur, "diagnostics": diagnostics})
+    for col in ("conservative", "optimistic", "sim_efficiency", "sim_low", "sim_high"):
+        if col not in df.columns:
+            df[col] = np.nan
+    return add_gap_columns(df)
