@@ -1,0 +1,103 @@
+"""On-disk cache of finished sweep points (one file per point, written atomically).
+
+The key of a point is the sha256 of the canonical JSON of (parameters, method name,
+method options, base seed, package version).  A file ``<key>.json`` holds the result
+dict (``<key>.pkl``, a pickle, when the result is not JSON-serialisable), the compute
+time and the key's inputs.  Files are written to a temporary file in the same folder
+and renamed with :func:`os.replace`, so a killed sweep leaves either the whole file or
+none; a file that cannot be read or does not match its key is ignored (recomputed and
+overwritten).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+
+from ._grid import canonical_params
+
+__all__ = ["cache_key", "load", "store", "resolve_cache_dir", "ENV_VAR"]
+
+#: Environment variable giving the default cache folder of :func:`run_sweep`.
+ENV_VAR = "TCPABR_CACHE_DIR"
+
+_FORMAT = 1  # bump when the file layout changes
+
+
+def resolve_cache_dir(cache_dir) -> str | None:
+    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created."""
+    if cache_dir is None:
+        cache_dir = os.environ.get(ENV_VAR) or None
+    if cache_dir is None:
+        return None
+    if not isinstance(cache_dir, (str, os.PathLike)):
+        raise ValueError(f"cache_dir={cache_dir!r} is invalid: must be a folder path or None")
+    path = os.fspath(cache_dir)
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cache_dir={path!r} is invalid: cannot create it ({exc.strerror or exc})") from None
+    if not os.path.isdir(path):
+        raise ValueError(f"cache_dir={path!r} is invalid: not a folder")
+    return path
+
+
+def cache_key(params_canonical: str, method_name: str, options_canonical: str, seed: int,
+              version: str) -> str:
+    """sha256 hex digest identifying one point's result."""
+    text = json.dumps({"format": _FORMAT, "params": params_canonical, "method": method_name,
+                       "options": options_canonical, "seed": int(seed), "version": version},
+                      sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load(cache_dir: str, key: str):
+    """``(result, seconds)`` stored under ``key``, or None when absent, partial or corrupt."""
+    for ext in (".json", ".pkl"):
+        path = os.path.join(cache_dir, key + ext)
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+        except OSError:
+            continue
+        try:
+            rec = json.loads(raw.decode("utf-8")) if ext == ".json" else pickle.loads(raw)
+        except Exception:  # noqa: BLE001 - any unreadable file is a cache miss
+            continue
+        if (isinstance(rec, dict) and rec.get("key") == key and rec.get("format") == _FORMAT
+                and isinstance(rec.get("result"), dict)):
+            seconds = rec.get("seconds")
+            return rec["result"], float(seconds) if isinstance(seconds, (int, float)) else float("nan")
+    return None
+
+
+def store(cache_dir: str, key: str, result: dict, seconds: float, meta: dict) -> str:
+    """Write one finished point atomically; returns the file path."""
+    rec = {"format": _FORMAT, "key": key, "result": result, "seconds": float(seconds), **meta}
+    try:
+        payload = json.dumps(rec, sort_keys=True).encode("utf-8")
+        ext = ".json"
+        # JSON must give back the same values (canonically: tuples may come back as lists)
+        if canonical_params(json.loads(payload.decode("utf-8"))["result"]) != canonical_params(result):
+            raise TypeError("result does not round-trip through JSON")
+    except (TypeError, ValueError):
+        payload = pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL)
+        ext = ".pkl"
+    final = os.path.join(cache_dir, key + ext)
+    fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=cache_dir)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, final)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return final

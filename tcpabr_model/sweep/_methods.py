@@ -1,0 +1,287 @@
+"""Built-in sweep methods: one function per kind of point, ``f(params, seed, **options) -> dict``.
+
+``analysis``
+    Markov renewal bounds (:func:`tcpabr_model.markov.analyze`, seed 004 Sec. III).
+``simulation``
+    Cell-level Monte Carlo (:func:`tcpabr_model.sim.simulate`, seed 004 Secs. V-VII).
+``effective_capacity``
+    Closed-form eq. (23) of the two-state chain (seed 004 Sec. IV).
+``effcap_design``
+    The EFFCAP M, N design rule (seed 004 Sec. VI).
+
+The registry :data:`METHODS` is open: :func:`register_method` adds a method.  A method
+must be a module-level function (so that worker processes can import it) and return a
+dict of JSON-friendly values (numbers, strings, booleans, None, lists).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+__all__ = ["METHODS", "register_method", "method_name", "analysis_point", "simulation_point",
+           "effective_capacity_point", "effcap_design_point", "SIMULATION_KEYS"]
+
+
+def _split_unknown(params: dict, allowed, what: str) -> None:
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise ValueError(f"{unknown[0]}={params[unknown[0]]!r} is invalid: not a parameter of {what} "
+                         f"(allowed: {', '.join(sorted(allowed))})")
+
+
+def _f(x) -> float:
+    return float(x)
+
+
+# ---- analysis -----------------------------------------------------------------------
+def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: float | None = None) -> dict:
+    """Markov renewal bounds of one :class:`tcpabr_model.markov.Scenario` (seed 004 Sec. III).
+
+    Parameters
+    ----------
+    params : dict
+        :class:`~tcpabr_model.markov.Scenario` fields (``delta``, ``bmax``, ``psi``,
+        ``rate_ratio``, ``wmax``, ``feedback``, ``source_rate``, ``max_states``) and
+        optionally ``solver`` (the ``method`` of :func:`~tcpabr_model.markov.analyze`),
+        which overrides the option of the same name.
+    seed : int
+        Unused (the analysis is deterministic).
+    solver : str, optional(default='structured')
+    tol : float, optional
+        Residual tolerance of the stationary solve (default: the solver's).
+
+    Returns
+    -------
+    dict
+        ``optimistic``, ``conservative``, ``optimistic_eq18`` (efficiencies, throughput /
+        mean capacity, packets incl. TCP/IP headers, no ATM cell tax);
+        ``throughput_optimistic``, ``throughput_conservative``, ``mean_capacity``
+        (packets per time unit); ``loss_probability`` (per embedded step);
+        ``mean_cycle_length`` (units of Delta); ``n_states``, ``nnz``; ``residual``
+        (||pi P - pi||_1); ``solver`` (the solver used).
+    """
+    from ..markov import Scenario, analyze
+    from ..markov.solvers import DEFAULT_TOL
+
+    p = dict(params)
+    solver = p.pop("solver", solver)
+    allowed = [f.name for f in dataclasses.fields(Scenario)]
+    _split_unknown(p, allowed, "the analysis (tcpabr_model.markov.Scenario)")
+    r = analyze(Scenario(**p), method=solver, tol=DEFAULT_TOL if tol is None else tol)
+    return {
+        "optimistic": _f(r.optimistic),
+        "conservative": _f(r.conservative),
+        "optimistic_eq18": _f(r.optimistic_eq18),
+        "throughput_optimistic": _f(r.throughput_optimistic),
+        "throughput_conservative": _f(r.throughput_conservative),
+        "mean_capacity": _f(r.mean_capacity),
+        "loss_probability": _f(r.loss_probability),
+        "mean_cycle_length": _f(r.mean_cycle_length),
+        "n_states": int(r.n_states),
+        "nnz": int(r.nnz),
+        "residual": _f(r.residual),
+        "solver": str(r.method),
+    }
+
+
+# ---- simulation ---------------------------------------------------------------------
+#: Keys of a simulation point that are arguments of :func:`tcpabr_model.sim.simulate`,
+#: not scenario fields (the same names are accepted as method options).
+SIMULATION_KEYS = ("replications", "target_rel_halfwidth", "max_replications", "ci_method", "batches",
+                   "level")
+_NORMALIZED_KEYS = ("delta", "bmax", "psi", "duration_units", "warmup_units")
+
+
+def build_sim_scenario(params: dict):
+    """The :class:`tcpabr_model.sim.Scenario` of a simulation point (see :func:`simulation_point`)."""
+    from ..sim import Scenario, TcpConfig
+
+    p = dict(params)
+    normalized = p.pop("normalized", None)
+    if normalized is not None and not isinstance(normalized, bool):
+        raise ValueError(f"normalized={normalized!r} is invalid: must be true or false")
+    if normalized is None:
+        normalized = any(k in p for k in ("delta", "bmax", "psi"))
+    tcp_kw = {k[4:]: p.pop(k) for k in list(p) if k.startswith("tcp_")}
+    if "tcp" in p:
+        raise ValueError("tcp is invalid: give TCP settings as tcp_<field> keys (e.g. tcp_wmax, tcp_variant)")
+    tcp_fields = [f.name for f in dataclasses.fields(TcpConfig)]
+    _split_unknown({"tcp_" + k: v for k, v in tcp_kw.items()}, ["tcp_" + f for f in tcp_fields],
+                   "the simulator's TcpConfig")
+    sc_fields = [f.name for f in dataclasses.fields(Scenario) if f.name != "tcp"]
+    p = {k: tuple(v) if isinstance(v, list) and k != "delta" else v for k, v in p.items()}
+    if normalized:
+        allowed = set(sc_fields) | {"delta", "bmax", "psi", "wmax", "duration_units", "warmup_units"}
+        allowed -= {"rtt", "tau", "buffer_packets"}
+        _split_unknown(p, allowed, "Scenario.from_normalized")
+        if tcp_kw:
+            if "wmax" in p:
+                tcp_kw.setdefault("wmax", p.pop("wmax"))
+            p["tcp"] = TcpConfig(**tcp_kw)
+        return Scenario.from_normalized(**p)
+    _split_unknown(p, sc_fields, "the simulator's Scenario (physical units; set normalized=true "
+                                 "for delta/bmax/psi)")
+    if tcp_kw:
+        p["tcp"] = TcpConfig(**tcp_kw)
+    return Scenario(**p)
+
+
+def simulation_point(params: dict, seed: int, *, replications: int = 10,
+                     target_rel_halfwidth: float | None = None, max_replications: int = 1000,
+                     ci_method: str = "replications", batches: int = 20, level: float = 0.95) -> dict:
+    """Cell-level simulation of one scenario (seed 004 Secs. V-VII).
+
+    Parameters
+    ----------
+    params : dict
+        :class:`tcpabr_model.sim.Scenario` fields.  With ``normalized=True``, or when any
+        of ``delta``/``bmax``/``psi`` is present, the point goes through
+        :meth:`Scenario.from_normalized` (the analysis' units; ``duration_units``,
+        ``warmup_units`` and ``wmax`` accepted); otherwise ``Scenario(**params)``
+        (physical units).  ``tcp_<field>`` keys build the :class:`TcpConfig`
+        (``tcp_wmax``, ``tcp_variant``, ...); lists are accepted for tuple fields
+        (``rtt``, ``m``, ``n``, ``share``, ``feedback_delay``) and for ``delta``.
+        The keys of :data:`SIMULATION_KEYS` (``replications`` etc.) go to
+        :func:`~tcpabr_model.sim.simulate` and override the options of the same name.
+    seed : int
+        Root seed of the replications (the sweep's per-point seed).
+    replications, target_rel_halfwidth, max_replications, ci_method, batches, level
+        As in :func:`tcpabr_model.sim.simulate` (defaults: 10 replications, 95 %).
+
+    Returns
+    -------
+    dict
+        ``efficiency`` (goodput / mean capacity, ATM cell tax charged) with
+        ``efficiency_hw`` (half-width of the confidence interval at ``level``),
+        ``efficiency_lo``, ``efficiency_hi``; ``efficiency_wire`` (IP bytes) and
+        ``efficiency_wire_hw``; ``fairness`` (Jain index) and ``fairness_hw``; ``clr``,
+        ``clr_hw`` (cell loss ratio), ``flr``, ``flr_hw`` (frame loss ratio);
+        ``replications`` (run); ``n_connections``; per connection i:
+        ``eff_conn{i}``, ``eff_conn{i}_hw``, ``goodput_conn{i}_bps`` (TCP/IP bytes per
+        second delivered in order); ``psi`` (tau / max rtt) and ``overhead_factor`` of
+        the built scenario.
+    """
+    from ..sim import simulate
+
+    p = dict(params)
+    opts = {"replications": replications, "target_rel_halfwidth": target_rel_halfwidth,
+            "max_replications": max_replications, "ci_method": ci_method, "batches": batches,
+            "level": level}
+    for k in SIMULATION_KEYS:
+        if k in p:
+            opts[k] = p.pop(k)
+    if opts["target_rel_halfwidth"] is None:
+        opts.pop("target_rel_halfwidth")
+    if "max_replications" not in params and isinstance(opts["replications"], int) \
+            and opts["replications"] > opts["max_replications"]:
+        opts["max_replications"] = opts["replications"]  # default cap below the asked count
+    sc = build_sim_scenario(p)
+    res = simulate(sc, seed=seed, **opts)
+
+    def hw(e):
+        return _f(e.half_width)
+
+    out = {
+        "efficiency": _f(res.efficiency.mean),
+        "efficiency_hw": hw(res.efficiency),
+        "efficiency_lo": _f(res.efficiency.low),
+        "efficiency_hi": _f(res.efficiency.high),
+        "efficiency_wire": _f(res.efficiency_wire.mean),
+        "efficiency_wire_hw": hw(res.efficiency_wire),
+        "fairness": _f(res.fairness.mean),
+        "fairness_hw": hw(res.fairness),
+        "clr": _f(res.cell_loss_ratio.mean),
+        "clr_hw": hw(res.cell_loss_ratio),
+        "flr": _f(res.frame_loss_ratio.mean),
+        "flr_hw": hw(res.frame_loss_ratio),
+        "replications": int(res.replications),
+        "n_connections": int(sc.n_connections),
+    }
+    for i, (e, g) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
+        out[f"eff_conn{i}"] = _f(e.mean)
+        out[f"eff_conn{i}_hw"] = hw(e)
+        out[f"goodput_conn{i}_bps"] = _f(g.mean)
+    out["psi"] = _f(sc.psi)
+    out["overhead_factor"] = _f(sc.overhead_factor)
+    return out
+
+
+# ---- closed forms -------------------------------------------------------------------
+def effective_capacity_point(params: dict, seed: int) -> dict:
+    """Closed-form effective capacity of the two-state chain (seed 004 eq. 23).
+
+    ``params``: ``p01``, ``p10`` (switch probabilities per slot, in (0, 1]), ``c0``,
+    ``c1`` (packets per slot, >= 0), ``delta`` (>= 0; ``inf`` allowed).  Returns
+    ``effective_capacity`` in packets per slot.  ``seed`` is unused.
+    """
+    from ..closed_forms import effective_capacity_two_state
+
+    need = ("p01", "p10", "c0", "c1", "delta")
+    _split_unknown(params, need, "effective_capacity")
+    missing = [k for k in need if k not in params]
+    if missing:
+        raise ValueError(f"{missing[0]}=None is invalid: effective_capacity needs {', '.join(need)}")
+    d = params["delta"]
+    if isinstance(d, str) and d.lower() in ("inf", "infinity"):
+        d = math.inf
+    val = effective_capacity_two_state(params["p01"], params["p10"], params["c0"], params["c1"], d)
+    return {"effective_capacity": _f(val)}
+
+
+def effcap_design_point(params: dict, seed: int) -> dict:
+    """EFFCAP design rule (seed 004 Sec. VI): ``delta``, ``s`` (same time unit), ``k``
+    (memory in RTTs, default 8), optional ``convention`` -> ``m`` (samples per average,
+    ceil(delta/s)) and ``n`` (number of averages).  ``seed`` is unused."""
+    from ..closed_forms import effcap_design
+
+    _split_unknown(params, ("delta", "s", "k", "convention"), "effcap_design")
+    for k in ("delta", "s"):
+        if k not in params:
+            raise ValueError(f"{k}=None is invalid: effcap_design needs delta and s")
+    d = effcap_design(params["delta"], params["s"], params.get("k", 8),
+                      convention=params.get("convention", "memory"))
+    return {"m": int(d.M), "n": int(d.N)}
+
+
+#: Registry of sweep methods: name -> point function ``f(params, seed, **options) -> dict``.
+METHODS: dict[str, Callable] = {
+    "analysis": analysis_point,
+    "simulation": simulation_point,
+    "effective_capacity": effective_capacity_point,
+    "effcap_design": effcap_design_point,
+}
+
+
+def register_method(name: str, func: Callable, *, overwrite: bool = False) -> None:
+    """Add ``func`` to :data:`METHODS` under ``name``.
+
+    ``func(params: dict, seed: int, **method_options) -> dict`` must be a module-level
+    function (worker processes import it by reference).  Re-registering an existing name
+    needs ``overwrite=True``.
+    """
+    if not isinstance(name, str) or not name or not name.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"name={name!r} is invalid: must be a non-empty identifier-like string")
+    if not callable(func):
+        raise ValueError(f"func={func!r} is invalid: must be callable")
+    if name in METHODS and METHODS[name] is not func and not overwrite:
+        raise ValueError(f"name={name!r} is invalid: already registered (pass overwrite=True)")
+    METHODS[name] = func
+
+
+def method_name(method) -> tuple[str, Callable]:
+    """``(name, function)`` of a registered name or a callable (``module:qualname``)."""
+    if isinstance(method, str):
+        if method not in METHODS:
+            raise ValueError(f"method={method!r} is invalid: must be one of "
+                             f"{', '.join(map(repr, METHODS))} or a callable")
+        return method, METHODS[method]
+    if callable(method):
+        for name, f in METHODS.items():
+            if f is method:
+                return name, f
+        mod = getattr(method, "__module__", None) or "?"
+        qual = getattr(method, "__qualname__", None) or getattr(method, "__name__", None) or repr(method)
+        return f"{mod}:{qual}", method
+    raise ValueError(f"method={method!r} is invalid: must be a name in METHODS or a callable")
