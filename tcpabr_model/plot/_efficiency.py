@@ -1,0 +1,185 @@
+"""Efficiency and fairness against psi: bound bands and simulation points with error bars."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["plot_efficiency_vs_psi", "plot_fairness_vs_psi", "PSI_LABEL", "EFFICIENCY_LABEL"]
+
+PSI_LABEL = r"$\psi = \tau/\Delta$ (mean time per capacity state / round-trip delay, dimensionless)"
+EFFICIENCY_LABEL = "efficiency (throughput / mean capacity)"
+
+
+def _axes(ax):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=(6, 4))
+    return ax
+
+
+def _groups(df: pd.DataFrame, by):
+    if by is None:
+        yield None, df
+        return
+    cols = [by] if isinstance(by, str) else list(by)
+    for key, g in df.groupby(cols, sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) > len(cols):
+            key = key[: len(cols)]
+        yield ", ".join(f"{c}={_fmt(k)}" for c, k in zip(cols, key)), g
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def _log_x(ax) -> None:
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _has(g: pd.DataFrame, col: str | None) -> bool:
+    return col is not None and col in g.columns and g[col].notna().any()
+
+
+def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi",
+                           value: str = "efficiency", half_width: str | None = "efficiency_hw",
+                           lower: str = "conservative", upper: str = "optimistic",
+                           label: str | None = None, xlabel: str | None = None,
+                           ylabel: str | None = None, title: str | None = None, logx: bool = True,
+                           band_alpha: float = 0.2, markers: str = "osD^vx+*", colors=None,
+                           ylim=(0.0, 1.02)):
+    """Efficiency against psi (Figs. 8-16 of seed 004).
+
+    Rows with ``lower``/``upper`` columns (the analysis' conservative and optimistic
+    bounds, e.g. from ``run_sweep("analysis", ...)``) are drawn as a shaded band between
+    the two bounds; rows with a ``value`` column (e.g. ``run_sweep("simulation", ...)``)
+    as points with 95 % error bars of ``half_width``.  Both can be in one table.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per point; must have the ``psi`` column.
+    by : str or list of str, optional
+        Columns whose values split the rows into curves (one colour per curve).
+    ax : matplotlib.axes.Axes, optional
+        Drawn into; a new figure when omitted.
+    psi, value, half_width, lower, upper : str
+        Column names (``half_width=None``: no error bars).
+    label : str, optional
+        Prefix of the legend entries.
+    xlabel, ylabel, title : str, optional
+        Axis labels (defaults state the units: psi dimensionless, efficiency as a fraction
+        of the mean capacity).
+    logx : bool, optional(default=True)
+        Logarithmic psi axis.
+    colors : sequence of matplotlib colours, optional
+        One per curve (default the colour cycle C0, C1, ...).
+    ylim : (float, float) or None, optional(default=(0, 1.02))
+        Efficiency axis range (None: matplotlib's automatic range).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if psi not in df.columns:
+        raise ValueError(f"psi={psi!r} is invalid: not a column of df (columns {list(df.columns)})")
+    ax = _axes(ax)
+    for i, (name, g) in enumerate(_groups(df, by)):
+        color = colors[i % len(colors)] if colors else f"C{i % 10}"
+        base = " ".join(x for x in (label, name) if x) or None
+        g = g.sort_values(psi)
+        if _has(g, lower) and _has(g, upper):
+            b = g[g[lower].notna() & g[upper].notna()]
+            ax.fill_between(b[psi], b[lower], b[upper], color=color, alpha=band_alpha, lw=0,
+                            label=f"{base + ': ' if base else ''}analysis [conservative, optimistic]")
+            ax.plot(b[psi], b[upper], "-", color=color, lw=1)
+            ax.plot(b[psi], b[lower], "--", color=color, lw=1)
+        if _has(g, value):
+            s = g[g[value].notna()]
+            yerr = s[half_width].fillna(0.0).to_numpy() if _has(s, half_width) else None
+            ax.errorbar(s[psi], s[value], yerr=yerr, fmt=markers[i % len(markers)], ms=4, capsize=2,
+                        color=color, ls=":" if len(s) > 1 else "none", lw=0.8,
+                        label=f"{base + ': ' if base else ''}simulation (95 % CI)")
+    if logx:
+        _log_x(ax)
+    ax.set_xlabel(xlabel or PSI_LABEL)
+    ax.set_ylabel(ylabel or EFFICIENCY_LABEL)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    return ax
+
+
+def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi",
+                         value: str = "fairness", half_width: str | None = "fairness_hw",
+                         per_connection: bool = False, label: str | None = None,
+                         xlabel: str | None = None, ylabel: str | None = None,
+                         title: str | None = None, logx: bool = True, colors=None):
+    """Jain's fairness index (or each connection's efficiency) against psi (Figs. 19-22).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Simulation rows (``run_sweep("simulation", ...)``): ``psi``, ``fairness``,
+        ``fairness_hw`` and, per connection i, ``eff_conn{i}`` and ``eff_conn{i}_hw``.
+    by : str or list of str, optional
+        Columns whose values split the rows into curves.
+    per_connection : bool, optional(default=False)
+        Plot each connection's efficiency (its goodput in IP bytes / mean capacity, so
+        they sum to the total efficiency) instead of Jain's index.
+    Other parameters as in :func:`plot_efficiency_vs_psi`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    if psi not in df.columns:
+        raise ValueError(f"psi={psi!r} is invalid: not a column of df (columns {list(df.columns)})")
+    ax = _axes(ax)
+    conns = sorted(int(c[len("eff_conn"):]) for c in df.columns
+                   if c.startswith("eff_conn") and c[len("eff_conn"):].isdigit())
+    if per_connection and not conns:
+        raise ValueError("per_connection=True is invalid: df has no eff_conn{i} columns")
+    for i, (name, g) in enumerate(_groups(df, by)):
+        color = colors[i % len(colors)] if colors else f"C{i % 10}"
+        base = " ".join(x for x in (label, name) if x)
+        g = g.sort_values(psi)
+        if per_connection:
+            for j, c in enumerate(conns):
+                col = f"eff_conn{c}"
+                if not _has(g, col):
+                    continue
+                s = g[g[col].notna()]
+                hw = f"{col}_hw"
+                yerr = s[hw].fillna(0.0).to_numpy() if _has(s, hw) else None
+                ax.errorbar(s[psi], s[col], yerr=yerr, fmt="os^D"[j % 4], ms=4, capsize=2, color=color,
+                            ls=("-", "--", ":", "-.")[j % 4], lw=0.9,
+                            label=f"{base + ': ' if base else ''}connection {c + 1}")
+        else:
+            s = g[g[value].notna()]
+            yerr = s[half_width].fillna(0.0).to_numpy() if _has(s, half_width) else None
+            ax.errorbar(s[psi], s[value], yerr=yerr, fmt="o", ms=4, capsize=2, color=color, ls="-", lw=0.9,
+                        label=base or None)
+    if logx:
+        _log_x(ax)
+    ax.set_xlabel(xlabel or PSI_LABEL)
+    ax.set_ylabel(ylabel or ("per-connection efficiency (goodput in IP bytes / mean capacity)"
+                             if per_connection else "Jain's fairness index of the goodputs (dimensionless)"))
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    return ax
+

@@ -1,0 +1,268 @@
+"""``reproduce()``: run the sweeps of the selected figures, draw them, check the claims."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .._validate import check_int
+from ._spec import SIZES, Claim, FigureSpec, Size, Verdict
+
+__all__ = ["reproduce", "ReproduceResult", "FigureResult", "parse_figures", "ALL_FIGURES"]
+
+ALL_FIGURES = tuple(range(8, 23))
+
+
+@dataclass
+class FigureResult:
+    """One regenerated figure group: its table, files and claim verdicts."""
+
+    spec: FigureSpec
+    table: pd.DataFrame
+    png: Path | None
+    csv: Path
+    verdicts: list = field(default_factory=list)   # [(Claim, Verdict)]
+    compute_seconds: float = 0.0                     # sum of the points' compute times
+    draw_error: str = ""
+
+
+@dataclass
+class ReproduceResult:
+    """What :func:`reproduce` produced.
+
+    Attributes
+    ----------
+    out : pathlib.Path
+        Output folder (``figNN.png``, ``figNN.csv`` per figure group, ``REPORT.md``).
+    size : Size
+    seed : int
+    figures : dict
+        ``key -> FigureResult`` (keys like ``"fig08_09"``), in figure order.
+    report : pathlib.Path
+    seconds : float
+        Wall-clock time of the whole reproduction.
+    n_points, n_cached, n_failed : int
+        Distinct sweep points run, served from the cache, and failed.
+    """
+
+    out: Path
+    size: Size
+    seed: int
+    figures: dict
+    report: Path
+    seconds: float
+    n_points: int
+    n_cached: int
+    n_failed: int
+
+    def verdicts(self) -> pd.DataFrame:
+        """One row per claim: figure key, paper figure, verdict status and reason."""
+        rows = [{"key": k, "figure": c.figure, "status": v.status, "reason": v.reason}
+                for k, fr in self.figures.items() for c, v in fr.verdicts]
+        return pd.DataFrame(rows, columns=["key", "figure", "status", "reason"])
+
+
+def parse_figures(figures) -> tuple:
+    """Validate a figure selection: None (all), an int, a comma-separated string or a sequence of
+    ints, each in 8..22.  Returns the sorted tuple of figure numbers."""
+    if figures is None:
+        return ALL_FIGURES
+    if isinstance(figures, str):
+        items = [x.strip() for x in figures.split(",") if x.strip()]
+        try:
+            nums = [int(x) for x in items]
+        except ValueError:
+            raise ValueError(f"figures={figures!r} is invalid: must be comma-separated integers in 8..22") from None
+    elif isinstance(figures, int) and not isinstance(figures, bool):
+        nums = [figures]
+    else:
+        try:
+            nums = [check_int("figures", x) for x in figures]
+        except TypeError:
+            raise ValueError(f"figures={figures!r} is invalid: must be figure numbers in 8..22") from None
+    if not nums:
+        raise ValueError(f"figures={figures!r} is invalid: no figure number given (allowed 8..22)")
+    bad = [n for n in nums if n not in ALL_FIGURES]
+    if bad:
+        raise ValueError(f"figures={figures!r} is invalid: {bad} not among the reproduced figures 8..22")
+    return tuple(sorted(set(nums)))
+
+
+def _specs_for(nums):
+    from . import SPECS
+
+    return [s for s in SPECS if set(s.numbers) & set(nums)]
+
+
+def _key(point: dict) -> str:
+    return json.dumps(point, sort_keys=True, default=str)
+
+
+def _run_method(method, points, *, seed, cache_dir, workers, client, progress):
+    """Run the distinct points of one method in one sweep; return {point key: row dict}."""
+    from ..sweep import Grid, run_sweep
+
+    uniq, seen = [], set()
+    for p in points:
+        k = _key(p)
+        if k not in seen:
+            seen.add(k)
+            uniq.append(p)
+    if not uniq:
+        return {}
+    df = run_sweep(method, Grid.from_points(uniq), seed=seed, cache_dir=cache_dir, workers=workers, client=client,
+                   progress=progress)
+    if len(df) != len(uniq):
+        raise RuntimeError(f"run_sweep returned {len(df)} rows for {len(uniq)} points")
+    return {_key(p): r for p, (_, r) in zip(uniq, df.iterrows())}
+
+
+def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int = 0, cache_dir=None,
+              workers: int | None = None, client=None, progress=None, *, size: str | None = None) -> ReproduceResult:
+    """Regenerate Figs. 8-22 of seed 004 (Sections V-VII): PNG, CSV and REPORT.md.
+
+    Parameters
+    ----------
+    figures : None, int, str or sequence of int, optional
+        Paper figure numbers in 8..22 (``"8,9,14"`` accepted); a figure drawn together with
+        others (e.g. 8 with 9) brings its whole group.  None: all.
+    quick : bool, optional(default=False)
+        The CI size (few psi values, 6 replications x 500 s); otherwise the full size
+        (10 replications x 2000 s per simulated point).
+    out : str or path, optional(default='out/reproduce')
+        Output folder, created if missing.
+    seed : int, optional(default=0)
+        Base seed of the sweeps; each point's seed depends only on (seed, method, point).
+    cache_dir : str or path, optional
+        Sweep cache (a re-run with the same arguments returns from it).
+    workers : int, optional
+        Local worker processes (default: all cores).
+    client : dask.distributed.Client, optional
+        Run the points on a Dask cluster instead.
+    progress : bool, optional
+        tqdm progress bars (None: the sweep decides).
+    size : {'tiny', 'quick', 'full'}, optional
+        Overrides ``quick``; 'tiny' is a few-second size for tests only (verdicts at that
+        size are not meaningful).
+
+    Returns
+    -------
+    ReproduceResult
+
+    Raises
+    ------
+    ValueError
+        Unknown figure numbers or size, bad seed or workers.
+    """
+    t0 = time.perf_counter()
+    nums = parse_figures(figures)
+    if size is None:
+        size = "quick" if quick else "full"
+    if size not in SIZES:
+        raise ValueError(f"size={size!r} is invalid: must be one of {tuple(SIZES)}")
+    sz = SIZES[size]
+    seed = check_int("seed", seed, 0, 2**63 - 1)
+    if workers is not None:
+        workers = check_int("workers", workers, 1, 4096)
+    outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    specs = _specs_for(nums)
+
+    plan = {s.key: s.parts(sz) for s in specs}
+    by_method: dict = {}
+    for parts in plan.values():
+        for part in parts:
+            by_method.setdefault(part.method, []).extend(list(part.grid))
+    # analysis first (fast, deterministic), then all simulation points in one sweep so that
+    # the pool stays busy across figures
+    results = {}
+    for method in sorted(by_method, key=lambda m: (m != "analysis", m)):
+        results[method] = _run_method(method, by_method[method], seed=seed, cache_dir=cache_dir, workers=workers,
+                                      client=client, progress=progress)
+
+    figs = {}
+    n_cached = n_failed = 0
+    counted = set()
+    for spec in specs:
+        frames = []
+        for part in plan[spec.key]:
+            recs = []
+            for p in part.grid:
+                r = dict(results[part.method][_key(p)])
+                r.update(part.tags)
+                r["method"] = part.method
+                recs.append(r)
+                k = (part.method, _key(p))
+                if k not in counted:
+                    counted.add(k)
+                    n_cached += bool(r.get("cached", False))
+                    n_failed += r.get("status", "ok") != "ok"
+            frames.append(pd.DataFrame(recs))
+        table = pd.concat(frames, ignore_index=True, sort=False)
+        table = table.dropna(axis=1, how="all")
+        table = _flatten(table)
+        csv = outp / f"{spec.key}.csv"
+        table.to_csv(csv, index=False)
+        fr = FigureResult(spec, table, None, csv,
+                          compute_seconds=float(table.get("seconds", pd.Series(dtype=float)).fillna(0).sum()))
+        try:
+            import matplotlib.pyplot as plt
+
+            fig = spec.draw(table)
+            png = outp / f"{spec.key}.png"
+            fig.savefig(png, dpi=110)
+            plt.close(fig)
+            fr.png = png
+        except Exception as exc:  # a drawing bug must not lose the numbers; reported in REPORT.md
+            fr.draw_error = f"{type(exc).__name__}: {exc}"
+        for claim in spec.claims:
+            fr.verdicts.append((claim, _evaluate(claim, table)))
+        figs[spec.key] = fr
+
+    seconds = time.perf_counter() - t0
+    from ._report import write_report
+
+    n_points = sum(len(v) for v in results.values())
+    res = ReproduceResult(out=outp, size=sz, seed=seed, figures=figs, report=outp / "REPORT.md", seconds=seconds,
+                          n_points=n_points, n_cached=n_cached, n_failed=n_failed)
+    write_report(res)
+    return res
+
+
+def _evaluate(claim: Claim, table: pd.DataFrame) -> Verdict:
+    try:
+        return claim.check(table)
+    except Exception as exc:  # an unevaluable claim is reported, never silently dropped
+        return Verdict("not supported", f"could not be evaluated ({type(exc).__name__}: {exc})")
+
+
+def _flatten(df: pd.DataFrame) -> pd.DataFrame:
+    """Lists/tuples in cells (per-connection parameters) as JSON text, for the CSV."""
+    for c in df.columns:
+        if df[c].map(lambda v: isinstance(v, (list, tuple))).any():
+            df[c] = df[c].map(lambda v: json.dumps(list(v)) if isinstance(v, (list, tuple)) else v)
+    return df
+
+
+def half_width_summary(table: pd.DataFrame) -> dict:
+    """Median and largest 95 % half-width of the simulated efficiencies (absolute and relative)."""
+    if "efficiency_hw" not in table.columns:
+        return {}
+    t = table[table["efficiency_hw"].notna() & table["efficiency"].notna()]
+    if t.empty:
+        return {}
+    rel = t["efficiency_hw"] / t["efficiency"]
+    return {"n": int(len(t)), "median_hw": float(t["efficiency_hw"].median()), "max_hw": float(t["efficiency_hw"].max()),
+            "median_rel": float(rel.median()), "max_rel": float(rel.max()),
+            "replications": int(t["replications"].max()) if "replications" in t.columns and
+            not math.isnan(t["replications"].max()) else None}
+
+
+def _cpu_count() -> int:  # pragma: no cover - information for the report only
+    return os.cpu_count() or 1
