@@ -20,6 +20,8 @@ _COMMAND_MODULES = (
     "tcpabr_model.markov.cli",      # analyze
     "tcpabr_model.sim.cli",         # simulate
     "tcpabr_model.closed_forms.cli",  # effcap, formula
+    "tcpabr_model.sweep.cli",       # sweep
+    "tcpabr_model.reproduce.cli",   # reproduce
 )
 
 

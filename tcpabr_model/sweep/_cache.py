@@ -78,7 +78,7 @@ def store(cache_dir: str, key: str, result: dict, seconds: float, meta: dict) ->
     """Write one finished point atomically; returns the file path."""
     rec = {"format": _FORMAT, "key": key, "result": result, "seconds": float(seconds), **meta}
     try:
-        payload = json.dumps(rec, sort_keys=True).encode("utf-8")
+        payload = json.dumps(rec).encode("utf-8")  # result keys keep their order (columns)
         ext = ".json"
         # JSON must give back the same values (canonically: tuples may come back as lists)
         if canonical_params(json.loads(payload.decode("utf-8"))["result"]) != canonical_params(result):

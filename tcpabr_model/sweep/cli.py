@@ -1,0 +1,272 @@
+"""``tcpabr sweep``: run a method over a parameter grid (see docs/sweeps.md).
+
+    tcpabr sweep analysis --grid psi=logspace:1:200:20 --grid bmax=10,12 --fixed delta=40 \\
+        --out fig8.csv
+
+Values are parsed as int, float, bool (true/false), null (None; ``none`` stays the string
+``"none"``, as in ``feedback=none``), JSON lists (``[0.1,0.2]``) or strings.  Ranges: ``linspace:a:b:n`` (n values from a to b inclusive) and
+``logspace:a:b:n`` (n values geometrically spaced from a to b inclusive, numpy's
+``geomspace``; a and b are the end values, not exponents).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="run a method (analysis, simulation, effective_capacity, effcap_design) over a grid",
+        description="Evaluate METHOD at every point of a grid (cartesian product of --grid lists plus "
+                    "--fixed values, or a TOML/YAML --file); one table row per point, per-point seeds "
+                    "independent of order and worker count, optional resumable disk cache.",
+    )
+    p.add_argument("method", metavar="METHOD",
+                   help="analysis | simulation | effective_capacity | effcap_design | module:function")
+    p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
+                   help="a grid axis; values or ranges linspace:a:b:n / logspace:a:b:n (repeatable)")
+    p.add_argument("--fixed", action="append", default=[], metavar="KEY=VALUE",
+                   help="a value shared by every point (repeatable)")
+    p.add_argument("--file", default=None, help="grid file (.toml or .yaml): [grid] lists, [fixed] values, points")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="a method option, e.g. replications=2 for simulation or solver=dense (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (>= 0)")
+    p.add_argument("--cache", default=None, metavar="DIR",
+                   help="disk cache folder (default $TCPABR_CACHE_DIR; none: no cache)")
+    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS|local[:N]",
+                   help="run on a Dask scheduler at ADDRESS, or on a local cluster of N worker processes")
+    p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table")
+    p.add_argument("--json", action="store_true", help="print the rows as JSON records")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.set_defaults(func=_run)
+
+
+# ---- value parsing ------------------------------------------------------------------
+def parse_value(text: str):
+    """``text`` as int, float, bool, None (``null``), a JSON list/dict, or the string itself."""
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "null":  # not "none": feedback=none is a string value
+        return None
+    if t[:1] in "[{":
+        try:
+            return json.loads(t)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"value {text!r} is invalid: not valid JSON ({exc.msg})") from None
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        v = float(t)
+    except ValueError:
+        return t
+    return v
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside brackets."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _range(spec: str, key: str) -> list:
+    kind, *rest = spec.split(":")
+    if len(rest) != 3:
+        raise ValueError(f"--grid {key}={spec!r} is invalid: a range is {kind}:START:STOP:COUNT")
+    try:
+        a, b = float(rest[0]), float(rest[1])
+        n = int(rest[2])
+    except ValueError:
+        raise ValueError(f"--grid {key}={spec!r} is invalid: START and STOP must be numbers and COUNT "
+                         "an integer") from None
+    if n < 1 or not (math.isfinite(a) and math.isfinite(b)):
+        raise ValueError(f"--grid {key}={spec!r} is invalid: COUNT must be >= 1 and the ends finite")
+    if kind == "logspace":
+        if a <= 0 or b <= 0:
+            raise ValueError(f"--grid {key}={spec!r} is invalid: logspace ends must be > 0")
+        vals = np.geomspace(a, b, n)
+    else:
+        vals = np.linspace(a, b, n)
+    return [float(v) for v in vals]
+
+
+def parse_grid_arg(text: str) -> tuple[str, list]:
+    """``KEY=V1,V2,...`` (values or ranges) -> (key, values)."""
+    key, sep, rhs = text.partition("=")
+    key = key.strip()
+    if not sep or not key or not rhs.strip():
+        raise ValueError(f"--grid {text!r} is invalid: must be KEY=V1,V2,... (or KEY=logspace:a:b:n)")
+    vals = []
+    for part in _split_top(rhs):
+        part = part.strip()
+        if not part:
+            raise ValueError(f"--grid {text!r} is invalid: empty value")
+        if part.startswith(("linspace:", "logspace:")):
+            vals.extend(_range(part, key))
+        else:
+            vals.append(parse_value(part))
+    return key, vals
+
+
+def parse_fixed_arg(text: str, flag: str = "--fixed") -> tuple[str, object]:
+    key, sep, rhs = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ValueError(f"{flag} {text!r} is invalid: must be KEY=VALUE")
+    return key, parse_value(rhs)
+
+
+def _collect(pairs, flag) -> dict:
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"{flag} {k!r} is invalid: given twice")
+        out[k] = v
+    return out
+
+
+def _resolve_method(text: str):
+    from ._methods import METHODS
+
+    if text in METHODS or ":" not in text:
+        return text
+    import importlib
+
+    mod, _, attr = text.partition(":")
+    try:
+        obj = importlib.import_module(mod)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"METHOD={text!r} is invalid: cannot import it ({exc})") from None
+    return obj
+
+
+def _client(spec: str):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("--dask is invalid here: Dask support needs dask[distributed] "
+                         "(python3 -m pip install 'tcpabr-model[dask]')") from None
+    if spec == "local" or spec.startswith("local:"):
+        n = spec.partition(":")[2]
+        try:
+            nw = int(n) if n else (os.cpu_count() or 1)
+        except ValueError:
+            raise ValueError(f"--dask {spec!r} is invalid: must be local, local:N or a scheduler address") from None
+        if nw < 1:
+            raise ValueError(f"--dask {spec!r} is invalid: N must be >= 1")
+        cluster = LocalCluster(n_workers=nw, threads_per_worker=1, processes=True, dashboard_address=None)
+        return Client(cluster), cluster
+    try:
+        return Client(spec, timeout="20s"), None
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ValueError(f"--dask {spec!r} is invalid: cannot reach the scheduler ({exc})") from None
+
+
+def _write(df, path: str) -> None:
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".csv", ".parquet"):
+        raise ValueError(f"--out {path!r} is invalid: must end in .csv or .parquet")
+    d = os.path.dirname(path)
+    if d:
+        os.makedirs(d, exist_ok=True)
+    if ext == ".csv":
+        df.to_csv(path, index=False)
+        return
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ValueError(f"--out {path!r} is invalid: Parquet needs pyarrow "
+                         "(python3 -m pip install pyarrow), or write .csv") from None
+    df.to_parquet(path, index=False)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ._grid import Grid, read_grid_file
+    from ._runner import run_sweep
+
+    method = _resolve_method(args.method)
+    axes = _collect((parse_grid_arg(t) for t in args.grid), "--grid")
+    fixed = _collect((parse_fixed_arg(t) for t in args.fixed), "--fixed")
+    options = _collect((parse_fixed_arg(t, "--option") for t in args.option), "--option")
+    if args.file is not None:
+        spec = dict(read_grid_file(args.file))
+        if not isinstance(spec, dict):
+            raise ValueError(f"--file {args.file!r} is invalid: must hold a table")
+        # CHOICE: command-line --grid / --fixed add to the file's tables and override its keys
+        file_axes = dict(spec.get("grid") or {})
+        file_fixed = dict(spec.get("fixed") or {})
+        for k in axes:
+            file_fixed.pop(k, None)
+        for k in fixed:
+            file_axes.pop(k, None)
+        spec["grid"] = {**file_axes, **axes}
+        spec["fixed"] = {**file_fixed, **fixed}
+        grid = Grid.from_spec(spec, source=f"--file {args.file!r}")
+    else:
+        if not axes and not fixed:
+            raise ValueError("--grid/--fixed/--file is invalid: give at least one to define the points")
+        grid = Grid(axes, fixed)
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers={args.workers} is invalid: must be >= 1")
+    client = cluster = None
+    if args.dask is not None:
+        client, cluster = _client(args.dask)
+    try:
+        df = run_sweep(method, grid, seed=args.seed, cache_dir=args.cache, workers=args.workers,
+                       client=client, progress=False if args.no_progress else None, method_options=options)
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+    if args.out:
+        _write(df, args.out)
+    nerr = int((df["status"] == "error").sum())
+    if args.json:
+        print(df.to_json(orient="records", indent=2, double_precision=15))
+        if args.out:
+            print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        pd.set_option("display.width", 200)
+        pd.set_option("display.max_columns", 40)
+        shown = df.drop(columns=["error"]) if nerr == 0 else df
+        text = shown.to_string(index=False, max_rows=60, float_format=lambda v: f"{v:.6g}")
+        print(text)
+        cached = int(df["cached"].sum())
+        print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), "
+              f"{df['seconds'].sum():.2f} s of compute"
+              + (f"; wrote {args.out}" if args.out else ""))
+    if nerr:
+        bad = [i for i, s in enumerate(df["status"]) if s == "error"]
+        for i in bad[:5]:
+            print(f"tcpabr sweep: point failed: {grid[i]}: {df['error'].iloc[i]}", file=sys.stderr)
+        if len(bad) > 5:
+            print(f"tcpabr sweep: ... {len(bad) - 5} more failed points", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,96 @@
+"""``tcpabr sweep``: grid flags, ranges, TOML file, CSV output, errors (exit 2, one line)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tcpabr_model.cli as cli
+from tcpabr_model.sweep import Grid, run_sweep
+from tcpabr_model.sweep.cli import parse_grid_arg, parse_value
+
+
+@pytest.fixture
+def main(monkeypatch):
+    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sweep.cli",))
+    return cli.main
+
+
+def test_parse_values_and_ranges():
+    assert [parse_value(v) for v in ("3", "2.5", "true", "False", "null", "none", "[40, 60]", "1e3")] == \
+        [3, 2.5, True, False, None, "none", [40, 60], 1000.0]
+    key, vals = parse_grid_arg("psi=1,logspace:10:1000:3,linspace:0:1:3")
+    assert key == "psi" and vals == pytest.approx([1, 10, 100, 1000, 0, 0.5, 1])
+    assert parse_grid_arg("delta=[40,60],[40,80]") == ("delta", [[40, 60], [40, 80]])
+    assert parse_grid_arg("psi=logspace:1:200:20")[1] == pytest.approx(list(np.geomspace(1, 200, 20)))
+
+
+def test_grid_flags_csv_output(main, capsys, tmp_path):
+    out = tmp_path / "sub" / "t.csv"
+    rc = main(["sweep", "analysis", "--grid", "psi=2,20", "--grid", "feedback=instcap,none",
+               "--fixed", "delta=8", "--fixed", "bmax=3", "--fixed", "wmax=16", "--workers", "1",
+               "--out", str(out), "--no-progress"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "4 points (0 from the cache, 0 failed)" in text and f"wrote {out}" in text
+    df = pd.read_csv(out)
+    ref = run_sweep("analysis", Grid({"psi": [2, 20], "feedback": ["instcap", "none"]},
+                                     fixed={"delta": 8, "bmax": 3, "wmax": 16}), workers=1)
+    assert df.columns.tolist() == ref.columns.tolist()
+    assert np.allclose(df.optimistic, ref.optimistic, rtol=1e-14, atol=0)
+    assert df.seed.tolist() == ref.seed.tolist()
+
+
+def test_toml_file_json_and_cache(main, capsys, tmp_path):
+    f = tmp_path / "g.toml"
+    f.write_text('[fixed]\ns = 0.03\n[grid]\ndelta = [0.2, 0.24]\nk = [8, 12]\n')
+    args = ["sweep", "effcap_design", "--file", str(f), "--fixed", "k=8", "--cache", str(tmp_path / "c"),
+            "--json", "--workers", "1"]
+    assert main(args) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["delta"], r["k"], r["m"], r["n"]) for r in rows] == [(0.2, 8, 7, 49), (0.24, 8, 8, 56)]
+    assert not any(r["cached"] for r in rows)
+    assert main(args) == 0
+    assert all(r["cached"] for r in json.loads(capsys.readouterr().out))
+
+
+def test_failed_point_exit_1(main, capsys):
+    rc = main(["sweep", "analysis", "--grid", "psi=0.5,2", "--fixed", "delta=8", "--fixed", "bmax=3",
+               "--fixed", "wmax=16", "--workers", "1"])
+    assert rc == 1
+    cap = capsys.readouterr()
+    assert "1 failed" in cap.out
+    assert "point failed: {'psi': 0.5" in cap.err and "ValueError: psi=0.5 is invalid" in cap.err
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["analysis", "--grid", "psi"], "--grid 'psi' is invalid"),
+    (["analysis", "--grid", "psi=logspace:0:10:3"], "logspace ends must be > 0"),
+    (["analysis", "--grid", "psi=linspace:1:x:3"], "START and STOP must be numbers"),
+    (["analysis", "--grid", "psi=1", "--grid", "psi=2"], "--grid 'psi' is invalid: given twice"),
+    (["analysis"], "give at least one"),
+    (["nope", "--fixed", "psi=2"], "method='nope' is invalid"),
+    (["no_such_module:f", "--fixed", "psi=2"], "cannot import it"),
+    (["analysis", "--fixed", "psi=2", "--out", "t.xlsx"], "--out 't.xlsx' is invalid"),
+    (["analysis", "--file", "missing.toml"], "grid file='missing.toml' is invalid"),
+    (["analysis", "--fixed", "psi=2", "--seed", "-1"], "seed=-1 is invalid"),
+    (["analysis", "--fixed", "psi=2", "--workers", "0"], "--workers=0 is invalid"),
+    (["analysis", "--fixed", "psi=2", "--dask", "local:x"], "--dask 'local:x' is invalid"),
+    (["analysis", "--fixed", "seed=2"], "key 'seed' is invalid"),
+])
+def test_bad_input_exit_2_one_line(main, capsys, argv, msg):
+    assert main(["sweep", *argv]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_parquet_without_pyarrow_is_one_line(main, capsys, monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow -> ImportError
+    rc = main(["sweep", "effcap_design", "--fixed", "delta=0.2", "--fixed", "s=0.03",
+               "--out", str(tmp_path / "t.parquet")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "Parquet needs pyarrow" in err and len(err.strip().splitlines()) == 1
