@@ -174,7 +174,7 @@ def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi"
     if logx:
         _log_x(ax)
     ax.set_xlabel(xlabel or PSI_LABEL)
-    ax.set_ylabel(ylabel or ("per-connection efficiency (goodput in IP bytes / mean capacity)"
+    ax.set_ylabel(ylabel or ("per-connection efficiency (IP-byte goodput / mean capacity)"
                              if per_connection else "Jain's fairness index of the goodputs (dimensionless)"))
     if title:
         ax.set_title(title)

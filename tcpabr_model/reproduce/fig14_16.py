@@ -120,7 +120,10 @@ def _check_15(df):
     if sig_pos(avg):
         return Verdict("partly", f"a larger N helps on average ({100 * avg.mean:.1f} %) but not significantly at "
                        "every Delta, or by less than 5 %", lines)
-    return Verdict("not supported", "no significant gain from a larger N in Fig. 15", lines)
+    n_up = sum(sig_pos(v) for v in d.values())
+    n_down = sum(v.hi < 0 for v in d.values())
+    return Verdict("not supported", f"a larger N is significantly better at {n_up} and significantly worse at "
+                   f"{n_down} of {len(d)} Delta values; average {100 * avg.mean:+.1f} %", lines)
 
 
 def _check_15_level(df):
@@ -163,7 +166,10 @@ def _check_16_large(df):
     if negligible:
         return Verdict("partly", "at psi > 10 the difference between N values is negligible (<= 3 %), but the "
                        "smaller N is not ahead everywhere", lines)
-    return Verdict("not supported", "at psi > 10 the N values differ by more than 3 %", lines)
+    worst = max(d.values(), key=lambda v: abs(v.mean))
+    return Verdict("not supported", f"at psi > 10 the N values differ by up to {100 * abs(worst.mean):.0f} % "
+                   f"(the {'smaller' if worst.mean < 0 else 'larger'} N ahead), more than the 3 % called "
+                   "negligible", lines)
 
 
 def _check_absolute(df):

@@ -55,7 +55,7 @@ def draw(df):
                                 label=f"Delta {1000 * d:g} ms (psi {TAUS[f] / d:g}, M : Delta = {ceil_div(d)})")
             ax.set_title(f"Fig. {f}: tau = {1000 * TAUS[f]:g} ms, N : {k} Delta", fontsize=10)
             ax.set_xlabel("M (measurement intervals of s = 30 ms per block average)")
-            ax.set_ylabel("efficiency (IP bytes / mean capacity; ATM tax charged)")
+            ax.set_ylabel("efficiency (IP bytes / mean capacity)")
             ax.grid(True, alpha=0.3)
             if ax.get_legend_handles_labels()[0]:
                 ax.legend(fontsize=7)
