@@ -32,6 +32,9 @@ __all__ = ["AbrBackboneCase", "slides_source_params", "abr_presets", "get_abr_pr
            "abr_preset_names", "RATE_ALLOCATIONS"]
 
 RATE_ALLOCATIONS = ("erica", "instcap", "effcap")
+# INSTCAP/EFFCAP measurement interval s as a fraction of the RTT (the core paper's
+# s = 30 ms for Delta = 200 ms is 0.15 Delta); EFFCAP uses M : Delta and N : 8 Delta
+EFFCAP_INTERVAL_FRACTION = 0.15
 
 LINK_MBPS = 155.52
 MSS_BYTES = 512
@@ -145,6 +148,50 @@ class AbrBackboneCase:
         """Cells the link carries in one RTT (the slides' "x RTT" unit for queues)."""
         return self.rtt_s * self.link_cells_per_s
 
+    def to_network(self, duration_s: float | None = None, warmup_s: float = 0.0):
+        """The case as a :class:`tcpabr_model.net.Network` (one switch port, see the module
+        docstring; switch 2 is never a bottleneck and is folded into the egress delay).
+
+        Parameters
+        ----------
+        duration_s : float or None
+            Measured time, seconds (default the case's ``duration_s``).
+        warmup_s : float, optional(default=0.0)
+        """
+        from ..sim.feedback import m_from_delta, n_from_k
+        from .model import DropPolicy, Network, Port, TcpParams, VbrSource, Vc
+
+        dur = self.duration_s if duration_s is None else check_real("duration_s", duration_s, 0.0, low_open=True)
+        d = self.link_delay_s
+        n = self.n_sources
+        s_meas = EFFCAP_INTERVAL_FRACTION * self.rtt_s
+        port = Port(rate=1.0, link_delay=0.0, abr_buffer=self.switch_buffer_cells,
+                    abr_policy=DropPolicy("tail"), vbr_buffer=1 << 17,
+                    erica=self.erica if self.rate_allocation == "erica" else None,
+                    name="switch 1 -> backbone")
+        common = dict(route=(0,), category="abr", access_delay=d, egress_delay=2.0 * d,
+                      source_buffer=self.source_buffer_cells, abr=self.source)
+        if self.rate_allocation == "erica":
+            vcs = tuple(Vc(feedback="rm", name=f"tcp{i}", **common) for i in range(n))
+        else:
+            m = m_from_delta(self.rtt_s, s_meas) if self.rate_allocation == "effcap" else 1
+            nn = n_from_k(8, self.rtt_s, s_meas) if self.rate_allocation == "effcap" else 1
+            vcs = tuple(Vc(feedback=self.rate_allocation, feedback_delay=self.feedback_delay_s,
+                           m=m, n=max(nn, 1), share=1.0 / n, initial_rate=self.source.icr / self.link_cells_per_s,
+                           name=f"tcp{i}", **common) for i in range(n))
+        vbr = ()
+        if self.vbr_duty > 0.0 and self.vbr_rate_mbps > 0.0:
+            on = self.vbr_duty * self.vbr_period_s
+            vbr = (VbrSource(route=(0,), rate=self.vbr_rate_mbps / self.link_mbps, on=on,
+                             off=self.vbr_period_s - on, name="vbr"),)
+        t = self.tcp
+        tcp = TcpParams(variant=t["variant"], wmax=t["window_segments"], rto="estimator",
+                        granularity=t["granularity_s"], rto_min=t["rto_min_s"],
+                        rto_initial=t["rto_initial_s"], delayed_ack=t["delayed_ack"])
+        return Network(ports=(port,), vcs=vcs, vbr=vbr, tcp=tcp, link_rate_bps=self.link_mbps * 1e6,
+                       payload_bytes=t["mss_bytes"], interval=s_meas, duration=dur, warmup=warmup_s,
+                       bottleneck=0, name=self.name)
+
     def with_rate_allocation(self, policy: str) -> "AbrBackboneCase":
         """The same case with another rate computation at the bottleneck (issue item 5)."""
         check_choice("policy", policy, RATE_ALLOCATIONS)
@@ -185,6 +232,12 @@ _BASE_PROVENANCE = {
                     "the fixed delays d3 + d2 + d1; ERICA stamps the BRM when it passes "
                     "switch 1 (d3 + d2 after the destination)",
     "duration_s": "CHOICE: 10 s of simulated time (not stated)",
+    "switch_2": "CHOICE: switch 2 is not simulated (same rate as the backbone, never a "
+                "bottleneck); its link delays are the VC's egress delay 2 d",
+    "instcap_effcap": "CHOICE (item 5 only): share 1/N of the port capacity per VC, "
+                      "measurement interval s = 0.15 RTT, EFFCAP M : RTT, N : 8 RTT (core "
+                      "paper Sec. VI notation), feedback delay = 2 d; INSTCAP/EFFCAP see the "
+                      "port's capacity, not the VBR load",
 }
 
 

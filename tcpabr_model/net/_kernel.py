@@ -1,0 +1,638 @@
+"""Numba kernel of the network (topology) cell-level simulator (private).
+
+Time advances in slots of one 53-byte cell time at the *reference rate* (the rate whose
+``PF_RATE`` is 1).  Every server works with a byte credit like :mod:`tcpabr_model.sim`:
+a source gains its rate (bytes per slot) each slot and emits one unit (cell, or IP
+packet for TCP alone) per ``GF_UNITB`` bytes of credit; a port gains ``capacity x rate x
+53`` bytes per slot and serves one unit per ``GF_UNITB`` bytes.  A server with an empty
+queue at the end of a slot forfeits its credit.  Slots in which nothing is queued
+anywhere (ports, link delay lines, sources; no VBR source on) are skipped in one step.
+
+Order of work inside slot ``t`` (the same as the single-bottleneck kernel, so the
+network built by :func:`tcpabr_model.net.from_sim_scenario` reproduces it exactly):
+
+1. boundaries: measurement interval end -> rate allocation hook of every port
+   (:mod:`._ratealloc`);
+2. timed events per VC (in VC order): feedback arrivals, VBR on/off switches, then for
+   each of its connections ACK arrivals, delayed-ACK timer, retransmission timer
+   (:mod:`._tcp`);
+3. cells whose link delay ends at ``t`` arrive at their next port;
+4. sources emit (VC order); a cell arrives at the first port of its route in the same
+   slot (the access-link delay is folded into the ACK return delay, see
+   ``docs/network.md``) and is admitted or dropped by the class queue's policy
+   (:mod:`._drop_policies`);
+5. ports serve (port order, strict priority VBR > ABR > UBR with the UBR guaranteed
+   rate); a served cell enters the port's outgoing link delay line towards the next port
+   of its route, or, after its last port, reaches the destination at ``t + 1``
+   (reassembly: a frame is delivered iff all its cells arrived in order).
+
+The kernel takes only arrays and scalars and is deterministic; the only randomness
+(capacity paths, drawn outside; the GFR lottery, a counter-based generator keyed by
+``G_SEED``) is reproducible from the replication's seed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._drop_policies import frame_admit, uniform01
+from ._layout import (
+    BIG, CL_ABR, CL_UBR, CL_VBR, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
+    GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
+    O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
+    PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
+    PP_LINKDELAY, PS_DROP0, PS_FDROP, PS_NSTATE, PS_QMAX, PS_QMAX0, PS_SERVED0, PS_SERVEDW0,
+    QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_NSTATE, S_SEGSENT, S_SQCELLS, S_SQCIDX,
+    S_SQCNT, S_SQHEAD, SRC_CONSTANT, SRC_FEEDBACK, SRC_VBR, V_CDELIV, V_CDROP, V_CSENT,
+    V_CURC, V_DCONN, V_DCORR, V_DEXP, V_DSEQ, V_FBCNT, V_FBHEAD, V_FCORR, V_NEXTTOG,
+    V_NSTATE, V_ON, V_RR, V_VBRDELIV, V_VBRSENT, VF_INITRATE, VF_RATE, VF_SHARE, VP_CLASS,
+    VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
+    VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE, F_NSTATE,
+)
+from ._ratealloc import port_interval
+from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
+
+__all__ = ["simulate_network_kernel"]
+
+
+@njit(cache=True, error_model="numpy")
+def _cap_integral(p, a, b, ptimes, pstate, caps):
+    """Integral of port ``p``'s normalised capacity over [a, b) slots; advances its path."""
+    acc = 0.0
+    x = float(a)
+    fb = float(b)
+    i = pstate[p, 0]
+    s = pstate[p, 1]
+    while ptimes[p, i] < fb:
+        tc = ptimes[p, i]
+        if tc > x:
+            acc += caps[p, s] * (tc - x)
+            x = tc
+        s = 1 - s
+        i += 1
+    acc += caps[p, s] * (fb - x)
+    pstate[p, 0] = i
+    pstate[p, 1] = s
+    return acc
+
+
+@njit(cache=True, error_model="numpy")
+def _path_cursor(p, ptimes, pstate, caps):
+    x = ptimes[p, pstate[p, 0]]
+    if x >= 4.0e18:
+        n = BIG
+    else:
+        n = np.int64(np.floor(x)) - 1
+    return n, caps[p, pstate[p, 1]]
+
+
+@njit(cache=True, error_model="numpy")
+def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
+            qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
+            force_conn, force_seq, force_used):
+    """A cell arrives at port ``p``; admit it into its class queue or drop it.
+
+    Returns 1 if the cell was queued, 0 if dropped.
+    """
+    k = vpar[v, VP_CLASS]
+    j = p * NCLASS + k
+    eom = (info & INFO_EOM) != 0
+    kind = info & INFO_KIND_MASK
+    cidx = info >> INFO_CIDX_SHIFT
+    # rest of a frame that is being discarded here (EPD / policy reject / PPD)
+    if ppdf[v, p] == 1:
+        pst[p, PS_DROP0 + k] += 1
+        vst[v, V_CDROP] += 1
+        if c >= 0:
+            st[c, S_CDROP] += 1
+        if eom:
+            ppdf[v, p] = 0
+        return 0
+    pol = qpol[p, k]
+    x = qn[j]
+    kk = qcap[p, k]
+    if cidx == 0 and kind == KIND_DATA:
+        admit = True
+        if first_port and force_conn.shape[0] > 0:
+            for q in range(force_conn.shape[0]):
+                if force_used[q] == 0 and force_conn[q] == c and force_seq[q] == seq:
+                    force_used[q] = 1
+                    admit = False
+                    break
+        if admit:
+            if pol == POL_THRESH:
+                if occ[v, p] < vthr[v, p, 0]:
+                    armed[v, p] = 1
+                elif armed[v, p] == 1:
+                    armed[v, p] = 0
+                    admit = False
+            elif pol >= POL_EPD:
+                u = 0.5
+                if pol == POL_GFR:
+                    u = uniform01(gpar[G_SEED] + 7919 * p, lot[p])
+                    lot[p] += 1
+                admit = frame_admit(pol, float(x), float(occ[v, p]), float(nact[p, k]), float(kk),
+                                    qfpar[p, k, QP_R], qfpar[p, k, QP_Z], vthr[v, p, 0], vthr[v, p, 1],
+                                    (info & INFO_TAG) != 0, u)
+        if not admit:
+            pst[p, PS_DROP0 + k] += 1
+            pst[p, PS_FDROP] += 1
+            vst[v, V_CDROP] += 1
+            if c >= 0:
+                st[c, S_CDROP] += 1
+                st[c, S_FDROP] += 1
+            if not eom:
+                ppdf[v, p] = 1
+            return 0
+    if x >= kk:
+        pst[p, PS_DROP0 + k] += 1
+        vst[v, V_CDROP] += 1
+        if ppdf[v, p] == 0:
+            pst[p, PS_FDROP] += 1
+            if c >= 0:
+                st[c, S_FDROP] += 1
+        if c >= 0:
+            st[c, S_CDROP] += 1
+        if eom:
+            ppdf[v, p] = 0
+        elif pol == POL_TAIL:
+            ppdf[v, p] = 2      # frame damaged, later cells still admitted (counted once)
+        else:
+            ppdf[v, p] = 1      # partial packet discard
+        return 0
+    if eom and ppdf[v, p] == 2:
+        ppdf[v, p] = 0
+    cap = qcap[p, k]
+    pos = qbase[j] + (qh[j] + x) % cap
+    qv[pos] = v
+    qc[pos] = c
+    qs[pos] = seq
+    qi[pos] = info
+    qn[j] = x + 1
+    if occ[v, p] == 0:
+        nact[p, k] += 1
+    occ[v, p] += 1
+    if x + 1 > pst[p, PS_QMAX0 + k]:
+        pst[p, PS_QMAX0 + k] = x + 1
+    tot = qn[p * NCLASS] + qn[p * NCLASS + 1] + qn[p * NCLASS + 2]
+    if tot > pst[p, PS_QMAX]:
+        pst[p, PS_QMAX] = tot
+    return 1
+
+
+@njit(cache=True, error_model="numpy")
+def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar, vpar, vfpar,
+                            vroute, vthr, cpar, cfpar, force_conn, force_seq,
+                            sq_cap, ak_cap, fb_cap, rb_cap, dl_cap):
+    """Run one replication of a network.
+
+    Parameters
+    ----------
+    gpar, gfpar : ndarray
+        Global integer / float parameters (``G_*``, ``GF_*``).
+    ppar, pfpar : ndarray(ndim=2)
+        Per-port parameters (``PP_*``, ``PF_*`` columns).
+    ptimes : ndarray(float64, ndim=2)
+        Per port, capacity change epochs in slots, increasing, padded with +inf (a row
+        of +inf for a constant-capacity port).
+    qcap, qpol : ndarray(int64, shape=(nports, 3))
+        Buffer size (cells) and drop policy (``POL_*``) of each class queue.
+    qfpar : ndarray(float64, shape=(nports, 3, QP_NPAR))
+        Policy parameters (R, Z).
+    vpar, vfpar : ndarray(ndim=2)
+        Per-VC parameters (``VP_*``, ``VF_*``).
+    vroute : ndarray(int64, ndim=2)
+        Ports of each VC's route, in order (``VP_NHOPS`` entries used).
+    vthr : ndarray(float64, shape=(nvc, nports, 2))
+        Per-VC, per-port threshold R_i (cells) and weight W_i (GFR, THRESH).
+    cpar, cfpar : ndarray(ndim=2)
+        Per-connection parameters (``CP_*``, ``CF_*``).
+    force_conn, force_seq : ndarray(int64)
+        Frames (connection, segment) dropped at the first port of their route on their
+        first transmission (tests).
+    sq_cap, ak_cap, fb_cap, rb_cap : int
+        Ring sizes: segmentation queue (frames), ACKs in flight, feedback values in flight,
+        receiver reorder window (also the SACK scoreboard).
+    dl_cap : ndarray(int64)
+        Per-port capacity of the outgoing link's delay line (cells).
+
+    Returns
+    -------
+    st, fs : per-connection state and counters (``S_*``, ``F_*``)
+    vst, vfs : per-VC state and counters (``V_*``, ``VS_*``)
+    pst, pfs : per-port counters (``PS_*``, ``PFS_*``)
+    gout : global outputs (``O_*``)
+    inflight : ndarray(int64, ndim=1), cells of each VC still in port queues or on links
+    """
+    nport = ppar.shape[0]
+    nvc = vpar.shape[0]
+    nconn = cpar.shape[0]
+    nslots = gpar[G_NSLOTS]
+    warm = gpar[G_WARMUP]
+    meas_len = gpar[G_MEAS]
+    slotb = gfpar[GF_SLOTB]
+    unitb = gfpar[GF_UNITB]
+
+    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
+    fs = np.zeros((nconn, F_NSTATE))
+    vst = np.zeros((nvc, V_NSTATE), dtype=np.int64)
+    vfs = np.zeros((nvc, VS_NSTATE))
+    pst = np.zeros((nport, PS_NSTATE), dtype=np.int64)
+    pfs = np.zeros((nport, PFS_NSTATE))
+    gout = np.zeros(O_NOUT)
+    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
+    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
+    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
+    fb_t = np.zeros((nvc, fb_cap), dtype=np.int64)
+    fb_v = np.zeros((nvc, fb_cap))
+
+    # class queues: flat rings, queue j = p * 3 + k
+    nq = nport * NCLASS
+    qbase = np.zeros(nq + 1, dtype=np.int64)
+    for p in range(nport):
+        for k in range(NCLASS):
+            qbase[p * NCLASS + k + 1] = qbase[p * NCLASS + k] + qcap[p, k]
+    qtot = qbase[nq]
+    qv = np.zeros(qtot, dtype=np.int32)
+    qc = np.zeros(qtot, dtype=np.int32)
+    qs = np.zeros(qtot, dtype=np.int64)
+    qi = np.zeros(qtot, dtype=np.int32)
+    qh = np.zeros(nq, dtype=np.int64)
+    qn = np.zeros(nq, dtype=np.int64)
+    occ = np.zeros((nvc, nport), dtype=np.int64)
+    nact = np.zeros((nport, NCLASS), dtype=np.int64)
+    ppdf = np.zeros((nvc, nport), dtype=np.int8)
+    armed = np.ones((nvc, nport), dtype=np.int8)
+    lot = np.zeros(nport, dtype=np.int64)
+    # link delay lines: flat rings per port
+    dbase = np.zeros(nport + 1, dtype=np.int64)
+    for p in range(nport):
+        dbase[p + 1] = dbase[p] + dl_cap[p]
+    dtt = np.zeros(dbase[nport], dtype=np.int64)
+    dv = np.zeros(dbase[nport], dtype=np.int32)
+    dc = np.zeros(dbase[nport], dtype=np.int32)
+    ds = np.zeros(dbase[nport], dtype=np.int64)
+    di = np.zeros(dbase[nport], dtype=np.int32)
+    dh = np.zeros(nport, dtype=np.int64)
+    dn = np.zeros(nport, dtype=np.int64)
+    nforce = force_conn.shape[0]
+    force_used = np.zeros(nforce, dtype=np.int8)
+
+    # routing: next port after p on v's route (-1: destination)
+    nexthop = -np.ones((nvc, nport), dtype=np.int64)
+    for v in range(nvc):
+        for h in range(vpar[v, VP_NHOPS] - 1):
+            nexthop[v, vroute[v, h]] = vroute[v, h + 1]
+
+    # rate allocation history
+    mmax = 1
+    nmax = 1
+    for v in range(nvc):
+        if vpar[v, VP_M] > mmax:
+            mmax = vpar[v, VP_M]
+        if vpar[v, VP_N] > nmax:
+            nmax = vpar[v, VP_N]
+    xh = np.zeros((nport, mmax))
+    avg = np.zeros((nvc, nmax))
+
+    # capacity paths
+    caps = np.empty((nport, 2))
+    pstate = np.zeros((nport, 2), dtype=np.int64)
+    nchg = np.zeros(nport, dtype=np.int64)
+    ccap = np.zeros(nport)
+    for p in range(nport):
+        caps[p, 0] = 1.0
+        caps[p, 1] = pfpar[p, PF_LOW]
+        pstate[p, 1] = ppar[p, PP_INITSTATE]
+        nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
+
+    err = 0
+    nvbr_on = 0
+    for c in range(nconn):
+        init_conn(c, st, fs, cfpar, gpar)
+    for v in range(nvc):
+        vst[v, V_CURC] = -1
+        mode = vpar[v, VP_SRCMODE]
+        if mode == SRC_FEEDBACK or mode == SRC_CONSTANT:
+            vfs[v, VS_ACR] = vfpar[v, VF_INITRATE] * vfpar[v, VF_SHARE] * slotb * pfpar[vpar[v, VP_FBPORT], PF_RATE]
+        else:
+            vfs[v, VS_ACR] = vfpar[v, VF_RATE]
+        if mode == SRC_VBR:
+            vst[v, V_NEXTTOG] = vpar[v, VP_PHASE]
+        else:
+            vst[v, V_NEXTTOG] = BIG
+    for c in range(nconn):
+        if not try_send(c, 0, st, fs, cpar, gpar, sq_seq, sb):
+            err = 1
+    next_evt = BIG
+    for c in range(nconn):
+        x = conn_next(c, st, ak_t)
+        if x < next_evt:
+            next_evt = x
+    for v in range(nvc):
+        if vst[v, V_NEXTTOG] < next_evt:
+            next_evt = vst[v, V_NEXTTOG]
+
+    tot_q = 0
+    dl_tot = 0
+    next_meas = meas_len
+    kmeas = 0
+    t = np.int64(0)
+    t_chk = np.int64(0)
+    seg_total = np.int64(0)
+    for c in range(nconn):
+        seg_total += st[c, S_SQCELLS]
+    while True:
+        if t >= t_chk:
+            # ---- 1. measurement boundary: rate allocation hook of every port --------------
+            if t == next_meas:
+                kmeas += 1
+                for p in range(nport):
+                    xm = pfs[p, PFS_MEASACC] / meas_len
+                    pfs[p, PFS_MEASACC] = 0.0
+                    e, nf = port_interval(p, t, kmeas, xm, xh, avg, vpar, vst, fb_t, fb_v)
+                    if e != 0:
+                        err = e
+                    if nf < next_evt:
+                        next_evt = nf
+                next_meas += meas_len
+            if t >= nslots or err != 0:
+                break
+            # ---- 2. timed events -------------------------------------------------------------
+            if t >= next_evt:
+                next_evt = BIG
+                for v in range(nvc):
+                    while vst[v, V_FBCNT] > 0 and fb_t[v, vst[v, V_FBHEAD]] <= t:
+                        h = vst[v, V_FBHEAD]
+                        vfs[v, VS_ACR] = fb_v[v, h] * vfpar[v, VF_SHARE] * slotb * pfpar[vpar[v, VP_FBPORT], PF_RATE]
+                        vst[v, V_FBHEAD] = (h + 1) % fb_cap
+                        vst[v, V_FBCNT] -= 1
+                    if vst[v, V_FBCNT] > 0 and fb_t[v, vst[v, V_FBHEAD]] < next_evt:
+                        next_evt = fb_t[v, vst[v, V_FBHEAD]]
+                    while vst[v, V_NEXTTOG] <= t:
+                        if vst[v, V_ON] == 0:
+                            vst[v, V_ON] = 1
+                            nvbr_on += 1
+                            vst[v, V_NEXTTOG] += vpar[v, VP_ON]
+                        else:
+                            vst[v, V_ON] = 0
+                            nvbr_on -= 1
+                            vfs[v, VS_CRED] = 0.0
+                            vst[v, V_NEXTTOG] += vpar[v, VP_OFF]
+                    if vst[v, V_NEXTTOG] < next_evt:
+                        next_evt = vst[v, V_NEXTTOG]
+                    c0 = vpar[v, VP_CONN0]
+                    for c in range(c0, c0 + vpar[v, VP_NCONN]):
+                        while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
+                            h = st[c, S_AKHEAD]
+                            a = ak_v[c, h]
+                            sk = ak_s[c, h]
+                            st[c, S_AKHEAD] = (h + 1) % ak_cap
+                            st[c, S_AKCNT] -= 1
+                            if not on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
+                                err = 1
+                        if st[c, S_DAEXP] <= t:
+                            if not send_ack(c, t, -1, st, cpar, ak_t, ak_v, ak_s):
+                                err = 2
+                        if st[c, S_RTOEXP] <= t:
+                            if not on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
+                                err = 1
+                        x = conn_next(c, st, ak_t)
+                        if x < next_evt:
+                            next_evt = x
+            seg_total = 0
+            for c in range(nconn):
+                seg_total += st[c, S_SQCELLS]
+            t_chk = next_evt
+            if next_meas < t_chk:
+                t_chk = next_meas
+            if nslots < t_chk:
+                t_chk = nslots
+
+        # ---- idle: skip to the next event or boundary --------------------------------------
+        if tot_q == 0 and seg_total == 0 and dl_tot == 0 and nvbr_on == 0:
+            tn = t_chk
+            if tn > t:
+                lo = t if t > warm else warm
+                for p in range(nport):
+                    if tn > lo:
+                        if lo > t:
+                            ci = _cap_integral(p, t, lo, ptimes, pstate, caps)
+                            pfs[p, PFS_MEASACC] += ci
+                            pfs[p, PFS_CAPTOT] += ci
+                        ci = _cap_integral(p, lo, tn, ptimes, pstate, caps)
+                        pfs[p, PFS_MEASACC] += ci
+                        pfs[p, PFS_CAPTOT] += ci
+                        pfs[p, PFS_CAPWIN] += ci
+                    else:
+                        ci = _cap_integral(p, t, tn, ptimes, pstate, caps)
+                        pfs[p, PFS_MEASACC] += ci
+                        pfs[p, PFS_CAPTOT] += ci
+                    pfs[p, PFS_CRED] = 0.0
+                    nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
+                for v in range(nvc):
+                    vfs[v, VS_CRED] = 0.0
+                t = tn
+                continue
+
+        # ---- 3. link delay lines deliver to the next port ----------------------------------
+        if dl_tot > 0:
+            for p in range(nport):
+                while dn[p] > 0 and dtt[dbase[p] + dh[p]] <= t:
+                    pos = dbase[p] + dh[p]
+                    v = dv[pos]
+                    dh[p] = dh[p] + 1 if dh[p] + 1 < dl_cap[p] else 0
+                    dn[p] -= 1
+                    dl_tot -= 1
+                    tot_q += _arrive(nexthop[v, p], v, dc[pos], ds[pos], di[pos], False, gpar, qcap, qpol,
+                                     qfpar, vthr, qbase, qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed,
+                                     lot, pst, st, vst, vpar, force_conn, force_seq, force_used)
+
+        # ---- 4. sources emit ----------------------------------------------------------------
+        for v in range(nvc):
+            p0 = vroute[v, 0]
+            if vpar[v, VP_SRCMODE] == SRC_VBR:
+                if vst[v, V_ON] == 0:
+                    continue
+                cred = vfs[v, VS_CRED] + vfs[v, VS_ACR]
+                while cred >= unitb:
+                    cred -= unitb
+                    vst[v, V_VBRSENT] += 1
+                    vst[v, V_CSENT] += 1
+                    tot_q += _arrive(p0, v, -1, 0, KIND_VBR | INFO_EOM, True, gpar, qcap, qpol, qfpar,
+                                     vthr, qbase, qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed, lot,
+                                     pst, st, vst, vpar, force_conn, force_seq, force_used)
+                vfs[v, VS_CRED] = cred
+                continue
+            c0 = vpar[v, VP_CONN0]
+            ncv = vpar[v, VP_NCONN]
+            waiting = 0
+            for c in range(c0, c0 + ncv):
+                waiting += st[c, S_SQCELLS]
+            if waiting == 0:
+                vfs[v, VS_CRED] = 0.0
+                continue
+            cred = vfs[v, VS_CRED] + vfs[v, VS_ACR]
+            tagbit = INFO_TAG if vpar[v, VP_TAG] == 1 else 0
+            while cred >= unitb and waiting > 0:
+                c = vst[v, V_CURC]
+                if c < 0:
+                    # next connection with a frame waiting, round robin (frames never interleave)
+                    for i in range(ncv):
+                        cc = c0 + (vst[v, V_RR] + i) % ncv
+                        if st[cc, S_SQCELLS] > 0:
+                            c = cc
+                            break
+                    vst[v, V_CURC] = c
+                cred -= unitb
+                upf = cpar[c, CP_UPF]
+                cidx = st[c, S_SQCIDX]
+                eom = cidx == upf - 1
+                st[c, S_SQCELLS] -= 1
+                waiting -= 1
+                seg_total -= 1
+                h = st[c, S_SQHEAD]
+                seq = sq_seq[c, h]
+                if eom:
+                    st[c, S_SQHEAD] = h + 1 if h + 1 < sq_cap else 0
+                    st[c, S_SQCNT] -= 1
+                    st[c, S_SQCIDX] = 0
+                    vst[v, V_CURC] = -1
+                    vst[v, V_RR] = (c - c0 + 1) % ncv
+                else:
+                    st[c, S_SQCIDX] = cidx + 1
+                info = KIND_DATA | (cidx << INFO_CIDX_SHIFT) | tagbit
+                if eom:
+                    info |= INFO_EOM
+                vst[v, V_CSENT] += 1
+                tot_q += _arrive(p0, v, c, seq, info, True, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
+                                 qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
+                                 force_conn, force_seq, force_used)
+            if waiting == 0:
+                cred = 0.0
+            vfs[v, VS_CRED] = cred
+
+        # ---- 5. ports serve -------------------------------------------------------------------
+        for p in range(nport):
+            if nchg[p] >= t:
+                ci = ccap[p]
+            else:
+                ci = _cap_integral(p, t, t + 1, ptimes, pstate, caps)
+                nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
+            pfs[p, PFS_MEASACC] += ci
+            pfs[p, PFS_CAPTOT] += ci
+            if t >= warm:
+                pfs[p, PFS_CAPWIN] += ci
+            j0 = p * NCLASS
+            nport_q = qn[j0] + qn[j0 + 1] + qn[j0 + 2]
+            if nport_q > 0:
+                cred = pfs[p, PFS_CRED] + ci * slotb * pfpar[p, PF_RATE]
+                gr = pfpar[p, PF_GR]
+                while cred >= unitb and nport_q > 0:
+                    cred -= unitb
+                    # strict priority VBR > ABR > UBR, except that the UBR class is owed GR
+                    # of every cell slot while it has cells queued
+                    k = -1
+                    if gr > 0.0 and qn[j0 + CL_UBR] > 0:
+                        g = pfs[p, PFS_GACC] + gr
+                        if g >= 1.0:
+                            g -= 1.0
+                            k = CL_UBR
+                        pfs[p, PFS_GACC] = g
+                    if k < 0:
+                        if qn[j0 + CL_VBR] > 0:
+                            k = CL_VBR
+                        elif qn[j0 + CL_ABR] > 0:
+                            k = CL_ABR
+                        else:
+                            k = CL_UBR
+                    j = j0 + k
+                    pos = qbase[j] + qh[j]
+                    qh[j] = qh[j] + 1 if qh[j] + 1 < qcap[p, k] else 0
+                    qn[j] -= 1
+                    nport_q -= 1
+                    tot_q -= 1
+                    v = qv[pos]
+                    occ[v, p] -= 1
+                    if occ[v, p] == 0:
+                        nact[p, k] -= 1
+                    pst[p, PS_SERVED0 + k] += 1
+                    if t >= warm:
+                        pst[p, PS_SERVEDW0 + k] += 1
+                    c = qc[pos]
+                    info = qi[pos]
+                    nh = nexthop[v, p]
+                    if nh >= 0:
+                        # onto the outgoing link, towards the next port of the route
+                        if dn[p] >= dl_cap[p]:
+                            err = 4
+                            t_chk = t + 1
+                            continue
+                        dpos = dbase[p] + (dh[p] + dn[p]) % dl_cap[p]
+                        dtt[dpos] = t + 1 + ppar[p, PP_LINKDELAY]
+                        dv[dpos] = v
+                        dc[dpos] = c
+                        ds[dpos] = qs[pos]
+                        di[dpos] = info
+                        dn[p] += 1
+                        dl_tot += 1
+                        continue
+                    # ---- destination (reassembly), reached at t + 1 ----
+                    vst[v, V_CDELIV] += 1
+                    kind = info & INFO_KIND_MASK
+                    if kind == KIND_VBR:
+                        vst[v, V_VBRDELIV] += 1
+                        continue
+                    if kind != KIND_DATA:
+                        continue
+                    cidx = info >> INFO_CIDX_SHIFT
+                    seq = qs[pos]
+                    if cidx == 0:
+                        vst[v, V_DCORR] = 0
+                        vst[v, V_DCONN] = c
+                        vst[v, V_DSEQ] = seq
+                    elif cidx != vst[v, V_DEXP] or c != vst[v, V_DCONN] or seq != vst[v, V_DSEQ]:
+                        vst[v, V_DCORR] = 1
+                    vst[v, V_DEXP] = cidx + 1
+                    if info & INFO_EOM:
+                        vst[v, V_DEXP] = 0
+                        if vst[v, V_DCORR] != 0 or cidx != vpar[v, VP_UPF] - 1:
+                            vst[v, V_FCORR] += 1
+                            continue
+                        if not rcv_frame(c, seq, t + 1, st, cpar, gpar, ooo, ak_t, ak_v, ak_s):
+                            err = 2
+                        x = conn_next(c, st, ak_t)
+                        if x < next_evt:
+                            next_evt = x
+                        if x < t_chk:
+                            t_chk = x
+                        if err != 0:
+                            t_chk = t + 1
+                if nport_q == 0:
+                    cred = 0.0
+                pfs[p, PFS_CRED] = cred
+            else:
+                pfs[p, PFS_CRED] = 0.0
+            if t >= warm:
+                pfs[p, PFS_QINT] += nport_q
+        t += 1
+
+    # derived counters (conservation at the source)
+    for c in range(nconn):
+        upf = cpar[c, CP_UPF]
+        st[c, S_CSENT] = st[c, S_SEGSENT] * upf - st[c, S_SQCELLS]
+        st[c, S_FSENT] = st[c, S_SEGSENT] - st[c, S_SQCNT] + (1 if st[c, S_SQCIDX] > 0 else 0)
+    inflight = np.zeros(nvc, dtype=np.int64)
+    for v in range(nvc):
+        for p in range(nport):
+            inflight[v] += occ[v, p]
+    for p in range(nport):
+        for i in range(dn[p]):
+            inflight[dv[dbase[p] + (dh[p] + i) % dl_cap[p]]] += 1
+    gout[O_ERR] = err
+    gout[O_NMEAS] = kmeas
+    return st, fs, vst, vfs, pst, pfs, gout, inflight

@@ -1,0 +1,68 @@
+"""Per-port rate allocation, called at the end of every measurement interval (private).
+
+This is the hook "(c)" of ``docs/network.md`` (Extension points for ABR): at each
+boundary ``t = k s`` the kernel calls :func:`port_interval` for every port with the
+port's average available capacity over the interval just ended, ``x_k`` (normalised to
+the port's high rate).  The implementation here is the core paper's explicit-rate
+feedback (seed 004, Sections III-A and IV-A), exactly as :mod:`tcpabr_model.sim`:
+
+INSTCAP
+    feeds back ``x_k``;
+EFFCAP, eq. (28)
+    ``A_j = (x_{j-M+1} + ... + x_j) / M`` and ``fb_k = min(A_{k-N+1}, ..., A_k)``
+    (fewer terms while the history is short; INSTCAP is M = N = 1).
+
+Each VC whose source follows feedback from this port (``VP_SRCMODE == SRC_FEEDBACK``
+and ``VP_FBPORT == p``) gets ``fb_k`` queued on its feedback ring; it reaches the source
+``VP_FBDELAY`` slots later, which then sets ACR = fb x share x port rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._layout import SRC_FEEDBACK, V_FBCNT, V_FBHEAD, VP_FBDELAY, VP_FBPORT, VP_M, VP_N, VP_SRCMODE
+
+__all__ = ["port_interval"]
+
+
+@njit(cache=True, error_model="numpy")
+def port_interval(p, t, kmeas, x, xh, avg, vpar, vst, fb_t, fb_v):
+    """Record measurement ``x`` (the ``kmeas``-th, 1-based) of port ``p`` at slot ``t`` and
+    queue eq. (28) feedback for the VCs it controls.
+
+    Returns ``(error, earliest new feedback arrival)``; error 3 is a feedback ring overflow.
+    """
+    mmax = xh.shape[1]
+    nmax = avg.shape[1]
+    fb_cap = fb_t.shape[1]
+    xh[p, (kmeas - 1) % mmax] = x
+    err = 0
+    nxt = np.int64(2**62)
+    for v in range(vpar.shape[0]):
+        if vpar[v, VP_SRCMODE] != SRC_FEEDBACK or vpar[v, VP_FBPORT] != p:
+            continue
+        m = vpar[v, VP_M]
+        n = vpar[v, VP_N]
+        cnt = m if m < kmeas else kmeas
+        s = 0.0
+        for i in range(kmeas - cnt, kmeas):
+            s += xh[p, i % mmax]
+        avg[v, (kmeas - 1) % nmax] = s / cnt
+        cnt = n if n < kmeas else kmeas
+        val = np.inf
+        for j in range(kmeas - cnt, kmeas):
+            a = avg[v, j % nmax]
+            if a < val:
+                val = a
+        if vst[v, V_FBCNT] >= fb_cap:
+            err = 3
+        else:
+            pos = (vst[v, V_FBHEAD] + vst[v, V_FBCNT]) % fb_cap
+            fb_t[v, pos] = t + vpar[v, VP_FBDELAY]
+            fb_v[v, pos] = val
+            vst[v, V_FBCNT] += 1
+            if fb_t[v, pos] < nxt:
+                nxt = fb_t[v, pos]
+    return err, nxt
