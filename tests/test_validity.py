@@ -142,3 +142,92 @@ def test_slow_start_diagnostic_bounds_and_large_buffer():
     assert big["ss_timeouts"] > 5 and small["ss_timeouts"] > 5
     assert 0.0 <= big["ss_timeout_fraction"] <= 1.0 and 0.0 <= small["ss_timeout_fraction"] <= 1.0
     assert small["ss_timeout_fraction"] > big["ss_timeout_fraction"]
+
+
+# ------------------------------------------------------------------ the map and its heat map
+def _tiny_map(tmp_path=None, workers=1):
+    from tcpabr_model.validity import validity_map
+
+    return validity_map({"psi": [3.0, 50.0], "bmax": [10], "delta": [40.0], "wmax": [48],
+                         "feedback": ["instcap", "none"], "mode": ["embedded"]},
+                        seed=5, replications=2, duration_units=20_000, workers=workers,
+                        cache_dir=tmp_path, progress=False)
+
+
+def test_tiny_validity_map_rows_gaps_and_cache(tmp_path):
+    df = _tiny_map(tmp_path)
+    assert len(df) == 4 and (df["status"] == "ok").all()
+    assert list(zip(df["psi"], df["feedback"])) == [(3.0, "instcap"), (3.0, "none"),
+                                                    (50.0, "instcap"), (50.0, "none")]   # grid order
+    for _, r in df.iterrows():
+        assert r["conservative"] <= r["optimistic"]
+        assert r["gap"] == pytest.approx(relative_gap(r["sim_low"], r["sim_high"], r["conservative"],
+                                                      r["optimistic"]), abs=0)
+        assert r["verdict"] == ("inside" if r["gap"] == 0 else "below" if r["gap"] < 0 else "above")
+    again = _tiny_map(tmp_path)                                                 # from the cache
+    assert again["cached"].all()
+    np.testing.assert_array_equal(again["sim_efficiency"].to_numpy(), df["sim_efficiency"].to_numpy())
+
+
+def test_validity_grid_defaults_and_checks():
+    from tcpabr_model.validity import QUICK_GRID, validity_grid
+
+    g = validity_grid({"psi": [5.0]}, quick=True)
+    pts = g.points
+    assert len(pts) == len(QUICK_GRID["bmax"]) * len(QUICK_GRID["wmax"]) * 2 * 2
+    assert {p["psi"] for p in pts} == {5.0}
+    with pytest.raises(ValueError, match="psi"):
+        validity_grid({"psi": [0.5]})
+    with pytest.raises(ValueError, match="invalid axes"):
+        validity_grid({"buffer": [10]})
+    with pytest.raises(ValueError, match="mode"):
+        validity_grid({"mode": ["fluid"]})
+
+
+def _synthetic_map():
+    rows = []
+    for fb in ("instcap", "none"):
+        for mode in ("embedded", "continuous"):
+            for b in (10, 20):
+                for psi in (2.0, 20.0, 100.0):
+                    g = {2.0: 0.05, 20.0: 0.0, 100.0: -0.03}[psi] * (1 if fb == "instcap" else 2)
+                    rows.append({"feedback": fb, "mode": mode, "psi": psi, "bmax": b, "delta": 40.0,
+                                 "wmax": 48, "gap": g, "gap_point": g})
+    df = pd.DataFrame(rows)
+    df.loc[6, "gap"] = np.nan      # a failed point: (instcap, continuous, bmax 10, psi 2)
+    return df
+
+
+def test_plot_gap_heatmap_panels_and_values():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tcpabr_model.plot import plot_gap_heatmap
+
+    df = _synthetic_map()
+    fig = plot_gap_heatmap(df)
+    panels = [a for a in fig.axes if a.get_visible() and a.images]
+    assert len(panels) == 4                                   # one per (feedback, mode)
+    inst = panels[1]                                          # groups sorted: (instcap, embedded) second
+    assert "INSTCAP" in inst.get_title() and "embedded" in inst.get_title()
+    z = inst.images[0].get_array()
+    np.testing.assert_allclose(np.asarray(z), [[0.05, 0.0, -0.03]] * 2)   # rows bmax 10, 20; cols psi
+    texts = {t.get_text() for t in inst.texts}
+    assert {"+5.0", "0", "-3.0"} <= texts
+    first = panels[0].images[0].get_array()                   # (instcap, continuous) holds the NaN
+    assert np.ma.is_masked(first) and first.mask[0, 0]
+    assert [t.get_text() for t in inst.get_xticklabels()] == ["2", "20", "100"]
+    plt.close(fig)
+    # one panel into a given axes; several panels into one axes is refused
+    fig2, ax = plt.subplots()
+    one = df[(df["feedback"] == "none") & (df["mode"] == "embedded")]
+    assert plot_gap_heatmap(one, ax=ax, y="bmax") is fig2
+    with pytest.raises(ValueError, match="panels"):
+        plot_gap_heatmap(df, ax=ax)
+    with pytest.raises(ValueError, match="missing columns"):
+        plot_gap_heatmap(df.drop(columns="gap"))
+    with pytest.raises(ValueError, match="vmax"):
+        plot_gap_heatmap(one, vmax=-1)
+    plt.close("all")

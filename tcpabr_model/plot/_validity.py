@@ -96,8 +96,7 @@ def plot_gap_heatmap(df: pd.DataFrame, *, x: str = "psi", y: str | Sequence[str]
             pt = sub.groupby(x)[value].mean().to_frame().T
         pt = pt.reindex(columns=xs)
         z = pt.to_numpy(float)
-        cm = plt.get_cmap(cmap).copy()
-        cm.set_bad("0.8")
+        cm = plt.get_cmap(cmap).with_extremes(bad="0.8")
         im = a.imshow(np.ma.masked_invalid(z), cmap=cm, vmin=-vmax, vmax=vmax, aspect="auto",
                       interpolation="nearest")
         a.set_xticks(range(len(xs)), [_fmt(v) for v in xs])

@@ -1,0 +1,99 @@
+"""Where the Markov renewal analysis holds: bounds vs the cell simulator over a grid.
+
+Over (psi, B_max, Delta, W_max), TCP over INSTCAP ABR and TCP alone, the analysis'
+[conservative, optimistic] efficiency band (``tcpabr_model.markov.analyze``) against the
+cell-level simulation in the like-with-like *embedded* capacity mode and in the
+*continuous* mode (the paper's testbed), with the signed relative gap (see
+``tcpabr_model.validity`` and ``docs/validity.md``).
+
+Usage::
+
+    python analytics/validity_map.py [--quick] [--out DIR] [--workers N] [--cache DIR] [--seed S]
+
+Writes to DIR (default ``out/validity_map`` at the repository root, git-ignored):
+``validity_map.csv`` (one row per point), ``summary.csv`` (per feedback and mode),
+``gap_<feedback>_<mode>.png`` (one heat map each) and ``gap_all.png``, and prints the
+summary.  The full grid is 768 points (10 replications of 2000 s each); ``--quick`` is
+64 points of 4 x 500 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
+from tcpabr_model.validity import validity_map  # noqa: E402
+
+
+def summarize(df: pd.DataFrame) -> pd.DataFrame:
+    """Per (feedback, mode): points, fraction inside / below / above, median and extreme gaps."""
+    rows = []
+    for (fb, mode), g in df.groupby(["feedback", "mode"], sort=True):
+        ok = g[g["verdict"] != "failed"]
+        rows.append({
+            "feedback": fb, "mode": mode, "points": len(g), "failed": int((g["verdict"] == "failed").sum()),
+            "inside": float((ok["verdict"] == "inside").mean()) if len(ok) else np.nan,
+            "below": float((ok["verdict"] == "below").mean()) if len(ok) else np.nan,
+            "above": float((ok["verdict"] == "above").mean()) if len(ok) else np.nan,
+            "median_gap": float(ok["gap"].median()) if len(ok) else np.nan,
+            "min_gap": float(ok["gap"].min()) if len(ok) else np.nan,
+            "max_gap": float(ok["gap"].max()) if len(ok) else np.nan,
+            "median_half_width": float(ok["sim_half_width"].median()) if len(ok) else np.nan,
+        })
+    return pd.DataFrame(rows)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="64-point grid, 4 x 500 s per point (CI size)")
+    p.add_argument("--out", default=None, help="output folder (default out/validity_map)")
+    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: the sweep's)")
+    p.add_argument("--cache", default=None, help="sweep cache folder (resume an interrupted map)")
+    p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    args = p.parse_args(argv)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = args.out or os.path.join(root, "out", "validity_map")
+    os.makedirs(out, exist_ok=True)
+    t0 = time.perf_counter()
+    try:
+        df = validity_map(quick=args.quick, seed=args.seed, cache_dir=args.cache, workers=args.workers,
+                          progress=True)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    elapsed = time.perf_counter() - t0
+    df.to_csv(os.path.join(out, "validity_map.csv"), index=False)
+    summ = summarize(df)
+    summ.to_csv(os.path.join(out, "summary.csv"), index=False)
+    for (fb, mode), g in df.groupby(["feedback", "mode"], sort=True):
+        fig = plot_gap_heatmap(g)
+        fig.savefig(os.path.join(out, f"gap_{fb}_{mode}.png"), dpi=120)
+        plt.close(fig)
+    fig = plot_gap_heatmap(df)
+    fig.savefig(os.path.join(out, "gap_all.png"), dpi=110)
+    plt.close(fig)
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(summ.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    failed = df[df["verdict"] == "failed"]
+    for _, r in failed.iterrows():
+        print(f"failed point: {r.get('error')}", file=sys.stderr)
+    print(f"{len(df)} points in {elapsed:.1f} s ({int(df['cached'].sum()) if 'cached' in df else 0} from the cache); "
+          f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
