@@ -50,6 +50,9 @@ from ._layout import (
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
     VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE, F_NSTATE,
 )
+from ._abr_net import (abr_port_input, abr_port_tick, abr_sample, abr_source_cell,
+                       abr_source_queue, abr_timed, abr_trim_source, abr_turnaround, abr_vbr_served)
+from ._layout import KIND_RMF, SRC_ABR
 from ._ratealloc import port_interval
 from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
 
@@ -100,8 +103,9 @@ def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase
     eom = (info & INFO_EOM) != 0
     kind = info & INFO_KIND_MASK
     cidx = info >> INFO_CIDX_SHIFT
+    rmc = kind == KIND_RMF      # ABR RM cell: no frame, never part of a PPD discard
     # rest of a frame that is being discarded here (EPD / policy reject / PPD)
-    if ppdf[v, p] == 1:
+    if ppdf[v, p] == 1 and not rmc:
         pst[p, PS_DROP0 + k] += 1
         vst[v, V_CDROP] += 1
         if c >= 0:
@@ -148,6 +152,8 @@ def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase
     if x >= kk:
         pst[p, PS_DROP0 + k] += 1
         vst[v, V_CDROP] += 1
+        if rmc:
+            return 0
         if ppdf[v, p] == 0:
             pst[p, PS_FDROP] += 1
             if c >= 0:
@@ -184,7 +190,7 @@ def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase
 @njit(cache=True, error_model="numpy")
 def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar, vpar, vfpar,
                             vroute, vthr, cpar, cfpar, force_conn, force_seq,
-                            sq_cap, ak_cap, fb_cap, rb_cap, dl_cap):
+                            sq_cap, ak_cap, fb_cap, rb_cap, dl_cap, abr):
     """Run one replication of a network.
 
     Parameters
@@ -216,6 +222,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
         receiver reorder window (also the SACK scoreboard).
     dl_cap : ndarray(int64)
         Per-port capacity of the outgoing link's delay line (cells).
+    abr : tuple of ndarray
+        ABR RM-cell state (:mod:`._abr_net`, built by :mod:`._abr_build`); updated in place.
 
     Returns
     -------
@@ -385,6 +393,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                             vst[v, V_NEXTTOG] += vpar[v, VP_OFF]
                     if vst[v, V_NEXTTOG] < next_evt:
                         next_evt = vst[v, V_NEXTTOG]
+                    if vpar[v, VP_SRCMODE] == SRC_ABR:
+                        acr, nb = abr_timed(v, t, abr, vroute[v], vpar[v, VP_NHOPS])
+                        if acr >= 0.0:
+                            vfs[v, VS_ACR] = acr * slotb
+                        if nb < next_evt:
+                            next_evt = nb
                     c0 = vpar[v, VP_CONN0]
                     for c in range(c0, c0 + vpar[v, VP_NCONN]):
                         while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
@@ -404,6 +418,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                         x = conn_next(c, st, ak_t)
                         if x < next_evt:
                             next_evt = x
+                    if vpar[v, VP_SRCMODE] == SRC_ABR:
+                        abr_trim_source(v, abr, st, cpar, vpar)
             seg_total = 0
             for c in range(nconn):
                 seg_total += st[c, S_SQCELLS]
@@ -448,6 +464,10 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     dh[p] = dh[p] + 1 if dh[p] + 1 < dl_cap[p] else 0
                     dn[p] -= 1
                     dl_tot -= 1
+                    if vpar[v, VP_CLASS] == CL_ABR:
+                        np_ = nexthop[v, p]
+                        abr_port_input(np_, v, (di[pos] & INFO_KIND_MASK) == KIND_RMF, ds[pos], t, abr,
+                                       qn[np_ * NCLASS + CL_ABR])
                     tot_q += _arrive(nexthop[v, p], v, dc[pos], ds[pos], di[pos], False, gpar, qcap, qpol,
                                      qfpar, vthr, qbase, qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed,
                                      lot, pst, st, vst, vpar, force_conn, force_seq, force_used)
@@ -476,9 +496,23 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
             if waiting == 0:
                 vfs[v, VS_CRED] = 0.0
                 continue
+            isabr = vpar[v, VP_SRCMODE] == SRC_ABR
+            if isabr:
+                abr_source_queue(v, waiting, abr)
             cred = vfs[v, VS_CRED] + vfs[v, VS_ACR]
             tagbit = INFO_TAG if vpar[v, VP_TAG] == 1 else 0
             while cred >= unitb and waiting > 0:
+                if isabr:
+                    # TM 4.0 SES-2/3: an in-rate forward RM cell every Nrm cells
+                    rs = abr_source_cell(v, t, abr)
+                    if rs >= 0:
+                        cred -= unitb
+                        vst[v, V_CSENT] += 1
+                        abr_port_input(p0, v, True, rs, t, abr, qn[p0 * NCLASS + CL_ABR])
+                        tot_q += _arrive(p0, v, -1, rs, KIND_RMF, True, gpar, qcap, qpol, qfpar, vthr, qbase,
+                                         qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst,
+                                         vpar, force_conn, force_seq, force_used)
+                        continue
                 c = vst[v, V_CURC]
                 if c < 0:
                     # next connection with a frame waiting, round robin (frames never interleave)
@@ -509,6 +543,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 if eom:
                     info |= INFO_EOM
                 vst[v, V_CSENT] += 1
+                if vpar[v, VP_CLASS] == CL_ABR:
+                    abr_port_input(p0, v, False, -1, t, abr, qn[p0 * NCLASS + CL_ABR])
                 tot_q += _arrive(p0, v, c, seq, info, True, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
                                  qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
                                  force_conn, force_seq, force_used)
@@ -528,6 +564,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
             if t >= warm:
                 pfs[p, PFS_CAPWIN] += ci
             j0 = p * NCLASS
+            abr_port_tick(p, t, abr, qn[j0 + CL_ABR])
             nport_q = qn[j0] + qn[j0 + 1] + qn[j0 + 2]
             if nport_q > 0:
                 cred = pfs[p, PFS_CRED] + ci * slotb * pfpar[p, PF_RATE]
@@ -563,6 +600,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     pst[p, PS_SERVED0 + k] += 1
                     if t >= warm:
                         pst[p, PS_SERVEDW0 + k] += 1
+                    if k == CL_VBR:
+                        abr_vbr_served(p, abr)
                     c = qc[pos]
                     info = qi[pos]
                     nh = nexthop[v, p]
@@ -586,6 +625,14 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     kind = info & INFO_KIND_MASK
                     if kind == KIND_VBR:
                         vst[v, V_VBRDELIV] += 1
+                        continue
+                    if kind == KIND_RMF:
+                        # TM 4.0 DES-2: the destination turns the RM cell around
+                        x = abr_turnaround(v, qs[pos], t + 1, abr)
+                        if x < next_evt:
+                            next_evt = x
+                        if x < t_chk:
+                            t_chk = x
                         continue
                     if kind != KIND_DATA:
                         continue
@@ -619,6 +666,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 pfs[p, PFS_CRED] = 0.0
             if t >= warm:
                 pfs[p, PFS_QINT] += nport_q
+        abr_sample(t, abr, qn, NCLASS, st, vpar)
         t += 1
 
     # derived counters (conservation at the source)

@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field, fields, replace
 
 from .._validate import check_choice, check_int, check_real
+from ._abr_source import AbrSourceParams
+from ._erica import EricaParams
 
 __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSource", "Network",
            "TCP_VARIANTS", "POLICIES", "CATEGORIES", "FEEDBACKS"]
@@ -19,7 +21,7 @@ __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSourc
 TCP_VARIANTS = ("timeout-only", "reno", "sack")
 POLICIES = ("tail", "ppd", "epd", "sd", "fba", "gfr", "threshold")
 CATEGORIES = ("ubr", "gfr", "abr")
-FEEDBACKS = ("none", "instcap", "effcap", "constant")
+FEEDBACKS = ("none", "instcap", "effcap", "constant", "rm")
 CELL_BYTES = 53
 CELL_PAYLOAD_BYTES = 48
 
@@ -182,6 +184,9 @@ class Port:
         Guaranteed rate of the UBR class, fraction of the link in [0, 1] (seed 000 Sec. 3).
     capacity : CapacityProcess or None
         Stochastic available capacity (None: constant ``rate``).
+    erica : EricaParams or None, optional(default=None)
+        ERICA/ERICA+ explicit-rate allocation at this port: it stamps the ER of backward
+        RM cells of the ABR VCs (``feedback='rm'``) crossing it (``docs/abr_erica.md``).
     name : str, optional
     """
 
@@ -195,8 +200,11 @@ class Port:
     gr: float = 0.0
     capacity: CapacityProcess | None = None
     name: str = ""
+    erica: EricaParams | None = None
 
     def __post_init__(self):
+        if self.erica is not None and not isinstance(self.erica, EricaParams):
+            raise ValueError(f"erica={self.erica!r} is invalid: must be an EricaParams or None")
         _s(self, "rate", check_real("rate", self.rate, 0.0, 100.0, low_open=True))
         _s(self, "link_delay", check_real("link_delay", self.link_delay, 0.0, 100.0))
         _s(self, "ubr_buffer", check_int("ubr_buffer", self.ubr_buffer, 1, 1 << 26))
@@ -245,6 +253,13 @@ class Vc:
     tagged : bool, optional(default=False)
         All data cells tagged (CLP = 1).
     name : str, optional
+    abr : AbrSourceParams or None
+        TM 4.0 source parameters of an ABR VC with ``feedback='rm'`` (required there):
+        RM cells every Nrm cells, ACR from the ER of backward RM cells
+        (``docs/abr_erica.md``).
+    source_buffer : int or None
+        Edge (source) buffer of the VC in cells; whole segments that do not fit are
+        dropped there and counted (None: unlimited).  Only for ``feedback='rm'`` VCs.
     """
 
     route: tuple = (0,)
@@ -265,8 +280,14 @@ class Vc:
     weight: float | None = None
     tagged: bool = False
     name: str = ""
+    abr: AbrSourceParams | None = None
+    source_buffer: int | None = None
 
     def __post_init__(self):
+        if self.feedback == "rm" and not isinstance(self.abr, AbrSourceParams):
+            raise ValueError(f"abr={self.abr!r} is invalid: feedback='rm' needs an AbrSourceParams")
+        if self.source_buffer is not None:
+            _s(self, "source_buffer", check_int("source_buffer", self.source_buffer, 1, 1 << 40))
         r = tuple(self.route) if isinstance(self.route, (list, tuple)) else (self.route,)
         if len(r) == 0:
             raise ValueError("route=() is invalid: must name at least one port")

@@ -19,6 +19,7 @@ from ..errors import ModelError
 from ..sim.capacity import capacity_path
 from ..sim.run import Estimate, jain_index
 from . import _layout as L
+from ._abr_build import abr_inputs, abr_rep_summary
 from ._kernel import simulate_network_kernel
 from .model import CELL_BYTES, Network
 
@@ -27,7 +28,8 @@ __all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_i
 _POL = {"tail": L.POL_TAIL, "ppd": L.POL_PPD, "epd": L.POL_EPD, "sd": L.POL_SD, "fba": L.POL_FBA,
         "gfr": L.POL_GFR, "threshold": L.POL_THRESH}
 _VAR = {"timeout-only": L.TCP_TIMEOUT_ONLY, "reno": L.TCP_RENO, "sack": L.TCP_SACK}
-_SRC = {"none": L.SRC_FIXED, "instcap": L.SRC_FEEDBACK, "effcap": L.SRC_FEEDBACK, "constant": L.SRC_CONSTANT}
+_SRC = {"none": L.SRC_FIXED, "instcap": L.SRC_FEEDBACK, "effcap": L.SRC_FEEDBACK, "constant": L.SRC_CONSTANT,
+        "rm": L.SRC_ABR}
 
 
 def kernel_inputs(net: Network, force=()):
@@ -149,14 +151,17 @@ def kernel_inputs(net: Network, force=()):
     ak_cap = (maxack // max(1, upf) + 1) * 2 + 4 * wmax + 64 if net.atm else maxack + 4 * wmax + 64
     fb_cap = int(vp[:, L.VP_FBDELAY].max() // g[L.G_MEAS]) + 4
     rb_cap = 2 * wmax + 8
-    return {"gpar": g, "gfpar": gf, "ppar": pp, "pfpar": pf, "qcap": qcap, "qpol": qpol, "qfpar": qf,
-            "vpar": vp, "vfpar": vf, "vroute": vroute, "vthr": vthr, "cpar": cp, "cfpar": cf,
-            "force_conn": fc, "force_seq": fq, "sq_cap": sq_cap, "ak_cap": ak_cap, "fb_cap": fb_cap,
-            "rb_cap": rb_cap, "dl_cap": dl_cap}
+    kin = {"gpar": g, "gfpar": gf, "ppar": pp, "pfpar": pf, "qcap": qcap, "qpol": qpol, "qfpar": qf,
+           "vpar": vp, "vfpar": vf, "vroute": vroute, "vthr": vthr, "cpar": cp, "cfpar": cf,
+           "force_conn": fc, "force_seq": fq, "sq_cap": sq_cap, "ak_cap": ak_cap, "fb_cap": fb_cap,
+           "rb_cap": rb_cap, "dl_cap": dl_cap}
+    kin["abr"] = abr_inputs(net, kin)   # ABR RM-cell state (docs/abr_erica.md)
+    return kin
 
 
 _ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "qcap", "qpol", "qfpar", "vpar", "vfpar", "vroute",
-              "vthr", "cpar", "cfpar", "force_conn", "force_seq", "sq_cap", "ak_cap", "fb_cap", "rb_cap", "dl_cap")
+              "vthr", "cpar", "cfpar", "force_conn", "force_seq", "sq_cap", "ak_cap", "fb_cap", "rb_cap", "dl_cap",
+              "abr")
 
 
 def run_network_replication(net: Network, rng: np.random.Generator, force_drops=()):
@@ -218,6 +223,10 @@ class NetResult:
         Largest occupancy of each port (cells, all classes), over all replications.
     queue_mean : tuple of Estimate
         Time-average occupancy of each port over the measured window (cells).
+    abr : tuple of dict
+        Per replication, the ABR RM-cell results (source queues, RM accounting, switch
+        queue series and divergence verdict; ``docs/abr_erica.md``); empty without
+        ``feedback='rm'`` VCs.
     counters : dict
         Totals over all replications.
     """
@@ -241,6 +250,7 @@ class NetResult:
     kernel_seconds: float
     cells_per_second: float
     slots_simulated: int
+    abr: tuple = ()
 
     def to_dict(self) -> dict:
         def ests(x):
@@ -347,6 +357,7 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
     slots = 0
     ktime = 0.0
     qmax = np.zeros(len(network.ports), dtype=np.int64)
+    abr_reps = []
     nd = len(network.vcs)
     for out, dt, kin in results:
         st, vst, pst = out[0], out[2], out[4]
@@ -360,6 +371,7 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         counters["vbr_cells_dropped"] += int(vst[nd:, L.V_CDROP].sum())
         counters["frames_corrupted_at_destination"] += int(vst[:nd, L.V_FCORR].sum())
         m = rep_metrics(network, out, kin)
+        abr_reps.append(abr_rep_summary(network, kin, out))
         qmax = np.maximum(qmax, m.pop("qmax"))
         for k, v in m.items():
             samples.setdefault(k, []).append(v)
@@ -380,4 +392,5 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         cell_loss_ratio=est(samples["clr"]), frame_loss_ratio=est(samples["flr"]),
         queue_max=tuple(int(x) for x in qmax), queue_mean=cols("qmean"), counters=counters,
         cells_simulated=cells, kernel_seconds=ktime,
-        cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots)
+        cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots,
+        abr=tuple(a for a in abr_reps if a))
