@@ -381,3 +381,33 @@ def test_killed_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     monkeypatch.setenv("SWEEP_TEST_LOG", str(tmp_path / "log3"))
     fresh = run_sweep(mod.slow, grid, seed=5, workers=1, method_options={"sleep": 0})
     _frame_equal(resumed, fresh)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "c"]),
+                       st.lists(st.integers(0, 3), min_size=1, max_size=3, unique=True), max_size=3))
+def test_grid_is_the_cartesian_product(axes):
+    g = Grid(axes, fixed={"z": 0})
+    n = int(np.prod([len(v) for v in axes.values()])) if axes else 1
+    assert len(g) == n
+    keys = {canonical_params(p) for p in g}
+    assert len(keys) == n and all(p["z"] == 0 for p in g)
+    for p in g:
+        assert all(p[k] in axes[k] for k in axes)
+
+
+def test_empty_grid_gives_empty_table():
+    df = run_sweep("analysis", Grid(), workers=1)
+    assert len(df) == 0 and list(df.columns) == ["status", "error", "seed", "seconds", "cached"]
+
+
+def _nested(params, seed):
+    # a method that sweeps itself: inside a pool worker it must run serially
+    inner = run_sweep(_square, {"x": [params["x"], params["x"] + 1]}, progress=False)
+    return {"total": int(inner.y.sum())}
+
+
+def test_nested_sweep_in_pool_workers():
+    df = run_sweep(_nested, {"x": [1, 2, 3]}, workers=2, progress=False)
+    assert (df.status == "ok").all(), df.error.tolist()
+    assert df.total.tolist() == [1 + 4, 4 + 9, 9 + 16]

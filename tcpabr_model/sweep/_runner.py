@@ -136,8 +136,8 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
         an interrupted sweep resumes where it stopped.
     workers : int >= 1, optional
         Local worker processes (default ``os.cpu_count()``); the sweep runs serially
-        in this process for ``workers=1`` or a single uncached point.  Ignored with
-        ``client``.
+        in this process for ``workers=1``, a single uncached point, or when called from
+        inside a daemonic worker process (a nested sweep).  Ignored with ``client``.
     client : dask.distributed.Client, optional
         Run the points on this Dask cluster instead (``client.submit`` + ``as_completed``).
     progress : bool, optional
@@ -211,6 +211,8 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
             else:
                 nw = workers if workers is not None else (os.cpu_count() or 1)
                 nw = min(nw, len(pending))
+                if _in_daemon():  # a sweep inside a pool worker cannot start processes
+                    nw = 1
                 if nw <= 1:
                     for i in pending:
                         finish(i, *_run_point(func, points[i], seeds[i], method_options))
@@ -257,6 +259,12 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
         raise SweepError(f"{len(failures)} of {n} sweep points failed ({name}): {lines}{more}",
                          failures, df)
     return df
+
+
+def _in_daemon() -> bool:
+    import multiprocessing as mp
+
+    return bool(mp.current_process().daemon)
 
 
 def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
