@@ -93,6 +93,7 @@ def abr_rep_summary(net, kin, out) -> dict:
         "frm_sent": ast[:nd, A.AS_NFRM].copy(),
         "frm_turned": ai[:nd, N.AI_FRMDEST].astype(float),
         "brm_received": ai[:nd, N.AI_BRMSRC].astype(float),
+        "brm_in_flight": (ai[:nd, N.AI_B1N] + ai[:nd, N.AI_B2N]).astype(float),
         "data_cells_abr": ast[:nd, A.AS_NDATA].copy(),
         "acr_end_mbps": ast[:nd, A.AS_ACR] / slot * 424 / 1e6,
         "max_switch_queue_cells": float(out[4][b, L.PS_QMAX]),
