@@ -432,6 +432,11 @@ class Network:
                 raise ValueError(f"feedback_port={v.feedback_port!r} is invalid: must be < {np_}")
         if not self.atm and self.vbr:
             raise ValueError("vbr is invalid with atm=False: VBR sources need an ATM network")
+        if self.tcp.rto == "fixed":
+            for i in range(len(self.vcs)):
+                if self.round_trip(i) <= 0:
+                    raise ValueError(f"rto='fixed' is invalid for VC {i}: its round-trip propagation delay is 0 "
+                                     "(the fixed RTO is a multiple of it); give it delays or use rto='estimator'")
         if self.total_slots > 2**40:
             raise ValueError(f"duration={self.duration!r} is invalid: more than 2**40 cell slots")
 
