@@ -78,11 +78,21 @@ def test_failed_point_exit_1(main, capsys):
     (["analysis", "--fixed", "psi=2", "--workers", "0"], "--workers=0 is invalid"),
     (["analysis", "--fixed", "psi=2", "--dask", "local:x"], "--dask 'local:x' is invalid"),
     (["analysis", "--fixed", "seed=2"], "key 'seed' is invalid"),
+    (["analysis", "--fixed", "psi="], "--fixed 'psi=' is invalid"),
+    (["analysis", "--fixed", "psi=2", "--out", "/proc/no/t.csv"], "--out '/proc/no/t.csv' is invalid"),
 ])
 def test_bad_input_exit_2_one_line(main, capsys, argv, msg):
     assert main(["sweep", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_yaml_list_file_is_one_line(main, capsys, tmp_path):
+    f = tmp_path / "g.yaml"
+    f.write_text("- psi: 2\n")
+    assert main(["sweep", "analysis", "--file", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "must hold a [grid] and/or [fixed] table" in err and len(err.strip().splitlines()) == 1
 
 
 def test_parquet_without_pyarrow_is_one_line(main, capsys, monkeypatch, tmp_path):

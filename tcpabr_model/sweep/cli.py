@@ -133,7 +133,7 @@ def parse_grid_arg(text: str) -> tuple[str, list]:
 def parse_fixed_arg(text: str, flag: str = "--fixed") -> tuple[str, object]:
     key, sep, rhs = text.partition("=")
     key = key.strip()
-    if not sep or not key:
+    if not sep or not key or not rhs.strip():
         raise ValueError(f"{flag} {text!r} is invalid: must be KEY=VALUE")
     return key, parse_value(rhs)
 
@@ -215,9 +215,11 @@ def _run(args: argparse.Namespace) -> int:
     fixed = _collect((parse_fixed_arg(t) for t in args.fixed), "--fixed")
     options = _collect((parse_fixed_arg(t, "--option") for t in args.option), "--option")
     if args.file is not None:
-        spec = dict(read_grid_file(args.file))
-        if not isinstance(spec, dict):
-            raise ValueError(f"--file {args.file!r} is invalid: must hold a table")
+        spec = read_grid_file(args.file)
+        if not isinstance(spec, dict) or not all(isinstance(spec.get(t) or {}, dict) for t in ("grid", "fixed")):
+            raise ValueError(f"--file {args.file!r} is invalid: must hold a [grid] and/or [fixed] table "
+                             "(and optionally points)")
+        spec = dict(spec)
         # CHOICE: command-line --grid / --fixed add to the file's tables and override its keys
         file_axes = dict(spec.get("grid") or {})
         file_fixed = dict(spec.get("fixed") or {})
@@ -246,7 +248,10 @@ def _run(args: argparse.Namespace) -> int:
         if cluster is not None:
             cluster.close()
     if args.out:
-        _write(df, args.out)
+        try:
+            _write(df, args.out)
+        except OSError as exc:
+            raise ValueError(f"--out {args.out!r} is invalid: cannot write it ({exc.strerror or exc})") from None
     nerr = int((df["status"] == "error").sum())
     if args.json:
         print(df.to_json(orient="records", indent=2, double_precision=15))
