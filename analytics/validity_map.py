@@ -13,7 +13,7 @@ Usage::
 Writes to DIR (default ``out/validity_map`` at the repository root, git-ignored):
 ``validity_map.csv`` (one row per point), ``summary.csv`` (per feedback and mode),
 ``gap_<feedback>_<mode>.png`` (one heat map each) and ``gap_all.png``, and prints the
-summary.  The full grid is 768 points (10 replications of 2000 s each); ``--quick`` is
+summary.  The full grid is 576 points (6 replications of 1000 s each); ``--quick`` is
 64 points of 4 x 500 s.
 """
 

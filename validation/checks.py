@@ -434,6 +434,10 @@ from .markov_checks import check_markov_embedded_mc, check_markov_vs_cell_sim  #
 
 ALL_CHECKS += [check_markov_embedded_mc, check_markov_vs_cell_sim]
 
+from .validity_checks import check_validity_points  # noqa: E402
+
+ALL_CHECKS += [check_validity_points]
+
 
 def run_all(quick=True):
     rows = []
