@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -262,7 +261,3 @@ def half_width_summary(table: pd.DataFrame) -> dict:
             "median_rel": float(rel.median()), "max_rel": float(rel.max()),
             "replications": int(t["replications"].max()) if "replications" in t.columns and
             not math.isnan(t["replications"].max()) else None}
-
-
-def _cpu_count() -> int:  # pragma: no cover - information for the report only
-    return os.cpu_count() or 1

@@ -25,7 +25,7 @@ def _sizes(size):
             [0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5], FIG15_K)
 
 
-def _point(rtt, tau, k, size, figure):
+def _point(rtt, tau, k, size):
     return dict(feedback="effcap", rtt=rtt, tau=tau, buffer_packets=10, interval=S, m=ceil_div(rtt), n=n_of_k(k, rtt),
                 tcp_wmax=WMAX, **size.sim_fixed())
 
@@ -36,11 +36,11 @@ def parts(size):
     taus, deltas, ks = _sizes(size)
     out = []
     for k in (FIG14_K if size.name != "tiny" else (2, 8)):
-        out.append(Part("simulation", Grid.from_points([_point(DELTA, t, k, size, 14) for t in taus]),
+        out.append(Part("simulation", Grid.from_points([_point(DELTA, t, k, size) for t in taus]),
                         {"figure": "14", "k": k}))
     for fig, tau in (("15", 0.1), ("16", 1.0)):
         for k in ks:
-            out.append(Part("simulation", Grid.from_points([_point(d, tau, k, size, fig) for d in deltas]),
+            out.append(Part("simulation", Grid.from_points([_point(d, tau, k, size) for d in deltas]),
                             {"figure": fig, "k": k}))
     return out
 
