@@ -38,13 +38,13 @@ from numba import njit
 
 from ._drop_policies import frame_admit, uniform01
 from ._layout import (
-    BIG, CL_ABR, CL_UBR, CL_VBR, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
+    BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
     GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
     O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
     PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
     PP_LINKDELAY, PS_DROP0, PS_FDROP, PS_NSTATE, PS_QMAX, PS_QMAX0, PS_SERVED0, PS_SERVEDW0,
     QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_NSTATE, S_SEGSENT, S_SQCELLS, S_SQCIDX,
-    S_SQCNT, S_SQHEAD, SRC_CONSTANT, SRC_FEEDBACK, SRC_VBR, V_CDELIV, V_CDROP, V_CSENT,
+    S_SQCNT, S_SQHEAD, S_STARTED, SRC_CONSTANT, SRC_FEEDBACK, SRC_VBR, V_CDELIV, V_CDROP, V_CSENT,
     V_CURC, V_DCONN, V_DCORR, V_DEXP, V_DSEQ, V_FBCNT, V_FBHEAD, V_FCORR, V_NEXTTOG,
     V_NSTATE, V_ON, V_RR, V_VBRDELIV, V_VBRSENT, VF_INITRATE, VF_RATE, VF_SHARE, VP_CLASS,
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
@@ -334,8 +334,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
         else:
             vst[v, V_NEXTTOG] = BIG
     for c in range(nconn):
-        if not try_send(c, 0, st, fs, cpar, gpar, sq_seq, sb):
-            err = 1
+        if cpar[c, CP_START] > 0:
+            st[c, S_RTOEXP] = cpar[c, CP_START]     # the start is a timer event
+        else:
+            st[c, S_STARTED] = 1
+            if not try_send(c, 0, st, fs, cpar, gpar, sq_seq, sb):
+                err = 1
     next_evt = BIG
     for c in range(nconn):
         x = conn_next(c, st, ak_t)
@@ -413,7 +417,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                             if not send_ack(c, t, -1, st, cpar, ak_t, ak_v, ak_s):
                                 err = 2
                         if st[c, S_RTOEXP] <= t:
-                            if not on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
+                            if st[c, S_STARTED] == 0:
+                                st[c, S_STARTED] = 1
+                                st[c, S_RTOEXP] = BIG
+                                if not try_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
+                                    err = 1
+                            elif not on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
                                 err = 1
                         x = conn_next(c, st, ak_t)
                         if x < next_evt:

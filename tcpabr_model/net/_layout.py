@@ -157,7 +157,8 @@ CP_WMAX = 2         # receiver window, segments
 CP_RTOFIX = 3       # fixed RTO, slots (fixed mode)
 CP_VARIANT = 4      # TCP_*
 CP_UPF = 5          # units per frame (copy of the VC's)
-CP_NPAR = 6
+CP_START = 6        # slot at which the connection starts sending
+CP_NPAR = 7
 
 # ---- per-connection float parameters (cfpar) -----------------------------------------
 CF_SSTHRESH0 = 0
@@ -200,7 +201,8 @@ S_FDROP = 30
 S_FDELIV = 31
 S_ACKS = 32
 S_FSENT = 33
-S_NSTATE = 34
+S_STARTED = 34      # 1 once the connection has started (start time CP_START)
+S_NSTATE = 35
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0

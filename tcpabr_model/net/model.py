@@ -377,6 +377,10 @@ class Network:
         Measured time and discarded warm-up, seconds.
     bottleneck : int, optional(default=0)
         Port whose capacity defines efficiency.
+    start_jitter : float, optional(default=0.0)
+        Each connection starts at a time drawn uniformly on [0, start_jitter) s, anew in
+        every replication (0: all start at t = 0 and a network without capacity process
+        is deterministic, so replications coincide).
     name : str, optional
     """
 
@@ -394,6 +398,7 @@ class Network:
     duration: float = 10.0
     warmup: float = 0.0
     bottleneck: int = 0
+    start_jitter: float = 0.0
     name: str = ""
 
     def __post_init__(self):
@@ -420,6 +425,7 @@ class Network:
         _s(self, "interval", check_real("interval", self.interval, 0.0, 1e4, low_open=True))
         _s(self, "duration", check_real("duration", self.duration, 0.0, 1e7, low_open=True))
         _s(self, "warmup", check_real("warmup", self.warmup, 0.0, 1e7))
+        _s(self, "start_jitter", check_real("start_jitter", self.start_jitter, 0.0, 1e4))
         np_ = len(self.ports)
         _s(self, "bottleneck", check_int("bottleneck", self.bottleneck, 0, np_ - 1))
         for i, v in enumerate(list(self.vcs) + list(self.vbr)):

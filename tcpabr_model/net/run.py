@@ -184,6 +184,10 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
         pt2[p, :len(x)] = x
     kin["ptimes"] = pt2
     kin["gpar"][L.G_SEED] = int(rng.integers(0, 2**62))
+    if net.start_jitter > 0:
+        # connection start times, uniform on [0, start_jitter) (CHOICE, docs/network.md)
+        kin["cpar"][:, L.CP_START] = np.floor(rng.uniform(0.0, net.start_jitter, size=kin["cpar"].shape[0])
+                                              / net.slot_seconds).astype(np.int64)
     t0 = time.perf_counter()
     out = simulate_network_kernel(*(kin[k] for k in _ARG_ORDER))
     dt = time.perf_counter() - t0

@@ -41,8 +41,13 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--n", type=int, nargs="+", default=None,
                    help="EFFCAP N per connection (default N : 8 Delta = 7 ceil(Delta/s))")
     p.add_argument("--k", type=float, default=None, help="EFFCAP N : k Delta (alternative to --n)")
-    p.add_argument("--duration", type=float, default=2000.0,
-                   help="measured simulated time per replication, seconds (default 2000)")
+    p.add_argument("--duration", type=float, default=None,
+                   help="measured simulated time per replication, seconds (default 2000; with --preset "
+                        "the preset's duration)")
+    p.add_argument("--preset", default=None,
+                   help="simulate a named network configuration of the seed papers (tcpabr presets lists "
+                        "them); uses --duration, --replications, --seed, --workers, --json")
+    p.add_argument("--list-presets", action="store_true", help="list the preset names and exit")
     p.add_argument("--warmup", type=float, default=20.0, help="discarded warm-up, seconds (default 20)")
     p.add_argument("--replications", type=int, default=10, help="independent replications (default 10)")
     p.add_argument("--workers", type=int, default=1,
@@ -98,7 +103,8 @@ def _scenario(args) -> Scenario:
                     delayed_ack=args.delayed_ack)
     delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
-                                  feedback=args.feedback, tcp=tcp, duration=args.duration,
+                                  feedback=args.feedback, tcp=tcp,
+                                  duration=args.duration if args.duration is not None else 2000.0,
                                   warmup=args.warmup, capacity_mode=args.capacity_mode,
                                   interval=args.interval, discard=args.discard,
                                   host_rate_factor=args.host_rate_factor, **kw)
@@ -111,6 +117,13 @@ def handler(args) -> int:
     """Run ``tcpabr simulate``; returns the exit status."""
     from ..cli import emit
 
+    if args.list_presets:
+        from ..net.cli import list_presets_text
+        print(list_presets_text())
+        return 0
+    if args.preset is not None:
+        from ..net.cli import run_preset
+        return run_preset(args)
     sc = _scenario(args)
     res = simulate(sc, replications=args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,
                    batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
