@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -233,6 +233,9 @@ class NetResult:
         ``feedback='rm'`` VCs.
     counters : dict
         Totals over all replications.
+    samples : dict of ndarray
+        Per-replication values behind the estimates (keys ``eff``, ``eff_ip``, ``jain``,
+        ``vc_jain``, ``goodput``, ``vc_goodput``, ``clr``, ``flr``, ``qmean``, ``ratio``).
     """
 
     network: Network
@@ -255,6 +258,7 @@ class NetResult:
     cells_per_second: float
     slots_simulated: int
     abr: tuple = ()
+    samples: dict | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         def ests(x):
@@ -397,4 +401,5 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         queue_max=tuple(int(x) for x in qmax), queue_mean=cols("qmean"), counters=counters,
         cells_simulated=cells, kernel_seconds=ktime,
         cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots,
-        abr=tuple(a for a in abr_reps if a))
+        abr=tuple(a for a in abr_reps if a),
+        samples={k: np.array(v) for k, v in samples.items()})
