@@ -19,9 +19,10 @@ def test_slides_parameters_are_encoded():
 def test_every_table_row_is_a_preset():
     names = abr_preset_names()
     assert sum(n.startswith("abr_backbone_novbr_buf") for n in names) == 4
-    assert sum(n.startswith("abr_vbr_") for n in names) == 9
+    assert sum(c.table == "Effect of VBR on-off times" for c in abr_presets().values()) == 9
+    assert {"abr_erica_avg_off_d070_p20ms", "abr_vbr_d080_p10ms_an_az"} <= set(names)   # controls
     assert sum(n.startswith("abr_fbdelay_") for n in names) == 3
-    assert sum(n.startswith("abr_erica_avg_") for n in names) == 2
+    assert sum(c.table.startswith("Effect of switch scheme") for c in abr_presets().values()) == 2
     assert {abr_presets()[f"abr_backbone_compare_{p}"].rate_allocation
             for p in ("erica", "instcap", "effcap")} == {"erica", "instcap", "effcap"}
     for c in abr_presets().values():
@@ -79,3 +80,15 @@ def test_divergence_detector_bad_input():
         queue_divergence([0, 1, 1, 3], [0, 1, 2, 3], 1.0)
     with pytest.raises(ValueError, match="^t, q"):
         queue_divergence([0, 1], [0, 1], 1.0)
+
+
+def test_divergence_detector_ceiling_rule():
+    t = np.linspace(0.0, 10.0, 1001)
+    pinned = np.minimum(368640.0, 200000.0 * t)        # grows, then held by the TCP windows
+    assert not queue_divergence(t, pinned, LINK).diverges
+    v = queue_divergence(t, pinned, LINK, ceiling=368640.0)
+    assert v.diverges and v.at_ceiling
+    small = np.minimum(3000.0, 20000.0 * t)             # settles far below the ceiling
+    assert not queue_divergence(t, small, LINK, ceiling=368640.0).diverges
+    with pytest.raises(ValueError, match="^ceiling="):
+        queue_divergence(t, small, LINK, ceiling=0.0)

@@ -81,7 +81,10 @@ def abr_rep_summary(net, kin, out) -> dict:
     link_cps = net.ports[b].rate / slot
     rtt = max(net.round_trip(i) for i in range(nd) if rm[i])
     rtt_cells = rtt * link_cps
-    verdict = queue_divergence(t, qser[:, b], link_cps) if ns >= 4 else None
+    # the most the bottleneck can hold: every TCP receiver window (cells) of its VCs
+    upf = net.units_per_frame
+    ceiling = float(sum(v.connections for v in net.vcs if b in v.route) * net.tcp.wmax * upf)
+    verdict = queue_divergence(t, qser[:, b], link_cps, ceiling=ceiling) if ns >= 4 else None
     g = kin["gpar"]
     secs = (g[L.G_NSLOTS] - g[L.G_WARMUP]) * slot
     good = st[:, L.S_GOOD].astype(float)
@@ -102,6 +105,8 @@ def abr_rep_summary(net, kin, out) -> dict:
         "throughput_mbps": float(good.sum() * net.payload_bytes * 8 / secs / 1e6),
         "diverges": None if verdict is None else verdict.diverges,
         "queue_slope_cells_per_s": None if verdict is None else verdict.slope,
+        "queue_at_window_ceiling": None if verdict is None else verdict.at_ceiling,
+        "window_ceiling_cells": ceiling,
         "queue_t": t, "queue_cells": qser[:, b],
         "erica_intervals": es[:, E.ES_NINT].copy(),
     }

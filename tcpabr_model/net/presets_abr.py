@@ -308,6 +308,17 @@ def _build():
                               f"stated: interval ({n} cells, {tms} ms), An = 0.9, Az = 0.2 "
                               f"{'on' if avgz else 'off'}; CHOICE: T0 = 0.5 ms, a = 1.15, "
                               "b = 1.05, QDLF = 0.5, MaxAllocPrevious on")))
+    # control cases (not rows of the slides): the enhancements switched off / on
+    tc = "ERICA+ enhancements, control cases (not in the slides)"
+    out["abr_erica_avg_off_d070_p20ms"] = _case(
+        "abr_erica_avg_off_d070_p20ms", tc, duty=0.7, period=20e-3, vbr_mbps=VBR_MBPS,
+        extra_prov=dict(_VBR_PROV, erica="CHOICE: basic ERICA+ (no An/Az averaging) on the switch-scheme "
+                                         "scenario, to show what the averaging changes"))
+    out["abr_vbr_d080_p10ms_an_az"] = _case(
+        "abr_vbr_d080_p10ms_an_az", tc, duty=0.8, period=10e-3, vbr_mbps=VBR_MBPS, erica=EricaParams(),
+        extra_prov=dict(_VBR_PROV, erica="CHOICE: ERICA+ with An = 0.9 and Az = 0.2 (100 cells, 1 ms) on "
+                                         "the divergent VBR row 5, to test 'all cases we studied have small "
+                                         "bounded queues'"))
     base = out["abr_backbone_novbr_buf100000"]
     for pol in RATE_ALLOCATIONS:
         c = base.with_rate_allocation(pol)
