@@ -15,7 +15,7 @@ from . import _erica as E
 from . import _layout as L
 from ._abr_metrics import queue_divergence
 
-__all__ = ["abr_inputs", "abr_rep_summary", "SAMPLE_SECONDS"]
+__all__ = ["abr_inputs", "abr_rep_summary", "abr_to_jsonable", "abr_summary_lines", "SAMPLE_SECONDS"]
 
 SAMPLE_SECONDS = 1e-3   # queue sampling interval (divergence verdict, mean source queue)
 
@@ -110,3 +110,35 @@ def abr_rep_summary(net, kin, out) -> dict:
         "queue_t": t, "queue_cells": qser[:, b],
         "erica_intervals": es[:, E.ES_NINT].copy(),
     }
+
+
+def abr_to_jsonable(a: dict) -> dict:
+    """One replication's ABR dict with arrays as lists (the queue series left out)."""
+    out = {}
+    for k, v in a.items():
+        if k in ("queue_t", "queue_cells"):
+            continue
+        if isinstance(v, np.ndarray):
+            out[k] = v.tolist()
+        elif isinstance(v, (np.floating, np.integer, np.bool_)):
+            out[k] = v.item()
+        else:
+            out[k] = v
+    return out
+
+
+def abr_summary_lines(reps) -> list[str]:
+    """Text lines for ``tcpabr simulate --preset`` (one block per replication)."""
+    lines = []
+    for r, a in enumerate(reps):
+        div = "diverges" if a["diverges"] else "bounded"
+        if a.get("queue_at_window_ceiling"):
+            div += " (held at the TCP window ceiling)"
+        lines.append(f"ABR replication {r}: max switch queue {a['max_switch_queue_cells']:.0f} cells "
+                     f"({a['max_switch_queue_rtt']:.2f} x RTT), {div}, slope "
+                     f"{a['queue_slope_cells_per_s']:.0f} cells/s; throughput {a['throughput_mbps']:.2f} Mbit/s")
+        lines.append(f"  source queue per VC: max {a['max_source_queue_cells'].max():.0f} cells, mean "
+                     f"{a['mean_source_queue_cells'].mean():.1f} cells; edge drops "
+                     f"{a['source_drops_cells'].sum():.0f} cells; FRMs sent {a['frm_sent'].sum():.0f}, turned "
+                     f"{a['frm_turned'].sum():.0f}, BRMs received {a['brm_received'].sum():.0f}")
+    return lines

@@ -74,6 +74,10 @@ def run_preset(args) -> int:
         lines.append(s)
     for i, (qm, qa) in enumerate(zip(res.queue_max, res.queue_mean)):
         lines.append(f"  port {i}: max queue {qm} cells, mean {qa.mean:.1f} cells")
+    if res.abr:    # ABR with RM cells (docs/abr_erica.md)
+        from ._abr_build import abr_summary_lines, abr_to_jsonable
+        d["abr"] = [abr_to_jsonable(a) for a in res.abr]
+        lines.extend(abr_summary_lines(res.abr))
     lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "
                  f"{res.cells_per_second:,.0f} cells/s")
     emit(d, args.json, "\n".join(lines))

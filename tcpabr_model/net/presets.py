@@ -325,6 +325,13 @@ def _registry() -> dict:
             f"seed 002 Sec. 4: 5 GFR VCs x 3 SACK TCPs, thresholds of Table 4 column {e}", _PROV002,
             {"table": "5", "ratio": TABLE5_002[e], "thresholds": TABLE4_002[e]})
     reg["seed002_gfr_15tcp"] = reg["seed002_gfr_15tcp_1"]
+    # seed 003: TCP over ABR with RM cells and ERICA+ (issue 9; presets_abr.py, docs/abr_erica.md)
+    from .presets_abr import abr_presets
+    for name, case in abr_presets().items():
+        reg[name] = (case.to_network, f"seed 003 ({case.table}): 15 TCPs over ABR, "
+                     f"{case.rate_allocation}, buffer {case.source_buffer_cells} cells/VC, "
+                     f"VBR d = {case.vbr_duty:g}, p = {case.vbr_period_s * 1e3:g} ms, "
+                     f"feedback delay {case.feedback_delay_s * 1e3:g} ms", case.provenance, case.slides)
     return reg
 
 
