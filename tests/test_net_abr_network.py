@@ -94,3 +94,16 @@ def test_bad_abr_inputs_name_the_parameter():
         Port(erica="erica+")
     with pytest.raises(ValueError, match="^feedback="):
         Vc(category="ubr", feedback="rm", abr=slides_source_params())
+
+
+def test_cli_preset_prints_abr_results(capsys):
+    import json
+
+    from tcpabr_model.cli import main
+    rc = main(["simulate", "--preset", "abr_vbr_d080_p1ms", "--duration", "0.05", "--replications", "1",
+               "--json"])
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    a = d["abr"][0]
+    assert a["frm_turned"] and a["max_switch_queue_cells"] >= 0 and a["diverges"] in (True, False)
+    assert d["preset"]["provenance"]["n_sources"].startswith("CHOICE")
