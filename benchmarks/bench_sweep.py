@@ -111,6 +111,7 @@ def main(argv=None) -> int:
           f"({int((ref.status != 'ok').sum())} failed points)")
 
     t_dask = {}
+    busy = {("serial", 1): float(ref.seconds.sum())}
     for k in ks:
         t0 = time.perf_counter()
         with LocalCluster(n_workers=k, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
@@ -121,8 +122,10 @@ def main(argv=None) -> int:
             df = run_sweep("simulation", grid, seed=1, client=client, progress=False)
             t = time.perf_counter() - t0
         t_dask[k] = t
+        busy[("dask", k)] = float(df.seconds.sum())
         ok = _same(ref, df)
-        res["rows"].append({"runner": "dask", "k": k, "seconds": t, "startup_s": t_start, "same_table": ok})
+        res["rows"].append({"runner": "dask", "k": k, "seconds": t, "startup_s": t_start, "same_table": ok,
+                            "busy_s": busy[("dask", k)]})
         print(f"dask k={k}: {t:.2f} s (cluster start {t_start:.1f} s, excluded){'' if ok else '  TABLE DIFFERS'}")
 
     t_pool = {}
@@ -133,8 +136,9 @@ def main(argv=None) -> int:
         df = run_sweep("simulation", grid, seed=1, workers=k, progress=False)
         t = time.perf_counter() - t0
         t_pool[k] = t
+        busy[("pool", k)] = float(df.seconds.sum())
         ok = _same(ref, df)
-        res["rows"].append({"runner": "pool", "k": k, "seconds": t, "same_table": ok})
+        res["rows"].append({"runner": "pool", "k": k, "seconds": t, "same_table": ok, "busy_s": busy[("pool", k)]})
         print(f"process pool k={k}: {t:.2f} s{'' if ok else '  TABLE DIFFERS'}")
 
     with tempfile.TemporaryDirectory(prefix="bench_sweep_cache_") as cache:
@@ -153,17 +157,26 @@ def main(argv=None) -> int:
           f"re-run {min(reruns):.3f} s (best of 3){'' if ok else '  NOT ALL CACHED / TABLE DIFFERS'}")
 
     print()
-    print("| runner | k workers | wall s | speed-up | efficiency (speed-up / k) |")
-    print("|---|---|---|---|---|")
-    print(f"| serial, this process | 1 | {t_serial:.1f} | 1.00 (reference of the pool) | - |")
+    # "busy" = sum of the points' own compute times; busy / (k * wall) is the share of the
+    # k workers' wall time spent inside the points (1 = no dispatch overhead, whatever
+    # the machine's load did to the points themselves)
+    print("| runner | k workers | wall s | speed-up | efficiency (speed-up / k) | sum of point times s | busy / (k wall) |")
+    print("|---|---|---|---|---|---|---|")
+    b = busy[("serial", 1)]
+    print(f"| serial, this process | 1 | {t_serial:.1f} | 1.00 (reference of the pool) | - | {b:.1f} | "
+          f"{b / t_serial:.2f} |")
     base = t_dask[ks[0]] * ks[0] if ks[0] != 1 else t_dask[1]
     for k in ks:
         s = base / t_dask[k]
-        print(f"| Dask LocalCluster | {k} | {t_dask[k]:.1f} | {s:.2f} (vs Dask k=1) | {s / k:.2f} |")
+        b = busy[("dask", k)]
+        print(f"| Dask LocalCluster | {k} | {t_dask[k]:.1f} | {s:.2f} (vs Dask k=1) | {s / k:.2f} | {b:.1f} | "
+              f"{b / (k * t_dask[k]):.2f} |")
     for k in t_pool:
         s = t_serial / t_pool[k]
-        print(f"| process pool | {k} | {t_pool[k]:.1f} | {s:.2f} (vs serial) | {s / k:.2f} |")
-    print(f"| cache re-run ({len(grid)} points) | - | {min(reruns):.3f} | - | - |")
+        b = busy[("pool", k)]
+        print(f"| process pool | {k} | {t_pool[k]:.1f} | {s:.2f} (vs serial) | {s / k:.2f} | {b:.1f} | "
+              f"{b / (k * t_pool[k]):.2f} |")
+    print(f"| cache re-run ({len(grid)} points) | - | {min(reruns):.3f} | - | - | - | - |")
     try:
         load = os.getloadavg()
         print(f"\n# load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

@@ -181,7 +181,10 @@ def _check_tcp_alone(df):
     if below_all:
         return Verdict("partly", f"below the analysis everywhere, but the largest shortfall is {100 * worst:.0f} % "
                        "(outside 15-25 %)", tuple(lines))
-    return Verdict("not supported", "the TCP-alone simulation is above the optimistic analysis at some psi",
+    above = sorted({psi for mode in ("embedded", "continuous") for b in BUFFERS
+                    for psi, e, c, o in _pairs(df, "none", mode, b) if e.mean >= o})
+    return Verdict("not supported", "the TCP-alone simulation is above the optimistic analysis at psi "
+                   + ", ".join(f"{p:g}" for p in above) + f" (elsewhere below it, by up to {100 * worst:.0f} %)",
                    tuple(lines))
 
 
