@@ -446,6 +446,19 @@ def _perron(Pm, d, sparse):
             method = "power"
     x = np.maximum(x, 1e-300 * max(float(x.max()), 1e-300))
     lo, hi = _cw_bracket(M, x, sparse)
+    if not (np.isfinite(hi) and (hi - lo) <= RHO_RTOL * hi) and np.isfinite(rho_est) and rho_est > 0:
+        # LAPACK's balancing can return a Perron vector with exact zeros where the true
+        # entries are large (badly scaled M); power steps scaled by the eigenvalue
+        # estimate refill them from the accurate entries (irreducible M: n steps suffice)
+        for _ in range(2 * n + 8):
+            x = np.maximum(_matvec(M, x, sparse) / rho_est, 1e-300)
+            x = x / x.max()
+            plo, phi = _cw_bracket(M, x, sparse)
+            if np.isfinite(phi) and (not np.isfinite(hi) or (phi - plo) < (hi - lo)):
+                lo, hi = plo, phi
+            if np.isfinite(hi) and (hi - lo) <= RHO_RTOL * hi:
+                method += "+polish"
+                break
     it = 0
     n_fact = 0
     while (not np.isfinite(hi) or (hi - lo) > RHO_RTOL * hi) and n_fact < 4:
