@@ -44,7 +44,7 @@ def test_unknown_preset_and_bad_case():
     with pytest.raises(ValueError, match="^preset='nope'"):
         get_abr_preset("nope")
     c = get_abr_preset("abr_vbr_d080_p10ms")
-    with pytest.raises(ValueError, match="^policy="):
+    with pytest.raises(ValueError, match="^rate_allocation="):
         c.with_rate_allocation("bogus")
     from dataclasses import replace
     with pytest.raises(ValueError, match="^vbr_duty="):

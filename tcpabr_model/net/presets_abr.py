@@ -194,7 +194,7 @@ class AbrBackboneCase:
 
     def with_rate_allocation(self, policy: str) -> "AbrBackboneCase":
         """The same case with another rate computation at the bottleneck (issue item 5)."""
-        check_choice("policy", policy, RATE_ALLOCATIONS)
+        check_choice("rate_allocation", policy, RATE_ALLOCATIONS)
         prov = dict(self.provenance)
         prov["rate_allocation"] = ("stated: ERICA+" if policy == "erica" else
                                    f"CHOICE: {policy} in place of ERICA+ (issue 9 item 5 comparison)")

@@ -8,6 +8,9 @@
     Closed-form eq. (23) of the two-state chain (seed 004 Sec. IV).
 ``effcap_design``
     The EFFCAP M, N design rule (seed 004 Sec. VI).
+``network``
+    The network (topology) simulator on a named preset (:mod:`tcpabr_model.net`, seeds
+    000-003), e.g. the seed 003 backbone with ERICA+, INSTCAP or EFFCAP rate allocation.
 
 The registry :data:`METHODS` is open: :func:`register_method` adds a method.  A method
 must be a module-level function (so that worker processes can import it) and return a
@@ -21,7 +24,7 @@ import math
 from collections.abc import Callable
 
 __all__ = ["METHODS", "register_method", "method_name", "analysis_point", "simulation_point",
-           "effective_capacity_point", "effcap_design_point", "SIMULATION_KEYS"]
+           "effective_capacity_point", "effcap_design_point", "network_point", "SIMULATION_KEYS"]
 
 
 def _split_unknown(params: dict, allowed, what: str) -> None:
@@ -245,12 +248,98 @@ def effcap_design_point(params: dict, seed: int) -> dict:
     return {"m": int(d.M), "n": int(d.N)}
 
 
+# ---- network simulator --------------------------------------------------------------
+NETWORK_KEYS = ("preset", "rate_allocation", "duration", "warmup", "replications")
+
+
+def network_point(params: dict, seed: int, *, replications: int = 5) -> dict:
+    """The network simulator (:func:`tcpabr_model.net.simulate_network`) on a named preset.
+
+    Parameters
+    ----------
+    params : dict
+        ``preset`` (required: a name from ``tcpabr presets``); optional ``rate_allocation``
+        (``erica``, ``instcap`` or ``effcap``; seed 003 ABR backbone presets only: the same
+        backbone with that rate computation), ``duration`` and ``warmup`` (simulated
+        seconds, replacing the preset's) and ``replications`` (overrides the option).
+    seed : int
+        Root seed of the replications (the sweep's per-point seed).
+    replications : int, optional(default=5)
+
+    Returns
+    -------
+    dict
+        ``efficiency`` (seed 000 Sec. 4.2: TCP payload goodput / (payload fraction x
+        capacity left by VBR)) and ``efficiency_hw``; ``efficiency_ip`` (IP bytes / wire
+        capacity); ``fairness`` (Jain, per connection) with ``fairness_hw``;
+        ``vc_fairness``; ``goodput_mbps`` (sum of the per-connection payload goodputs,
+        Mbit/s) with ``goodput_mbps_hw`` (half-width from the per-replication sums);
+        ``clr``, ``flr`` (seed 001); ``queue_max_cells`` and ``queue_mean_cells`` of the
+        bottleneck port; with ABR RM-cell VCs also ``max_switch_queue_cells``,
+        ``max_switch_queue_rtt``, ``diverges`` (any replication; ``docs/abr_erica.md``),
+        ``max_source_queue_cells``, ``mean_source_queue_cells``,
+        ``source_drop_cells`` (sum over VCs, mean over replications).
+        Half-widths are 95 % Student-t over replications (NaN with one replication).
+    """
+    import numpy as np
+
+    from ..net import simulate_network
+    from ..net.presets import preset
+    from ..net.presets_abr import abr_presets
+    from ..sim.run import Estimate
+
+    _split_unknown(params, NETWORK_KEYS, "network")
+    if "preset" not in params:
+        raise ValueError("preset=None is invalid: the network method needs a preset name (see `tcpabr presets`)")
+    name = params["preset"]
+    reps = int(params.get("replications", replications))
+    pol = params.get("rate_allocation")
+    if pol is not None:
+        cases = abr_presets()
+        if name not in cases:
+            raise ValueError(f"rate_allocation={pol!r} is invalid for preset={name!r}: only the seed 003 ABR "
+                             "backbone presets (abr_*) take a rate_allocation")
+        net = cases[name].with_rate_allocation(pol).to_network()
+    else:
+        net = preset(name).network
+    over = {k: float(params[k]) for k in ("duration", "warmup") if k in params}
+    if over:
+        net = dataclasses.replace(net, **over)
+    r = simulate_network(net, replications=reps, seed=seed)
+    tot = np.asarray(r.samples["goodput"], dtype=float).reshape(r.replications, -1).sum(axis=1) / 1e6
+    g = Estimate.from_samples(tot)
+    b = int(net.bottleneck)
+    out = {
+        "efficiency": _f(r.efficiency.mean), "efficiency_hw": _f(r.efficiency.half_width),
+        "efficiency_ip": _f(r.efficiency_ip.mean),
+        "fairness": _f(r.fairness.mean), "fairness_hw": _f(r.fairness.half_width),
+        "vc_fairness": _f(r.vc_fairness.mean),
+        "goodput_mbps": _f(tot.mean()),
+        "goodput_mbps_hw": _f(g.half_width),
+        "clr": _f(r.cell_loss_ratio.mean), "flr": _f(r.frame_loss_ratio.mean),
+        "queue_max_cells": _f(r.queue_max[b]), "queue_mean_cells": _f(r.queue_mean[b].mean),
+        "replications": int(r.replications),
+    }
+    if r.abr:
+        a = r.abr
+        out.update({
+            "max_switch_queue_cells": _f(max(x["max_switch_queue_cells"] for x in a)),
+            "max_switch_queue_rtt": _f(max(x["max_switch_queue_rtt"] for x in a)),
+            "diverges": bool(any(x["diverges"] for x in a)),
+            "max_source_queue_cells": _f(max(float(np.max(x["max_source_queue_cells"])) for x in a)),
+            "mean_source_queue_cells": _f(np.mean([float(np.mean(x["mean_source_queue_cells"])) for x in a])),
+            "source_drop_cells": _f(np.mean([float(np.sum(x["source_drops_cells"])) for x in a])),
+        })
+    return out
+
+
 #: Registry of sweep methods: name -> point function ``f(params, seed, **options) -> dict``.
 METHODS: dict[str, Callable] = {
     "analysis": analysis_point,
     "simulation": simulation_point,
     "effective_capacity": effective_capacity_point,
     "effcap_design": effcap_design_point,
+    "network": network_point,
 }
 
 

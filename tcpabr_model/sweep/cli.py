@@ -23,13 +23,13 @@ import numpy as np
 def register(sub) -> None:
     p = sub.add_parser(
         "sweep",
-        help="run a method (analysis, simulation, effective_capacity, effcap_design) over a grid",
+        help="run a method (analysis, simulation, effective_capacity, effcap_design, network) over a grid",
         description="Evaluate METHOD at every point of a grid (cartesian product of --grid lists plus "
                     "--fixed values, or a TOML/YAML --file); one table row per point, per-point seeds "
                     "independent of order and worker count, optional resumable disk cache.",
     )
     p.add_argument("method", metavar="METHOD",
-                   help="analysis | simulation | effective_capacity | effcap_design | module:function")
+                   help="analysis | simulation | effective_capacity | effcap_design | network | module:function")
     p.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2,...",
                    help="a grid axis; values or ranges linspace:a:b:n / logspace:a:b:n (repeatable)")
     p.add_argument("--fixed", action="append", default=[], metavar="KEY=VALUE",
