@@ -57,3 +57,23 @@ def test_medium_on_off_period_makes_the_queue_diverge(duty, period, diverges):
     # the slides' VBR table, rows 5 and 8, with greedy sources in place of TCP
     out, q, _, t = _run(2.0, vbr=0.8, duty=duty, period=period)
     assert queue_divergence(t, q, LINK).diverges is diverges
+
+
+def test_short_feedback_delay_keeps_the_queue_bounded():
+    # the slides' feedback-delay table, row 1: d = 0.8, p = 10 ms, feedback delay 1 ms
+    # (d1 = 0.5 ms here: switch -> source -> switch 1 ms, RTT 3 ms) is bounded; row 3
+    # (10 ms) diverges: test_medium_on_off_period_makes_the_queue_diverge, first case
+    out, q, _, t = _run(2.0, d=0.5e-3, vbr=0.8, duty=0.8, period=10e-3)
+    assert not queue_divergence(t, q, LINK).diverges
+    assert q[q.size // 2:].mean() < 2000          # measured 901 cells (max 5093)
+    assert out[L.LO_ABR_SERVED_2H] / LINK > 0.35   # ABR gets the 36 % VBR leaves (1 s half)
+
+
+def test_without_the_low_ccr_limit_the_short_delay_case_diverges():
+    # sensitivity (docs/abr_erica.md, "Findings"): without ERICA's "avoid sudden increase"
+    # step every VC passing during a VBR off time is raised to MaxAllocPrevious and keeps
+    # that rate until its next BRM (~3.6 ms later) -- well into the next on time
+    er = EricaParams(average_sources=False, average_overload=False, limit_low_ccr=False)
+    out, q, _, t = _run(2.0, d=0.5e-3, vbr=0.8, duty=0.8, period=10e-3, erica=er)
+    assert queue_divergence(t, q, LINK).diverges
+

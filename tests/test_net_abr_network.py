@@ -69,6 +69,18 @@ def test_vbr_on_off_period_decides_divergence(name, diverges):
     assert r.abr[0]["diverges"] is diverges
 
 
+@pytest.mark.parametrize("name, diverges", [("abr_fbdelay_1ms", False), ("abr_fbdelay_10ms", True)])
+def test_feedback_delay_decides_divergence(name, diverges):
+    # the slides' feedback-delay table (d = 0.8, p = 10 ms): 1 ms bounded, 10 ms diverges.
+    # Before ERICA's "avoid sudden increase" step was implemented the 1 ms case diverged
+    # too (docs/abr_erica.md, "Findings")
+    c, r = _run(name, 2.0)
+    a = r.abr[0]
+    assert a["diverges"] is diverges
+    if not diverges:
+        assert a["max_switch_queue_cells"] < 0.5 * 11004    # measured 2695 cells (slides: 4176)
+
+
 def test_instcap_in_place_of_erica_is_one_parameter():
     c = get_abr_preset("abr_backbone_compare_instcap")
     r = simulate_network(c.to_network(duration_s=0.5), replications=1, seed=1)

@@ -50,7 +50,8 @@ def test_erica_hand_computed_overload():
 
 
 def test_erica_underload_and_max_alloc_previous():
-    par, es, act, ccr = _port(max_alloc_previous=True, delta=0.1)
+    # the MaxAllocPrevious term alone (the "avoid sudden increase" limit off; see below)
+    par, es, act, ccr = _port(max_alloc_previous=True, delta=0.1, limit_low_ccr=False)
     E.erica_on_frm(ccr, 0, 100.0)
     E.erica_on_frm(ccr, 1, 10.0)
     _interval(par, es, act, (60, 30), vbr=0, t_end=1.0)      # target 90, z = 1.0: underload band
@@ -68,6 +69,32 @@ def test_erica_underload_and_max_alloc_previous():
     E.erica_feedback(par2, es2, ccr2, 0, 1e9)
     _interval(par2, es2, act2, (150, 50), vbr=0, t_end=2.0)  # z = 200/90 > 1.1: overload
     assert E.erica_feedback(par2, es2, ccr2, 1, 1e9) == pytest.approx(45.0)
+
+
+def test_vc_below_fair_share_is_raised_to_the_fair_share_only():
+    # ERICA's "avoid sudden increase" step (98-0408 node 4, eq. 12): ER > FairShare and
+    # CCR < FairShare -> ER = FairShare.  Same intervals as the test above.
+    par, es, act, ccr = _port(max_alloc_previous=True, delta=0.1)     # limit_low_ccr default on
+    E.erica_on_frm(ccr, 0, 100.0)
+    E.erica_on_frm(ccr, 1, 10.0)
+    _interval(par, es, act, (60, 30), vbr=0, t_end=1.0)
+    assert E.erica_feedback(par, es, ccr, 0, 1e9) == pytest.approx(90.0)
+    _interval(par, es, act, (20, 25), vbr=0, t_end=2.0)      # z = 0.5, fair = 45, MaxAllocPrev 90
+    assert E.erica_feedback(par, es, ccr, 1, 1e9) == pytest.approx(45.0)   # CCR 10 < 45: fair share
+    assert es[E.ES_MACUR] == pytest.approx(90.0)             # the unlimited ER is what MaxAlloc records
+    assert E.erica_feedback(par, es, ccr, 0, 1e9) == pytest.approx(90.0)   # CCR 100 >= 45: unchanged
+    # a large VCShare of a slow VC (CCR 10, z = 0.1 -> 100) is limited the same way
+    par, es, act, ccr = _port(max_alloc_previous=False)
+    E.erica_on_frm(ccr, 0, 10.0)
+    _interval(par, es, act, (9, 0), vbr=0, t_end=1.0)        # z = 9 / 90 = 0.1, fair = 90 / 1
+    assert es[E.ES_FAIR] == pytest.approx(90.0)
+    assert E.erica_feedback(par, es, ccr, 0, 1e9) == pytest.approx(90.0)   # VCShare 100 > target 90
+    _interval(par, es, act, (9, 9), vbr=0, t_end=2.0)        # two VCs seen: fair = 45, z = 0.2
+    assert E.erica_feedback(par, es, ccr, 0, 1e9) == pytest.approx(45.0)   # VCShare 50 -> fair 45
+    par_off = EricaParams(interval_cells=10**6, interval_seconds=1.0, queue_control=False,
+                          average_sources=False, average_overload=False, max_alloc_previous=False,
+                          limit_low_ccr=False).to_array(1.0, LINK)
+    assert E.erica_feedback(par_off, es, ccr, 0, 1e9) == pytest.approx(50.0)
 
 
 def test_erica_plus_queue_control_function_values():
@@ -179,6 +206,7 @@ def test_er_never_exceeds_target_or_link(cells, vbr, q, ccr, plus):
     (dict(overload_weight=0.0), "overload_weight"),
     (dict(delta=-0.1), "delta"),
     (dict(queue_control="yes"), "queue_control"),
+    (dict(limit_low_ccr=1), "limit_low_ccr"),
 ])
 def test_bad_parameters_name_themselves(kw, name):
     with pytest.raises(ValueError, match=f"^{name}="):

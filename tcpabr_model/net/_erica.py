@@ -26,9 +26,14 @@ max(QDLF, a T0 / ((a - 1) Tq + T0)) for Tq > T0.  On each backward RM cell of a 
     ER = max(FairShare, VCShare)                         if z > 1 + delta
     ER = max(FairShare, VCShare, MaxAllocPrevious)       otherwise (fairness option)
     ER = min(ER, C_target, link rate);  MaxAllocCurrent = max(MaxAllocCurrent, ER)
+    ER = FairShare   if ER > FairShare and CCR[VC] < FairShare   (avoid a sudden increase)
     ER in cell = min(ER in cell, ER)
 
 CCR[VC] is the CCR field of the last forward RM cell of the VC seen at the port.  The
+"avoid a sudden increase" step is the BRM step that the ERICA+ pseudo-code of ATM Forum
+98-0408 (node 4, its equation 12) describes as avoiding "sudden increase in the feedback
+rate": a VC sending below the fair share is raised to at most the fair share, never
+straight to MaxAllocPrevious (``docs/abr_erica.md``, "Findings", for what it changes).  The
 kernel functions are unit-agnostic (rates in cells per slot, times in slots in the network
 kernel); :class:`EricaParams` holds physical units.
 """
@@ -60,7 +65,8 @@ EP_AZ = 11      # weight of the newest z sample
 EP_MAP = 12     # 1: MaxAllocPrevious fairness option in underload
 EP_DELTA = 13   # underload band: z <= 1 + delta counts as underload
 EP_LINK = 14    # link rate (same rate unit as CCR and ER)
-EP_NPAR = 15
+EP_SPIKE = 15   # 1: a VC whose CCR is below the fair share gets at most the fair share
+EP_NPAR = 16
 
 # ---- ERICA port state row (float64) ---------------------------------------------------
 ES_TSTART = 0   # start time of the current interval
@@ -116,6 +122,10 @@ class EricaParams:
         the previous interval.
     delta : float, optional(default=0.1)
         Underload band: z <= 1 + delta.
+    limit_low_ccr : bool, optional(default=True)
+        ERICA's "avoid sudden increase" step: a VC whose CCR is below the FairShare gets
+        at most the FairShare (not MaxAllocPrevious or a large VCShare).  False only for
+        the sensitivity study of ``docs/abr_erica.md`` ("Findings").
     """
 
     interval_cells: int = 100
@@ -132,12 +142,14 @@ class EricaParams:
     overload_weight: float = 0.2
     max_alloc_previous: bool = True
     delta: float = 0.1
+    limit_low_ccr: bool = True
 
     def __post_init__(self):
         object.__setattr__(self, "interval_cells", check_int("interval_cells", self.interval_cells, 1))
         object.__setattr__(self, "interval_seconds", check_real(
             "interval_seconds", self.interval_seconds, 0.0, low_open=True))
-        for name in ("queue_control", "average_sources", "average_overload", "max_alloc_previous"):
+        for name in ("queue_control", "average_sources", "average_overload", "max_alloc_previous",
+                     "limit_low_ccr"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):
                 raise ValueError(f"{name}={v!r} is invalid: must be True or False")
@@ -181,6 +193,7 @@ class EricaParams:
         p[EP_MAP] = 1.0 if self.max_alloc_previous else 0.0
         p[EP_DELTA] = self.delta
         p[EP_LINK] = link
+        p[EP_SPIKE] = 1.0 if self.limit_low_ccr else 0.0
         return p
 
 
@@ -338,6 +351,8 @@ def erica_feedback(par, es, ccr, vc, er_in):
         er = par[EP_LINK]
     if er > es[ES_MACUR]:
         es[ES_MACUR] = er
+    if par[EP_SPIKE] > 0.5 and er > fair and ccr[vc] < fair:
+        er = fair
     if er_in < er:
         return er_in
     return er

@@ -225,7 +225,8 @@ _BASE_PROVENANCE = {
              "(the slides present An/Az averaging as the fix for the divergent cases of the "
              "VBR and feedback-delay tables, so those tables ran without it), averaging "
              "interval (100 cells, 1 ms), T0 = 0.5 ms, a = 1.15, b = 1.05, QDLF = 0.5, "
-             "MaxAllocPrevious on (delta = 0.1)",
+             "MaxAllocPrevious on (delta = 0.1), ERICA's 'avoid sudden increase' step on (a VC below "
+             "the fair share is raised to the fair share only)",
     "switch_buffer_cells": "CHOICE: 10^6 cells, i.e. no switch loss (the slides report the "
                            "maximum queue, not losses)",
     "reverse_path": "CHOICE: ACKs and backward RM cells return on an uncongested path with "
@@ -307,7 +308,8 @@ def _build():
                           extra_prov=dict(_VBR_PROV, erica=(
                               f"stated: interval ({n} cells, {tms} ms), An = 0.9, Az = 0.2 "
                               f"{'on' if avgz else 'off'}; CHOICE: T0 = 0.5 ms, a = 1.15, "
-                              "b = 1.05, QDLF = 0.5, MaxAllocPrevious on")))
+                              "b = 1.05, QDLF = 0.5, MaxAllocPrevious on, 'avoid sudden "
+                              "increase' step on")))
     # control cases (not rows of the slides): the enhancements switched off / on
     tc = "ERICA+ enhancements, control cases (not in the slides)"
     out["abr_erica_avg_off_d070_p20ms"] = _case(
