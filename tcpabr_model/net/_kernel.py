@@ -29,6 +29,10 @@ network built by :func:`tcpabr_model.net.from_sim_scenario` reproduces it exactl
 The kernel takes only arrays and scalars and is deterministic; the only randomness
 (capacity paths, drawn outside; the GFR lottery, a counter-based generator keyed by
 ``G_SEED``) is reproducible from the replication's seed.
+
+Numba's on-disk cache of this kernel is keyed on *this* file only: after editing a module
+it calls (``_tcp``, ``_drop_policies``, ``_ratealloc``, ``_abr_net``...) change this file
+too (or clear ``__pycache__``), otherwise a stale compiled kernel keeps the old callee.
 """
 
 from __future__ import annotations

@@ -223,7 +223,11 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             elif st[c, S_INREC] == 1:
                 fs[c, F_CWND] += 1.0
         elif variant == TCP_SACK:
-            if st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]:
+            # no new recovery before every segment outstanding at the last timeout (or
+            # recovery start) is acknowledged: S_RECOVER (ns Sack1 ``recover_``, RFC 6675
+            # Sec. 5.1); the duplicate ACKs of go-back-N duplicates are not losses
+            if (st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]
+                    and st[c, S_UNA] >= st[c, S_RECOVER]):
                 flight = st[c, S_MAX] - st[c, S_UNA]
                 ss = float(flight // 2)
                 if ss < 2.0:
@@ -269,6 +273,7 @@ def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
             sb[c, q % cap] = 0
         st[c, S_HIGHSACK] = st[c, S_UNA]
         st[c, S_PIPE] = 0
+        st[c, S_RECOVER] = st[c, S_MAX]     # recovery point (Fall & Floyd's ns Sack1, RFC 6675 5.1)
     st[c, S_NXT] = st[c, S_UNA]
     st[c, S_DUP] = 0
     st[c, S_INREC] = 0
