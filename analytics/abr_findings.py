@@ -10,9 +10,16 @@ tables, and writes ``abr_findings.csv``, ``abr_findings.md`` and ``abr_queues.pn
 Usage::
 
     python analytics/abr_findings.py [--quick] [--duration S] [--out DIR] [--only SUBSTRING]
+    python analytics/abr_findings.py --mechanism
 
 ``--quick`` simulates 2 s per case (default: each case's 10 s).  The slides' numbers are
 printed for comparison only; nothing is tuned toward them (``docs/abr_erica.md``).
+
+``--mechanism`` runs only the measurement behind ``docs/abr_erica.md`` ("Findings"): the
+feedback-delay row 1 (d = 0.8, p = 10 ms, 1 ms feedback delay, 3 ms RTT) with 15 greedy
+ABR sources (no TCP) through the single-port loop of ``_abr_loop``, with ERICA's "avoid
+sudden increase" step on and off, and prints per-interval and per-BRM statistics (a few
+seconds).
 """
 
 from __future__ import annotations
@@ -69,6 +76,64 @@ def run_case(case, duration, seed):
     return row, series
 
 
+def mechanism(secs: float = 2.0) -> list[dict]:
+    """Greedy-source loop of the 1 ms feedback-delay case, traced; one dict per variant."""
+    from tcpabr_model.net import _abr_loop as L
+    from tcpabr_model.net._abr_metrics import queue_divergence
+    from tcpabr_model.net._erica import EricaParams
+    from tcpabr_model.net.presets_abr import slides_source_params
+
+    link = 155.52e6 / 424.0
+    slot = 1.0 / link
+    n, d1, period, duty, vbr = 15, 0.5e-3, 10e-3, 0.8, 0.8
+    ns = int(secs / slot)
+    on = int(round(duty * period / slot))
+    per = int(round(period / slot))
+    rows = []
+    for limit in (True, False):
+        er = EricaParams(average_sources=False, average_overload=False, limit_low_ccr=limit)
+        every = 100
+        q = np.zeros(ns // every + 1)
+        acr = np.zeros(ns // every + 1)
+        out = np.zeros(L.LO_NOUT, dtype=np.int64)
+        ilog = np.zeros((ns // 50, L.IL_N))
+        blog = np.zeros((ns // 50, L.BL_N))
+        nlog = np.zeros(2, dtype=np.int64)
+        d = int(round(d1 / slot))
+        L.abr_loop(ns, ns, d, 2 * d, vbr, on, per - on, slides_source_params().to_array(slot),
+                   er.to_array(slot, 1.0), n, every, 1 << 20, q, acr, out, ilog, blog, nlog)
+        il, bl = ilog[:nlog[0]], blog[:nlog[1]]
+        t = np.arange(q.size) * every * slot
+        h_il = il[:, L.IL_T] * slot >= secs / 2
+        h_bl = bl[:, L.BL_T] * slot >= secs / 2
+        on_il = (il[:, L.IL_T] % per) < on
+        # fair share in force when each BRM was stamped (the last interval end before it)
+        k = np.searchsorted(il[:, L.IL_T], bl[:, L.BL_T], side="right") - 1
+        fair = np.where(k >= 0, il[np.maximum(k, 0), L.IL_FAIR], np.inf)
+        low = bl[:, L.BL_CCRTAB] < fair
+        raised = low & (bl[:, L.BL_ER] > fair * (1 + 1e-9))
+        v = queue_divergence(t, q, link)
+        rows.append({
+            "limit_low_ccr": limit,
+            "brm_per_vc_per_s": round(len(bl) / secs / n, 1),
+            "brm_spacing_per_vc_ms": round(1e3 * secs * n / len(bl), 2),
+            "intervals_mean_ms": round(float(il[h_il, L.IL_DT].mean()) * slot * 1e3, 3),
+            "intervals_ended_by_cells": round(float(np.mean(il[h_il, L.IL_BYTIME] == 0)), 2),
+            "cabr_on_median": round(float(np.median(il[h_il & on_il, L.IL_CABR])), 3),
+            "cabr_off_median": round(float(np.median(il[h_il & ~on_il, L.IL_CABR])), 3),
+            "z_on_median": round(float(np.median(il[h_il & on_il, L.IL_Z])), 2),
+            "z_off_median": round(float(np.median(il[h_il & ~on_il, L.IL_Z])), 2),
+            "brm_low_ccr_raised_above_fair_share": round(float(raised[h_bl].mean()), 3),
+            "mean_sum_acr_2nd_half": round(float(acr[acr.size // 2:].mean()), 3),
+            "mean_abr_capacity": round(1 - duty * vbr, 3),
+            "queue_mean_2nd_half_cells": round(float(q[q.size // 2:].mean())),
+            "queue_max_cells": float(q.max()),
+            "queue_slope_cells_per_s": round(v.slope),
+            "diverges": v.diverges,
+        })
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="2 s of simulated time per case")
@@ -77,7 +142,13 @@ def main(argv=None) -> int:
     ap.add_argument("--only", default="", help="run only presets whose name contains this")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                    "out", "abr_findings"))
+    ap.add_argument("--mechanism", action="store_true",
+                    help="only the traced greedy-source loop of the 1 ms feedback-delay case")
     args = ap.parse_args(argv)
+    if args.mechanism:
+        for row in mechanism():
+            print(row, flush=True)
+        return 0
     os.makedirs(args.out, exist_ok=True)
     rows, traces = [], {}
     for name, case in abr_presets().items():

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from tcpabr_model.net import _abr_loop as L
+from tcpabr_model.net import _erica as E
 from tcpabr_model.net._abr_metrics import queue_divergence
 from tcpabr_model.net._erica import EricaParams
 from tcpabr_model.net.presets_abr import slides_source_params
@@ -23,7 +24,8 @@ def _run(secs, n=15, d=5e-3, vbr=0.0, duty=0.8, period=10e-3, erica=BASIC, stop=
     out = np.zeros(L.LO_NOUT, dtype=np.int64)
     on = int(round(duty * period / SLOT))
     L.abr_loop(ns, ns if stop is None else int(stop / SLOT), d1, 2 * d1, vbr, on,
-               int(round(period / SLOT)) - on, spar, epar, n, every, 1 << 20, q, a, out)
+               int(round(period / SLOT)) - on, spar, epar, n, every, 1 << 20, q, a, out,
+               np.zeros((0, L.IL_N)), np.zeros((0, L.BL_N)), np.zeros(2, dtype=np.int64))
     assert out[L.LO_ERR] == 0
     return out, q, a, np.arange(q.size) * every * SLOT
 
@@ -77,3 +79,27 @@ def test_without_the_low_ccr_limit_the_short_delay_case_diverges():
     out, q, _, t = _run(2.0, d=0.5e-3, vbr=0.8, duty=0.8, period=10e-3, erica=er)
     assert queue_divergence(t, q, LINK).diverges
 
+
+
+def test_trace_rows_are_consistent():
+    spar = slides_source_params().to_array(SLOT)
+    epar = BASIC.to_array(SLOT, 1.0)
+    ns = int(0.1 / SLOT)
+    q, a = np.zeros(ns // 100 + 1), np.zeros(ns // 100 + 1)
+    out = np.zeros(L.LO_NOUT, dtype=np.int64)
+    ilog, blog = np.zeros((5000, L.IL_N)), np.zeros((5000, L.BL_N))
+    nlog = np.zeros(2, dtype=np.int64)
+    L.abr_loop(ns, ns, 1834, 3668, 0.8, 2934, 734, spar, epar, 15, 100, 1 << 20, q, a, out,
+               ilog, blog, nlog)
+    il, bl = ilog[:nlog[0]], blog[:nlog[1]]
+    assert 0 < len(il) < 5000 and 0 < len(bl) < 5000
+    tmax = epar[E.EP_T]                                   # the time limit in slots
+    # every interval ends by its 100th ABR cell or by the time limit, whichever first
+    by_cells = il[:, L.IL_BYTIME] == 0
+    assert np.all(il[by_cells, L.IL_NABR] == 100) and np.all(il[by_cells, L.IL_DT] <= tmax)
+    assert np.all(il[~by_cells, L.IL_DT] >= tmax) and np.all(il[~by_cells, L.IL_NABR] < 100)
+    assert np.all((0 <= il[:, L.IL_CABR]) & (il[:, L.IL_CABR] <= 1))
+    np.testing.assert_allclose(il[:, L.IL_CABR], np.maximum(0, 1 - il[:, L.IL_NVBR] / il[:, L.IL_DT]))
+    # every BRM that reached its source was stamped first
+    assert len(bl) >= out[L.LO_BRM_RECV] > 0
+    assert np.all(bl[:, L.BL_ER] <= 1.0 + 1e-12)

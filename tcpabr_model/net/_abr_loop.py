@@ -34,10 +34,52 @@ LO_ERR = 7          # 1: a ring overflowed
 LO_ABR_SERVED_2H = 8  # ABR cells served in the second half
 LO_NOUT = 9
 
+# trace of the ERICA interval ends (ilog rows; pass an array with 0 rows for no trace)
+IL_T = 0        # slot at which the interval ended
+IL_DT = 1       # its length, slots
+IL_NABR = 2     # ABR input cells counted
+IL_NVBR = 3     # VBR cells served
+IL_CABR = 4     # ABR capacity (link = 1)
+IL_TARGET = 5   # target ABR capacity
+IL_Z = 6        # overload factor in use
+IL_FAIR = 7     # fair share
+IL_Q = 8        # ABR queue at the end, cells
+IL_BYTIME = 9   # 1: ended by the time limit, 0: by the cell count
+IL_N = 10
+# trace of the backward RM cells passing the switch (blog rows)
+BL_T = 0        # slot
+BL_VC = 1
+BL_CCRTAB = 2   # CCR of the VC in the port's table (its last FRM at the port input)
+BL_ER = 3       # ER field after stamping
+BL_CCRCELL = 4  # CCR field carried by this RM cell (the source's ACR when it sent the FRM)
+BL_N = 5
+
+
+@njit(cache=True, error_model="numpy")
+def _end_interval_traced(epar, es, act, t, q, bytime, ilog, nlog):
+    """End the ERICA interval at slot ``t`` and append a trace row if there is room."""
+    nab = es[E.ES_NABR]
+    nvb = es[E.ES_NVBR]
+    t0 = es[E.ES_TSTART]
+    if E.erica_end_interval(epar, es, act, float(t), q):
+        k = nlog[0]
+        if k < ilog.shape[0]:
+            ilog[k, IL_T] = t
+            ilog[k, IL_DT] = t - t0
+            ilog[k, IL_NABR] = nab
+            ilog[k, IL_NVBR] = nvb
+            ilog[k, IL_CABR] = es[E.ES_CABR]
+            ilog[k, IL_TARGET] = es[E.ES_TARGET]
+            ilog[k, IL_Z] = es[E.ES_Z]
+            ilog[k, IL_FAIR] = es[E.ES_FAIR]
+            ilog[k, IL_Q] = q
+            ilog[k, IL_BYTIME] = bytime
+            nlog[0] = k + 1
+
 
 @njit(cache=True, error_model="numpy")
 def abr_loop(nslots, t_stop, d1, d2, vbr_rate, vbr_on, vbr_off, spar, epar, n, sample_every,
-             ring, q_samples, acr_samples, out):
+             ring, q_samples, acr_samples, out, ilog, blog, nlog):
     """Run the loop for ``nslots`` slots.
 
     ``spar``: source parameter row (rates in cells/slot, times in slots), shared by the
@@ -45,7 +87,9 @@ def abr_loop(nslots, t_stop, d1, d2, vbr_rate, vbr_on, vbr_off, spar, epar, n, s
     in slots (``vbr_rate = 0``: no VBR).  ``ring``: capacity of the internal FIFOs.
     Sources stop emitting at slot ``t_stop`` (so the loop can drain).
     Samples of the port's ABR queue and of the sum of ACRs are written every
-    ``sample_every`` slots.
+    ``sample_every`` slots.  ``ilog`` (rows ``IL_*``) and ``blog`` (rows ``BL_*``) record
+    the ERICA interval ends and the BRM stampings until they are full; ``nlog[0]``,
+    ``nlog[1]`` count the rows written (arrays with 0 rows: no trace).
     """
     st = np.zeros((n, A.AS_NSTATE))
     cred = np.zeros(n)
@@ -102,7 +146,7 @@ def abr_loop(nslots, t_stop, d1, d2, vbr_rate, vbr_on, vbr_off, spar, epar, n, s
             if fk[0, h] == 1:
                 E.erica_on_frm(ccr, v, frm[0, h, A.RM_CCR])
             if E.erica_on_abr_input(epar, es, act, v):
-                E.erica_end_interval(epar, es, act, float(t), cnt[1])
+                _end_interval_traced(epar, es, act, t, cnt[1], 0, ilog, nlog)
             if cnt[1] >= ring:
                 out[LO_ERR] = 1
                 return
@@ -115,7 +159,7 @@ def abr_loop(nslots, t_stop, d1, d2, vbr_rate, vbr_on, vbr_off, spar, epar, n, s
             head[0] = (h + 1) % ring
             cnt[0] -= 1
         if E.erica_time_due(epar, es, float(t)):
-            E.erica_end_interval(epar, es, act, float(t), cnt[1])
+            _end_interval_traced(epar, es, act, t, cnt[1], 1, ilog, nlog)
         if cnt[1] > out[LO_QMAX]:
             out[LO_QMAX] = cnt[1]
         # ---- the port serves one cell: VBR first -----------------------------------
@@ -173,6 +217,14 @@ def abr_loop(nslots, t_stop, d1, d2, vbr_rate, vbr_on, vbr_off, spar, epar, n, s
             h = head[3]
             v = fv[3, h]
             frm[3, h, A.RM_ER] = E.erica_feedback(epar, es, ccr, v, frm[3, h, A.RM_ER])
+            k = nlog[1]
+            if k < blog.shape[0]:
+                blog[k, BL_T] = t
+                blog[k, BL_VC] = v
+                blog[k, BL_CCRTAB] = ccr[v]
+                blog[k, BL_ER] = frm[3, h, A.RM_ER]
+                blog[k, BL_CCRCELL] = frm[3, h, A.RM_CCR]
+                nlog[1] = k + 1
             if cnt[4] >= ring:
                 out[LO_ERR] = 1
                 return
