@@ -4,7 +4,7 @@ Runs (and prints as Markdown tables, optionally also JSON):
 
 1. seed 000 Tables 1-2: SACK TCP, 5 sources, VBR on/off (300/100/50 ms) with strict
    priority (GR = 0), LAN and WAN, both buffers, tail drop / EPD / Selective Drop;
-2. seed 000 Tables 3-4 (SACK rows): GR = 0, 0.1, 0.5 with VBR 300 ms, 5 sources;
+2. seed 000 Tables 3-4 (SACK rows): GR = 0, 0.1, 0.5 with VBR 300 ms, 5 and 15 sources;
 3. seed 002 Table 3: 15 TCPs with per-VC drop thresholds (throughput proportional to
    thresholds), and Table 5: GFR with 5 VCs of 3 merged TCPs;
 4. seed 001 Sec. 4.1: the zero-loss buffer (two connections; no loss once the buffer
@@ -13,6 +13,7 @@ Runs (and prints as Markdown tables, optionally also JSON):
 Usage::
 
     python analytics/net_findings.py [--quick] [--replications R] [--json PATH] [--only 1,2,3,4]
+        [--sources 5,15]
 
 ``--quick`` shortens every run (2 replications, a quarter of the stated durations, fewer
 rows) for a smoke test; the numbers in docs/network.md come from the full run.
@@ -66,34 +67,36 @@ def part1(a, rows_out):
 
 
 def part2(a, rows_out):
-    print("\n## Seed 000 Tables 3-4 (SACK): guaranteed rate, VBR 300 ms, 5 sources (efficiency)\n")
-    print("| config | buffer | GR | policy | efficiency (sim) | paper | fairness (sim) |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n## Seed 000 Tables 3-4 (SACK): guaranteed rate, VBR 300 ms (efficiency)\n")
+    print("| config | sources | buffer | GR | policy | efficiency (sim) | paper | fairness (sim) | timeouts/run |")
+    print("|---|---|---|---|---|---|---|---|---|")
     cfgs = [("wan", 12000), ("lan", 1000)] if not a.quick else [("wan", 12000)]
     if not a.quick:
         cfgs += [("wan", 36000), ("lan", 3000)]
-    for cfg, buf in cfgs:
+    srcs = [int(x) for x in a.sources.split(",")] if not a.quick else [5]
+    for n, (cfg, buf) in ((n, cb) for n in srcs for cb in cfgs):
         for gr in (0.0, 0.1, 0.5):
             for j, pol in enumerate(("ubr", "epd", "sd")):
-                if gr == 0.0 and not a.quick:
+                if gr == 0.0 and n == 5 and not a.quick:
                     # identical configuration to Table 1's 300 ms row: reuse it
                     prev = [x for x in rows_out if x.get("table") == "000-1" and x["config"] == cfg
                             and x["buffer"] == buf and x["vbr_ms"] == 300 and x["policy"] == pol]
                     if prev:
                         e = prev[0]["efficiency"]
-                        print(f"| {cfg} | {buf} | {gr} | {pol} | {e['mean']:.2f} ± {e['half_width']:.2f} | "
-                              f"{TABLE34_SACK[(cfg, 5, buf, gr)][j]:.2f} | (Table 1 run) |", flush=True)
+                        print(f"| {cfg} | 5 | {buf} | {gr} | {pol} | {e['mean']:.2f} ± {e['half_width']:.2f} | "
+                              f"{TABLE34_SACK[(cfg, 5, buf, gr)][j]:.2f} | (Table 1 run) | |", flush=True)
                         continue
-                net = seed000_network(cfg, 5, buf, 0.3, gr, pol, "sack")
+                net = seed000_network(cfg, n, buf, 0.3, gr, pol, "sack")
                 if a.quick:
                     net = net.with_(duration=net.duration / 4)
                 r = run(net, a.reps, a.seed, a.workers)
-                row = dict(table="000-34", config=cfg, buffer=buf, gr=gr, policy=pol,
+                row = dict(table="000-34", config=cfg, sources=n, buffer=buf, gr=gr, policy=pol,
                            efficiency=r.efficiency.to_dict(), fairness=r.fairness.to_dict(),
-                           paper_eff=TABLE34_SACK[(cfg, 5, buf, gr)][j])
+                           paper_eff=TABLE34_SACK[(cfg, n, buf, gr)][j],
+                           timeouts=r.counters["timeouts"] / r.replications)
                 rows_out.append(row)
-                print(f"| {cfg} | {buf} | {gr} | {pol} | {ci(r.efficiency)} | {row['paper_eff']:.2f} | "
-                      f"{ci(r.fairness)} |", flush=True)
+                print(f"| {cfg} | {n} | {buf} | {gr} | {pol} | {ci(r.efficiency)} | {row['paper_eff']:.2f} | "
+                      f"{ci(r.fairness)} | {row['timeouts']:.0f} |", flush=True)
 
 
 def part3(a, rows_out):
@@ -159,6 +162,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", default="1,2,3,4", help="comma-separated parts to run")
+    ap.add_argument("--sources", default="5,15", help="part 2: numbers of TCP sources (seed 000: 5, 15)")
     ap.add_argument("--json", default=None, help="also write the rows as JSON to this path")
     a = ap.parse_args(argv)
     if a.reps is None:

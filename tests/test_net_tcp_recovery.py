@@ -57,3 +57,20 @@ def test_starvation_longer_than_the_rto_forces_a_timeout(rto_min, timeouts):
     st = _run(_stall(buf=100000, rto_min=rto_min))
     assert st[0, L.S_CDROP] == 0
     assert st[0, L.S_TIMEOUTS] == timeouts
+
+
+def test_seed000_wan_gr0_every_burst_times_out_at_the_rto_floor():
+    # docs/network.md "Why WAN, GR = 0, VBR 300 ms is so low": with 12000 cells the RTO
+    # settles on its 200 ms floor and nearly every connection times out in every 300 ms
+    # burst; with 36000 cells the queueing delay lifts the RTO above the burst.
+    from tcpabr_model.net.presets import seed000_network
+    small = seed000_network("wan", 5, 12000, 0.3, 0.0, "sd", "sack", duration=10.0)
+    out, _, _ = run_network_replication(small, np.random.default_rng(1), ())
+    st, fs = out[0], out[1]
+    bursts = 17                                   # on periods starting in [0, 10 s)
+    assert st[:, L.S_TIMEOUTS].sum() >= 0.6 * 5 * bursts
+    np.testing.assert_allclose(fs[:, L.F_RTO] * small.slot_seconds, 0.2, rtol=0.02)
+    big = seed000_network("wan", 5, 36000, 0.3, 0.0, "sd", "sack", duration=10.0)
+    out, _, _ = run_network_replication(big, np.random.default_rng(1), ())
+    assert out[0][:, L.S_TIMEOUTS].sum() <= 2
+    assert (out[1][:, L.F_RTO] * big.slot_seconds > 0.3).all()
