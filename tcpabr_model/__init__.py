@@ -7,3 +7,11 @@ try:
     __version__ = _version("tcpabr-model")
 except _NotFound:  # pragma: no cover - running from a source tree that is not installed
     __version__ = "0+unknown"
+
+from pathlib import Path as _Path
+
+from tcpabr_model import _numba_cache
+
+# Before any kernel module is imported: one stamp of all package sources for every cached
+# kernel, so that editing a callee's module can never leave a stale compiled caller.
+_numba_cache.install(_Path(__file__).resolve().parent)

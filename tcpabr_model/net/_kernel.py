@@ -30,9 +30,10 @@ The kernel takes only arrays and scalars and is deterministic; the only randomne
 (capacity paths, drawn outside; the GFR lottery, a counter-based generator keyed by
 ``G_SEED``) is reproducible from the replication's seed.
 
-Numba's on-disk cache of this kernel is keyed on *this* file only: after editing a module
-it calls (``_tcp``, ``_drop_policies``, ``_ratealloc``, ``_abr_net``...) change this file
-too (or clear ``__pycache__``), otherwise a stale compiled kernel keeps the old callee.
+Numba alone would key the on-disk cache of this kernel on *this* file only, keeping a stale
+compiled callee after an edit of ``_tcp``, ``_drop_policies``, ``_ratealloc``... ;
+``tcpabr_model._numba_cache`` (installed by the package's ``__init__``) stamps every cached
+kernel with a hash of all kernel sources instead, so any such edit recompiles it.
 """
 
 from __future__ import annotations
