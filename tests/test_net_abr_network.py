@@ -119,3 +119,29 @@ def test_cli_preset_prints_abr_results(capsys):
     a = d["abr"][0]
     assert a["frm_turned"] and a["max_switch_queue_cells"] >= 0 and a["diverges"] in (True, False)
     assert d["preset"]["provenance"]["n_sources"].startswith("CHOICE")
+
+
+def test_erica_interval_timer_runs_while_the_network_is_idle():
+    """The averaging interval ends by time (1 ms) also when nothing moves: in TCP's first
+    round trips the network is idle most of the time, and the kernel's idle skip must not
+    skip the interval ends (it did: 1 interval in the first 28 ms instead of 28)."""
+    c = get_abr_preset("abr_backbone_novbr_buf100000")
+    dur = 0.028
+    r = simulate_network(c.to_network(duration_s=dur), replications=1, seed=3)
+    a = r.abr[0]
+    t = c.erica.interval_seconds
+    # every interval lasts at most T, so at least dur / T - 1 of them have ended
+    assert a["erica_intervals"][0] >= np.floor(dur / t) - 1
+    # no source has sent more than its first segment (12 cells) plus an FRM: the count
+    # end (100 cells) can add at most 180 / 100 intervals
+    assert a["erica_intervals"][0] <= np.ceil(dur / t) + 2
+
+
+def test_idle_intervals_let_erica_grant_the_link_in_slow_start():
+    """An interval with no ABR input has z = 0, so the VC share is the target capacity
+    (zero-load boundary): the first backward RM cells, stamped while the sources wait for
+    their first ACKs, raise every ACR from ICR to the link rate (PCR)."""
+    c = get_abr_preset("abr_backbone_novbr_buf100000")
+    r = simulate_network(c.to_network(duration_s=0.06), replications=1, seed=3)
+    acr = np.asarray(r.abr[0]["acr_end_mbps"])
+    assert np.allclose(acr, c.source.pcr * 53 * 8 / 1e6, rtol=1e-9)

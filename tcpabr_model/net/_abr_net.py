@@ -145,6 +145,28 @@ def abr_port_input(p, v, is_frm, serial, t, abr, qabr):
 
 
 @njit(cache=True, error_model="numpy")
+def abr_next_interval_end(abr, t, tn):
+    """The earliest slot in (t, tn] at which an ERICA port's averaging interval is due to
+    end by time, else ``tn``.  The kernel's idle skip stops there (and ends the interval
+    with :func:`abr_port_tick` before skipping on), so that intervals end on time while
+    nothing moves, as a switch's timer does, and a backward RM cell stamped after an idle
+    period sees the idle intervals' (zero) load instead of the last busy interval's."""
+    pra = abr[9]
+    epar = abr[10]
+    es = abr[11]
+    best = tn
+    for p in range(pra.shape[0]):
+        if pra[p] == RA_ERICA:
+            due = es[p][E.ES_TSTART] + epar[p][E.EP_T]
+            d = np.int64(np.ceil(due))
+            if d <= t:
+                d = t + 1
+            if d < best:
+                best = d
+    return best
+
+
+@njit(cache=True, error_model="numpy")
 def abr_port_tick(p, t, abr, qabr):
     """Once per slot per port: end the ERICA averaging interval when its time is up."""
     pra = abr[9]

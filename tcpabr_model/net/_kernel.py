@@ -55,8 +55,9 @@ from ._layout import (
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
     VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE, F_NSTATE,
 )
-from ._abr_net import (abr_port_input, abr_port_tick, abr_sample, abr_source_cell,
-                       abr_source_queue, abr_timed, abr_trim_source, abr_turnaround, abr_vbr_served)
+from ._abr_net import (abr_next_interval_end, abr_port_input, abr_port_tick, abr_sample,
+                       abr_source_cell, abr_source_queue, abr_timed, abr_trim_source, abr_turnaround,
+                       abr_vbr_served)
 from ._layout import KIND_RMF, SRC_ABR
 from ._ratealloc import port_interval
 from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
@@ -445,7 +446,11 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
 
         # ---- idle: skip to the next event or boundary --------------------------------------
         if tot_q == 0 and seg_total == 0 and dl_tot == 0 and nvbr_on == 0:
-            tn = t_chk
+            # an ERICA port's averaging timer runs while nothing moves: end the intervals
+            # that are due now (the queues are empty), and stop the skip at the next end
+            for p in range(nport):
+                abr_port_tick(p, t, abr, 0)
+            tn = abr_next_interval_end(abr, t, t_chk)
             if tn > t:
                 lo = t if t > warm else warm
                 for p in range(nport):
