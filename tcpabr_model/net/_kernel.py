@@ -6,7 +6,9 @@ a source gains its rate (bytes per slot) each slot and emits one unit (cell, or 
 packet for TCP alone) per ``GF_UNITB`` bytes of credit; a port gains ``capacity x rate x
 53`` bytes per slot and serves one unit per ``GF_UNITB`` bytes.  A server with an empty
 queue at the end of a slot forfeits its credit.  Slots in which nothing is queued
-anywhere (ports, link delay lines, sources; no VBR source on) are skipped in one step.
+anywhere (ports, link delay lines, sources; no VBR source on) are skipped in one step,
+up to the next timed event, measurement boundary or ERICA averaging-interval end (an
+ERICA port's timer keeps running while nothing moves).
 
 Order of work inside slot ``t`` (the same as the single-bottleneck kernel, so the
 network built by :func:`tcpabr_model.net.from_sim_scenario` reproduces it exactly):
