@@ -473,6 +473,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
                 for v in range(nvc):
                     vfs[v, VS_CRED] = 0.0
+                # queue samples due in the skipped slots see the idle (empty) state
+                abr_sample(tn - 1, abr, qn, NCLASS, st, vpar)
                 t = tn
                 continue
 
