@@ -47,7 +47,7 @@ from ._drop_policies import frame_admit, uniform01
 from ._layout import (
     BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
     GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
-    O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
+    O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
     PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
     PP_LINKDELAY, PS_DROP0, PS_FDROP, PS_NSTATE, PS_QMAX, PS_QMAX0, PS_SERVED0, PS_SERVEDW0,
     QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_NSTATE, S_SEGSENT, S_SQCELLS, S_SQCIDX,
@@ -373,6 +373,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 kmeas += 1
                 for p in range(nport):
                     xm = pfs[p, PFS_MEASACC] / meas_len
+                    if xm < 0.0:  # capacity left by VBR: credit carried into the interval
+                        xm = 0.0
                     pfs[p, PFS_MEASACC] = 0.0
                     e, nf = port_interval(p, t, kmeas, xm, xh, avg, vpar, vst, fb_t, fb_v)
                     if e != 0:
@@ -625,6 +627,9 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                         pst[p, PS_SERVEDW0 + k] += 1
                     if k == CL_VBR:
                         abr_vbr_served(p, abr)
+                        if pfpar[p, PF_NETVBR] > 0.5:
+                            # the rate allocation measures the capacity left by VBR
+                            pfs[p, PFS_MEASACC] -= unitb / (slotb * pfpar[p, PF_RATE])
                     c = qc[pos]
                     info = qi[pos]
                     nh = nexthop[v, p]

@@ -77,7 +77,8 @@ PP_NPAR = 2
 PF_RATE = 0         # link rate / reference rate
 PF_LOW = 1          # low capacity / high capacity (1 for a constant-rate port)
 PF_GR = 2           # guaranteed fraction of the link for the UBR class
-PF_NPAR = 3
+PF_NETVBR = 3       # 1: the rate-allocation measurement is the capacity left by VBR
+PF_NPAR = 4
 
 # ---- per-port state (pst, int64) -----------------------------------------------------
 PS_DROP0 = 0        # cells dropped, per class (PS_DROP0 + k)

@@ -187,6 +187,12 @@ class Port:
     erica : EricaParams or None, optional(default=None)
         ERICA/ERICA+ explicit-rate allocation at this port: it stamps the ER of backward
         RM cells of the ABR VCs (``feedback='rm'``) crossing it (``docs/abr_erica.md``).
+    feedback_net_of_vbr : bool, optional(default=False)
+        For the INSTCAP/EFFCAP feedback of this port (``Vc(feedback='instcap'|'effcap')``):
+        measure the capacity *left by VBR* in each interval (the port's capacity minus the
+        VBR cells it served, in the same unit) instead of the port's capacity.  With VBR
+        background this is the capacity the ABR class can use, what an INSTCAP switch
+        would feed back; without VBR both are the same.
     name : str, optional
     """
 
@@ -201,8 +207,11 @@ class Port:
     capacity: CapacityProcess | None = None
     name: str = ""
     erica: EricaParams | None = None
+    feedback_net_of_vbr: bool = False
 
     def __post_init__(self):
+        if not isinstance(self.feedback_net_of_vbr, bool):
+            raise ValueError(f"feedback_net_of_vbr={self.feedback_net_of_vbr!r} is invalid: must be True or False")
         if self.erica is not None and not isinstance(self.erica, EricaParams):
             raise ValueError(f"erica={self.erica!r} is invalid: must be an EricaParams or None")
         _s(self, "rate", check_real("rate", self.rate, 0.0, 100.0, low_open=True))

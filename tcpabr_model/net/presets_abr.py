@@ -168,6 +168,7 @@ class AbrBackboneCase:
         port = Port(rate=1.0, link_delay=0.0, abr_buffer=self.switch_buffer_cells,
                     abr_policy=DropPolicy("tail"), vbr_buffer=1 << 17,
                     erica=self.erica if self.rate_allocation == "erica" else None,
+                    feedback_net_of_vbr=self.rate_allocation != "erica",
                     name="switch 1 -> backbone")
         common = dict(route=(0,), category="abr", access_delay=d, egress_delay=2.0 * d,
                       source_buffer=self.source_buffer_cells, abr=self.source)
@@ -237,8 +238,9 @@ _BASE_PROVENANCE = {
                 "bottleneck); its link delays are the VC's egress delay 2 d",
     "instcap_effcap": "CHOICE (item 5 only): share 1/N of the port capacity per VC, "
                       "measurement interval s = 0.15 RTT, EFFCAP M : RTT, N : 8 RTT (core "
-                      "paper Sec. VI notation), feedback delay = 2 d; INSTCAP/EFFCAP see the "
-                      "port's capacity, not the VBR load",
+                      "paper Sec. VI notation), feedback delay = 2 d; INSTCAP/EFFCAP measure "
+                      "the capacity left by VBR (link minus VBR cells served per interval, "
+                      "Port.feedback_net_of_vbr)",
 }
 
 

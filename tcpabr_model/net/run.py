@@ -72,6 +72,7 @@ def kernel_inputs(net: Network, force=()):
         pf[p, L.PF_RATE] = port.rate
         pf[p, L.PF_LOW] = port.capacity.rate_ratio if port.capacity is not None else 1.0
         pf[p, L.PF_GR] = port.gr
+        pf[p, L.PF_NETVBR] = 1.0 if port.feedback_net_of_vbr else 0.0
         qcap[p] = (port.vbr_buffer, port.abr_buffer, port.ubr_buffer)
         qpol[p] = (L.POL_TAIL, _POL[port.abr_policy.kind], _POL[port.ubr_policy.kind])
         qf[p, L.CL_ABR] = port.abr_policy.resolved(port.abr_buffer, upf)
