@@ -57,9 +57,9 @@ from ._layout import (
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
     VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE, F_NSTATE,
 )
-from ._abr_net import (abr_next_interval_end, abr_port_input, abr_port_tick, abr_sample,
-                       abr_source_cell, abr_source_queue, abr_timed, abr_trim_source, abr_turnaround,
-                       abr_vbr_served)
+from ._abr_net import (RA_ERICA, SG_NEXT, abr_next_interval_end, abr_port_input, abr_port_tick,
+                       abr_sample, abr_source_cell, abr_source_queue, abr_timed, abr_trim_source,
+                       abr_turnaround, abr_vbr_served)
 from ._layout import KIND_RMF, SRC_ABR
 from ._ratealloc import port_interval
 from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
@@ -98,7 +98,7 @@ def _path_cursor(p, ptimes, pstate, caps):
     return n, caps[p, pstate[p, 1]]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
             qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
             force_conn, force_seq, force_used):
@@ -357,6 +357,14 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
         if vst[v, V_NEXTTOG] < next_evt:
             next_evt = vst[v, V_NEXTTOG]
 
+    # the ABR hooks are skipped outright when the network has no ERICA port / no RM-cell
+    # samples (a numba call with the whole ``abr`` tuple costs more than a slot's work)
+    has_erica = False
+    for p in range(nport):
+        if abr[9][p] == RA_ERICA:
+            has_erica = True
+    sg = abr[14]
+
     tot_q = 0
     dl_tot = 0
     next_meas = meas_len
@@ -452,9 +460,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
         if tot_q == 0 and seg_total == 0 and dl_tot == 0 and nvbr_on == 0:
             # an ERICA port's averaging timer runs while nothing moves: end the intervals
             # that are due now (the queues are empty), and stop the skip at the next end
-            for p in range(nport):
-                abr_port_tick(p, t, abr, 0)
-            tn = abr_next_interval_end(abr, t, t_chk)
+            if has_erica:
+                for p in range(nport):
+                    abr_port_tick(p, t, abr, 0)
+                tn = abr_next_interval_end(abr, t, t_chk)
+            else:
+                tn = t_chk
             if tn > t:
                 lo = t if t > warm else warm
                 for p in range(nport):
@@ -476,7 +487,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 for v in range(nvc):
                     vfs[v, VS_CRED] = 0.0
                 # queue samples due in the skipped slots see the idle (empty) state
-                abr_sample(tn - 1, abr, qn, NCLASS, st, vpar)
+                if sg[SG_NEXT] < tn:
+                    abr_sample(tn - 1, abr, qn, NCLASS, st, vpar)
                 t = tn
                 continue
 
@@ -489,7 +501,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     dh[p] = dh[p] + 1 if dh[p] + 1 < dl_cap[p] else 0
                     dn[p] -= 1
                     dl_tot -= 1
-                    if vpar[v, VP_CLASS] == CL_ABR:
+                    if has_erica and vpar[v, VP_CLASS] == CL_ABR:
                         np_ = nexthop[v, p]
                         abr_port_input(np_, v, (di[pos] & INFO_KIND_MASK) == KIND_RMF, ds[pos], t, abr,
                                        qn[np_ * NCLASS + CL_ABR])
@@ -568,7 +580,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 if eom:
                     info |= INFO_EOM
                 vst[v, V_CSENT] += 1
-                if vpar[v, VP_CLASS] == CL_ABR:
+                if has_erica and vpar[v, VP_CLASS] == CL_ABR:
                     abr_port_input(p0, v, False, -1, t, abr, qn[p0 * NCLASS + CL_ABR])
                 tot_q += _arrive(p0, v, c, seq, info, True, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
                                  qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
@@ -589,7 +601,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
             if t >= warm:
                 pfs[p, PFS_CAPWIN] += ci
             j0 = p * NCLASS
-            abr_port_tick(p, t, abr, qn[j0 + CL_ABR])
+            if has_erica:
+                abr_port_tick(p, t, abr, qn[j0 + CL_ABR])
             nport_q = qn[j0] + qn[j0 + 1] + qn[j0 + 2]
             if nport_q > 0:
                 cred = pfs[p, PFS_CRED] + ci * slotb * pfpar[p, PF_RATE]
@@ -694,7 +707,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 pfs[p, PFS_CRED] = 0.0
             if t >= warm:
                 pfs[p, PFS_QINT] += nport_q
-        abr_sample(t, abr, qn, NCLASS, st, vpar)
+        if sg[SG_NEXT] <= t:
+            abr_sample(t, abr, qn, NCLASS, st, vpar)
         t += 1
 
     # derived counters (conservation at the source)
