@@ -102,7 +102,7 @@ def abr_init(abr):
             E.erica_init(epar[p], es[p], eact[p], eccr[p], 0.0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def abr_source_cell(v, t, abr):
     """The ABR source of VC ``v`` is about to send an in-rate cell at slot ``t``.
 
@@ -124,7 +124,7 @@ def abr_source_cell(v, t, abr):
     return s
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def abr_port_input(p, v, is_frm, serial, t, abr, qabr):
     """An ABR-class cell of VC ``v`` arrives at port ``p`` (ERICA input accounting).
 
@@ -166,7 +166,7 @@ def abr_next_interval_end(abr, t, tn):
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def abr_port_tick(p, t, abr, qabr):
     """Once per slot per port: end the ERICA averaging interval when its time is up."""
     pra = abr[9]
@@ -178,7 +178,7 @@ def abr_port_tick(p, t, abr, qabr):
         E.erica_end_interval(epar[p], es[p], abr[12][p], float(t), float(qabr))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def abr_vbr_served(p, abr):
     """A VBR cell was served on port ``p``'s link (ERICA's VBR measurement)."""
     if abr[9][p] == RA_ERICA:
@@ -268,7 +268,7 @@ def abr_next_event(v, abr):
     return nxt
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def abr_source_queue(v, waiting, abr):
     """Track the maximum source queue (cells) of VC ``v``; called once per slot."""
     ai = abr[0]
@@ -311,7 +311,7 @@ def abr_trim_source(v, abr, st, cpar, vpar):
             k += 1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def abr_sample(t, abr, qn, nclass, st, vpar):
     """Record samples due at or before slot ``t``: every port's total queue and, per VC,
     the source queue (added to ``sacc``; the mean is sacc / samples)."""
