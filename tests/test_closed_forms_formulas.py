@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tcpabr_model.closed_forms as cf
@@ -87,10 +87,18 @@ def test_atm_bad_inputs():
 
 @settings(deadline=None, max_examples=100)
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=30).filter(lambda v: sum(v) > 0))
+@example([5e-324, 1e-300])  # squares underflow: the index must still be exact
+@example([1e6, 0.0, 1e-300])
 def test_jain_index_in_bounds(xs):
     j = cf.jain_index(xs)
     n = len(xs)
     assert 1.0 / n - 1e-12 <= j <= 1.0
+    # the definition, evaluated independently in exact rational arithmetic
+    fx = [Fraction(x) for x in xs]
+    exact = sum(fx) ** 2 / (n * sum(x * x for x in fx))
+    assert j == pytest.approx(float(exact), rel=1e-12)
+    # scale invariance
+    assert cf.jain_index([3.0 * x for x in xs]) == pytest.approx(j, rel=1e-12)
 
 
 def test_jain_index_values():

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hst
 
 from tcpabr_model.errors import ModelError  # noqa: F401  (documented failure type)
+from tcpabr_model.closed_forms import jain_index
 from tcpabr_model.sim import Scenario, TcpConfig, effcap_reference, simulate
 from tcpabr_model.sim import _kernel as K
 from tcpabr_model.sim.capacity import capacity_integral
@@ -249,6 +250,9 @@ def test_physical_invariants(psi, bmax, ratio, feedback, nconn):
     slack = 2.0 * sc.cells_per_frame * sc.n_connections / round(sc.duration / sc.slot_seconds)
     assert 0.0 <= res.efficiency.mean <= ceiling * (1 + slack)
     assert 1.0 / nconn - 1e-12 <= res.fairness.mean <= 1.0 + 1e-12
+    # with one replication the fairness is Jain's index of the connections' goodputs
+    one = simulate(sc, 1, seed=0)
+    assert one.fairness.mean == pytest.approx(jain_index([g.mean for g in one.goodput_bps]), rel=1e-12)
     assert 0.0 <= res.cell_loss_ratio.mean <= 1.0
     c = res.counters
     assert c["cells_sent"] >= c["cells_served"] + c["cells_dropped"] - 0
