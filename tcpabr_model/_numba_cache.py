@@ -10,8 +10,9 @@ This module installs, before any kernel is decorated, cache locators that apply 
 files of this package only and stamp every cached function with one hash of the
 package's kernel sources: every module that imports numba and every package module those
 import, transitively (the constants of ``net/_layout.py`` are frozen into the kernels, so
-they count).  A change in any of them invalidates every cached kernel of the package (numba recompiles and overwrites the index); functions of
-other packages keep numba's own locators.  The locators reuse numba's cache folders
+they count).  A change in any of them invalidates every cached kernel of the package
+(numba recompiles and overwrites the index); functions of other packages keep numba's
+own locators.  The locators reuse numba's cache folders
 (``NUMBA_CACHE_DIR``, the in-tree ``__pycache__``, or the user-wide cache), so nothing
 moves.  numba's locator list is an internal (``CacheImpl._locator_classes``); if a numba
 version lacks it, the guard is skipped with a ``RuntimeWarning`` rather than breaking the
