@@ -107,7 +107,11 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
     The psi-independent skeleton is built once; ``progress=True`` shows a tqdm bar.
     """
     import pandas as pd
-    from tqdm.auto import tqdm
+
+    if progress:  # tqdm.auto warns in Jupyter without ipywidgets, even for a disabled bar
+        from tqdm.auto import tqdm
+    else:
+        from tqdm import tqdm
 
     rows = []
     for psi in tqdm(list(psis), disable=not progress, desc="psi sweep", unit="chain"):

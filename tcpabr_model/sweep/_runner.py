@@ -202,7 +202,10 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
 
     show = _want_progress(progress, len(pending), name)
     if pending:
-        from tqdm.auto import tqdm
+        if show:  # tqdm.auto warns in Jupyter without ipywidgets, even for a disabled bar
+            from tqdm.auto import tqdm
+        else:
+            from tqdm import tqdm
 
         bar = tqdm(total=len(pending), desc=f"sweep {name}", unit="pt", disable=not show, leave=False)
         try:
