@@ -128,6 +128,8 @@ def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi"
                          title: str | None = None, logx: bool = True, colors=None):
     """Jain's fairness index (or each connection's efficiency) against psi (Figs. 19-22).
 
+    Parameters not listed below are as in :func:`plot_efficiency_vs_psi`.
+
     Parameters
     ----------
     df : pandas.DataFrame
@@ -138,7 +140,6 @@ def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi"
     per_connection : bool, optional(default=False)
         Plot each connection's efficiency (its goodput in IP bytes / mean capacity, so
         they sum to the total efficiency) instead of Jain's index.
-    Other parameters as in :func:`plot_efficiency_vs_psi`.
 
     Returns
     -------
