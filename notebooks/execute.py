@@ -14,6 +14,7 @@ cell stores its figure as a PNG, exactly as a person running the notebook in Jup
 it. The stored notebooks are executed at the small size (``TCPABR_NOTEBOOK_FULL`` unset;
 ``--full`` sets it to 1). A notebook whose execution fails is not written; the command
 then exits with status 1 after trying the others. Bad arguments exit with status 2.
+Needs nbclient and ipykernel (the ``test`` extra).
 """
 
 from __future__ import annotations
