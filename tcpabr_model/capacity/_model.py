@@ -116,7 +116,7 @@ class CapacityModel:
         bad = np.flatnonzero(~np.isfinite(c) | (c < 0))
         if bad.size:
             i = int(bad[0])
-            raise ValueError(f"levels[{i}]={c[i]!r} is invalid: must be a finite rate >= 0 (packets per time unit)")
+            raise ValueError(f"levels[{i}]={float(c[i])!r} is invalid: must be a finite rate >= 0 (packets per time unit)")
         k = c.size
         s("levels", _readonly(c))
         if (self.transition is None) == (self.generator is None):
@@ -125,12 +125,12 @@ class CapacityModel:
             P = _square("transition", self.transition, k)
             if P.min() < 0:
                 i, j = np.unravel_index(int(np.argmin(P)), P.shape)
-                raise ValueError(f"transition[{i}, {j}]={P[i, j]!r} is invalid: must be a probability >= 0")
+                raise ValueError(f"transition[{i}, {j}]={float(P[i, j])!r} is invalid: must be a probability >= 0")
             rows = P.sum(axis=1)
             bad = np.flatnonzero(np.abs(rows - 1.0) > ROW_SUM_TOL)
             if bad.size:
                 i = int(bad[0])
-                raise ValueError(f"transition[{i}] (row sum {rows[i]!r}) is invalid: every row must sum to 1 "
+                raise ValueError(f"transition[{i}] (row sum {float(rows[i])!r}) is invalid: every row must sum to 1 "
                                  f"(tolerance {ROW_SUM_TOL:g})")
             P = P / rows[:, None]
             if self.epoch is None:
@@ -144,13 +144,13 @@ class CapacityModel:
             off = Q - np.diag(np.diag(Q))
             if off.min() < 0:
                 i, j = np.unravel_index(int(np.argmin(off)), Q.shape)
-                raise ValueError(f"generator[{i}, {j}]={Q[i, j]!r} is invalid: off-diagonal rates must be >= 0")
+                raise ValueError(f"generator[{i}, {j}]={float(Q[i, j])!r} is invalid: off-diagonal rates must be >= 0")
             scale = max(float(np.abs(Q).max()), 1e-300)
             rows = Q.sum(axis=1)
             bad = np.flatnonzero(np.abs(rows) > GENERATOR_ROW_TOL * scale)
             if bad.size:
                 i = int(bad[0])
-                raise ValueError(f"generator[{i}] (row sum {rows[i]!r}) is invalid: every row must sum to 0")
+                raise ValueError(f"generator[{i}] (row sum {float(rows[i])!r}) is invalid: every row must sum to 0")
             if self.epoch is not None:
                 raise ValueError(f"epoch={self.epoch!r} is invalid: a continuous-time model has no epoch; "
                                  "use discretize(epoch)")
