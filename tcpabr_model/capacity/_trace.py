@@ -122,7 +122,7 @@ def read_trace(path, *, packet_bytes: int = MAHIMAHI_PACKET_BYTES) -> Trace:
     lines = data.split(b"\n")
     if lines and lines[-1].strip() == b"":
         lines.pop()  # final newline
-    if not lines:
+    if not any(ln.strip() for ln in lines):
         raise ValueError(f"{name}: the trace is empty: a Mahimahi trace needs at least one line")
     try:
         t = np.array(lines, dtype=np.int64)  # parses b"12", b" 12\r"; rejects b"1.5", b""
