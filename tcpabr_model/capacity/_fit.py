@@ -7,9 +7,11 @@ Method (:func:`fit_trace`):
 2. **Levels**: ``method="kmeans"`` (default) -- 1-D k-means (Lloyd,
    :func:`scipy.cluster.vq.kmeans2`) started from the K quantile-group means, each epoch
    assigned to the nearest level; ``method="quantile"`` -- the epochs split at the
-   :math:`j/K` quantiles, each level the mean of its group.  ``docs/traces.md`` compares
-   the two on the shared traces.
-3. **Transition matrix**: maximum likelihood, :math:`\hat P_{ij} = n_{ij} / n_i` from the
+   :math:`j/K` quantiles, each level the mean of its group; ``method="hmm"`` (optional
+   extra ``hmmlearn``) -- a Gaussian hidden Markov model fitted by EM from the k-means
+   levels, levels = state means, transition matrix = the HMM's, occupancy from the Viterbi path.
+   ``docs/traces.md`` compares the three on the shared traces.
+3. **Transition matrix** (k-means, quantiles): maximum likelihood, :math:`\hat P_{ij} = n_{ij} / n_i` from the
    level sequence, counted **cyclically** (last epoch -> first) because the trace repeats;
    the counts then form a closed walk, so :math:`\hat P` is stochastic and irreducible.
 4. **K**: given, or chosen by BIC among :math:`1..K_{\max}` (at most the number of
@@ -40,15 +42,19 @@ from scipy.cluster.vq import kmeans2
 
 from .._validate import check_choice, check_int, check_real
 from ..closed_forms import effcap_estimate, effective_capacity, effective_capacity_eq24
+from ..errors import ModelError
 from ._model import CapacityModel
 from ._trace import BinnedTrace, Trace, bin_trace, read_trace
 
 __all__ = ["TraceFit", "fit_trace", "fit_levels", "chain_autocorrelation", "trace_autocorrelation",
            "LEVEL_METHODS", "MAX_AUTO_STATES"]
 
-LEVEL_METHODS = ("kmeans", "quantile")
+LEVEL_METHODS = ("kmeans", "quantile", "hmm")
 #: largest K tried when ``states`` is None
 MAX_AUTO_STATES = 8
+#: EM iterations and tolerance of method="hmm"
+HMM_ITER = 300
+HMM_TOL = 1e-4
 #: delta grid (per packet) = DELTA_DECADES / sd of the block sum, plus inf
 DELTA_DECADES = tuple(10.0 ** np.linspace(-2.0, 2.0, 9))
 
@@ -161,7 +167,7 @@ def fit_levels(rates, states: int, method: str = "kmeans", *, outage: bool = Tru
     """
     x = np.asarray(rates, dtype=float)
     k = check_int("states", states, 1)
-    check_choice("method", method, LEVEL_METHODS)
+    check_choice("method", method, ("kmeans", "quantile"))  # "hmm" fits levels and chain together
     zero = x == 0.0
     if outage and k >= 2 and zero.any() and not zero.all():
         lv, lb = fit_levels(x[~zero], k - 1, method, outage=False)
@@ -231,7 +237,41 @@ def _ec_curves(binned: BinnedTrace, model: CapacityModel, block: int):
     return deltas, emp, f24, f23
 
 
+def _build_hmm(binned: BinnedTrace, k: int) -> tuple[CapacityModel, np.ndarray, float]:
+    """Gaussian HMM by EM (hmmlearn, optional): levels = state means, P = its transition matrix."""
+    try:
+        from hmmlearn.hmm import GaussianHMM  # optional extra: pip install 'tcpabr-model[hmm]'
+    except ImportError:
+        raise ValueError("method='hmm' is invalid here: it needs the optional package hmmlearn "
+                         "(pip install 'tcpabr-model[hmm]')") from None
+    x = binned.rates
+    distinct = np.unique(x).size
+    if k > distinct:
+        raise ValueError(f"states={k} is invalid: the trace has only {distinct} distinct epoch "
+                         "capacities at this epoch length")
+    floor = 1.0 / (12.0 * binned.epoch**2)  # quantisation variance of a count, (packets/s)^2
+    # EM started from the k-means fit (hmmlearn's own start can collapse every mean onto the
+    # overall mean); start and transition probabilities from hmmlearn's default
+    lv, lb = fit_levels(x, k, "kmeans", outage=False)
+    h = GaussianHMM(n_components=k, covariance_type="diag", n_iter=HMM_ITER, tol=HMM_TOL, random_state=0,
+                    min_covar=floor, init_params="st")
+    h.means_ = lv.reshape(-1, 1)
+    h.covars_ = np.array([[max(float(np.var(x[lb == j])), floor)] for j in range(k)])
+    h.fit(x.reshape(-1, 1))
+    order = np.argsort(h.means_.ravel())
+    rank = np.empty(k, np.int64)
+    rank[order] = np.arange(k)
+    P = np.asarray(h.transmat_)[np.ix_(order, order)]
+    levels = np.clip(h.means_.ravel()[order], 0.0, None)
+    lab = rank[h.predict(x.reshape(-1, 1))]
+    model = CapacityModel(levels, transition=P / P.sum(axis=1, keepdims=True), epoch=binned.epoch,
+                          time_unit=1.0, packet_bytes=binned.packet_bytes)
+    return model, lab, float(h.score(x.reshape(-1, 1)))
+
+
 def _build(binned: BinnedTrace, k: int, method: str, outage: bool) -> tuple[CapacityModel, np.ndarray, float]:
+    if method == "hmm":
+        return _build_hmm(binned, k)
     x = binned.rates
     levels, lab = fit_levels(x, k, method, outage=outage)
     counts = _transition_counts(lab, k)
@@ -253,7 +293,9 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         K; ``None`` chooses it by BIC among ``1..max_states``.
     epoch : float > 0, optional(default=0.1)
         Epoch (bin) length, seconds.
-    method : {"kmeans", "quantile"}, optional(default="kmeans")
+    method : {"kmeans", "quantile", "hmm"}, optional(default="kmeans")
+        ``"hmm"`` needs ``hmmlearn``; it ignores ``outage`` (an outage is whatever state
+        has mean ~0) and its ``loglik``/``bic`` are the HMM's own likelihood.
     block : int >= 1, optional(default=10)
         Block length M (epochs) of the effective-capacity comparison (eqs. 24-25).
     max_lag : int >= 1, optional(default=20)
@@ -298,10 +340,10 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     for k in ks:
         try:
             model, lab, ll = _build(binned, k, method, outage)
-        except ValueError:
-            if selection == "given":
+        except (ValueError, ModelError):
+            if selection == "given" or method == "hmm" and k == ks[0]:
                 raise
-            continue  # e.g. quantile ties: this K cannot be fitted
+            continue  # e.g. quantile ties, or an HMM whose chain is reducible: this K cannot be fitted
         p = k * (k - 1) + 2 * k
         deltas, emp, f24, f23 = _ec_curves(binned, model, block)
         err = float(np.max(np.abs(np.array(emp) - np.array(f24)))) / float(x.mean())

@@ -1,6 +1,6 @@
 """``tcpabr trace fit``: fit a K-level Markov capacity model to a Mahimahi trace.
 
-``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile]
+``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
 [--select ec|bic] [--block M] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
 
 Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
@@ -69,7 +69,8 @@ def register(subparsers) -> None:
     p.add_argument("trace", help="Mahimahi trace file (one integer ms per line, one 1500-byte packet each)")
     p.add_argument("--states", type=int, default=None, help="number of levels K (default: chosen, see --select)")
     p.add_argument("--epoch", type=float, default=0.1, help="epoch (bin) length in seconds (default 0.1)")
-    p.add_argument("--method", choices=("kmeans", "quantile"), default="kmeans", help="level method")
+    p.add_argument("--method", choices=("kmeans", "quantile", "hmm"), default="kmeans",
+                   help="level method (hmm needs the optional package hmmlearn)")
     p.add_argument("--select", choices=("ec", "bic"), default="ec",
                    help="how K is chosen without --states: effective-capacity error (default) or BIC")
     p.add_argument("--block", type=int, default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
