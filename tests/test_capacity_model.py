@@ -274,5 +274,5 @@ def test_bad_model_files_are_refused(tmp_path, text, match):
 def test_model_file_extension_checked(tmp_path):
     with pytest.raises(ValueError, match="must end in .json or .toml"):
         cap.save_model(cap.constant(1.0), tmp_path / "m.yaml")
-    with pytest.raises(ValueError, match="cannot read it"):
+    with pytest.raises(ValueError, match="missing.toml: cannot read the model file"):
         cap.load_model(tmp_path / "missing.toml")

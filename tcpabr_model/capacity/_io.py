@@ -83,15 +83,20 @@ def save_model(model: CapacityModel, path) -> None:
         f.write(text)
 
 
+def read_bytes(path, what: str) -> bytes:
+    """The bytes of ``path``; ``ValueError("<path>: cannot read <what> (<reason>)")`` otherwise."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as exc:
+        raise ValueError(f"{os.fspath(path)}: cannot read {what} ({exc.strerror})") from None
+
+
 def load_model(path) -> CapacityModel:
     """Read a model written by :func:`save_model` (checks format, version and keys)."""
     kind = _kind(path)
     name = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        raise ValueError(f"path={name!r} is invalid: cannot read it ({exc.strerror})") from None
+    raw = read_bytes(path, "the model file")
     try:
         d = json.loads(raw) if kind == "json" else tomllib.loads(raw.decode("utf-8"))
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

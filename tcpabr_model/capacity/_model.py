@@ -132,7 +132,6 @@ class CapacityModel:
                 i = int(bad[0])
                 raise ValueError(f"transition[{i}] (row sum {float(rows[i])!r}) is invalid: every row must sum to 1 "
                                  f"(tolerance {ROW_SUM_TOL:g})")
-            P = P / rows[:, None]
             if self.epoch is None:
                 raise ValueError("epoch=None is invalid: a discrete-time model needs its epoch length "
                                  "(time units per transition)")

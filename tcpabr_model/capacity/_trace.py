@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import check_int, check_real
+from ._io import read_bytes
 from ._model import CapacityModel
 
 __all__ = ["Trace", "BinnedTrace", "read_trace", "write_trace", "bin_trace", "synthetic_trace",
@@ -114,11 +115,7 @@ def read_trace(path, *, packet_bytes: int = MAHIMAHI_PACKET_BYTES) -> Trace:
     smaller than the previous one.
     """
     name = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ValueError(f"{name}: cannot read the trace ({exc.strerror})") from None
+    data = read_bytes(path, "the trace")
     lines = data.split(b"\n")
     if lines and lines[-1].strip() == b"":
         lines.pop()  # final newline
