@@ -9,24 +9,30 @@ Method (:func:`fit_trace`):
    assigned to the nearest level; ``method="quantile"`` -- the epochs split at the
    :math:`j/K` quantiles, each level the mean of its group; ``method="hmm"`` (optional
    extra ``hmmlearn``) -- a Gaussian hidden Markov model fitted by EM from the k-means
-   levels, levels = state means, transition matrix = the HMM's, occupancy from the Viterbi path.
-   ``docs/traces.md`` compares the three on the shared traces.
-3. **Transition matrix** (k-means, quantiles): maximum likelihood, :math:`\hat P_{ij} = n_{ij} / n_i` from the
-   level sequence, counted **cyclically** (last epoch -> first) because the trace repeats;
-   the counts then form a closed walk, so :math:`\hat P` is stochastic and irreducible.
-4. **K**: given, or chosen by BIC among :math:`1..K_{\max}` (at most the number of
-   distinct epoch capacities):
-   :math:`\mathrm{BIC} = -2\log L + p\log n`, :math:`p = K(K-1) + 2K`, with
-   :math:`\log L` the likelihood of the level sequence under :math:`\hat P` plus a
-   Gaussian emission :math:`N(c_k, \sigma_k^2)` per level; :math:`\sigma_k^2` is floored at
-   the quantisation variance of a count, :math:`1/(12\epsilon^2)` (packets/s)^2, so that a
-   level of identical epochs (an outage) has a finite likelihood.
+   levels, levels = state means, transition matrix = the HMM's, occupancy from the
+   Viterbi path.  With ``outage=True`` empty epochs form their own level 0 (k-means and
+   quantiles).  ``docs/traces.md`` compares the three methods on the shared traces.
+3. **Transition matrix** (k-means, quantiles): maximum likelihood,
+   :math:`\hat P_{ij} = n_{ij} / n_i` from the level sequence, counted **cyclically**
+   (last epoch -> first) because the trace repeats; the counts then form a closed walk,
+   so :math:`\hat P` is stochastic and irreducible and its stationary law is the
+   occupancy.
+4. **K**: given, or chosen among :math:`1..K_{\max}` (at most the number of distinct
+   epoch capacities) by ``select="ec"`` (default: the smallest K whose effective-capacity
+   error, see 5, is at most ``ec_tol``, else the K with the smallest error) or by
+   ``select="bic"``: :math:`\mathrm{BIC} = -2\log L + p\log n`, :math:`p = K(K-1) + 2K`,
+   with :math:`\log L` the likelihood of the level sequence under :math:`\hat P` plus a
+   Gaussian emission :math:`N(c_k, \sigma_k^2)` per level; :math:`\sigma_k^2` is floored
+   at the quantisation variance of a count, :math:`1/(12\epsilon^2)` (packets/s)^2, so
+   that a level of identical epochs (an outage) has a finite likelihood (for ``"hmm"``,
+   :math:`\log L` is the HMM's own likelihood).
 5. **Report** (:class:`TraceFit`): level occupancy (trace) against :math:`\pi`; lag-1..L
    autocorrelation of :math:`r_t` against the chain's
    :math:`\mathrm{corr}(c_{X_0}, c_{X_l})`; and the effective capacity over a delta grid:
    empirical eq. (25) (all sliding blocks of ``block`` epochs,
    :func:`~tcpabr_model.closed_forms.effcap_estimate`) against the fitted chain's exact
-   eq. (24) at the same block length (what eq. 25 estimates) and its eq. (23).
+   eq. (24) at the same block length (what eq. 25 estimates) and its eq. (23); the EC
+   error is the largest gap over the grid divided by the mean rate.
 
 Units: the model's time unit is the second (``time_unit = 1``), levels in packets per
 second, ``epoch`` in seconds, ``packet_bytes`` from the trace (1500); ``delta`` per packet.
