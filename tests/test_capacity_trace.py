@@ -128,3 +128,12 @@ def test_synthetic_trace_refusals():
         cap.synthetic_trace(cap.from_arrays([1.0], [[1.0]], epoch=0.0005, time_unit=1.0), 10, seed=0)
     with pytest.raises(ValueError, match="discrete-time"):
         cap.synthetic_trace(cap.two_state(0.5, 2, 4, time="continuous"), 10, seed=0)
+
+
+def test_binned_trace_effective_capacity_is_eq25_on_cyclic_blocks():
+    """Counts [3, 1, 3] at 10 ms, M = 2: cyclic blocks (3,1), (1,3), (3,3) -> sums 4, 4, 6."""
+    b = cap.bin_trace(cap.Trace([0, 1, 10, 10, 11, 25, 30]), 0.010)
+    d = 0.7
+    want = -np.log(np.mean(np.exp(-d * np.array([4.0, 4.0, 6.0])))) / (2 * d) / 0.010
+    assert b.effective_capacity(2, d) == pytest.approx(want, rel=1e-12)
+    assert b.effective_capacity(2, np.inf) == pytest.approx(4.0 / 2 / 0.010, rel=1e-12)  # eq. 28

@@ -47,7 +47,7 @@ import numpy as np
 from scipy.cluster.vq import kmeans2
 
 from .._validate import check_choice, check_int, check_real
-from ..closed_forms import effcap_estimate, effective_capacity, effective_capacity_eq24
+from ..closed_forms import block_sums, effective_capacity, effective_capacity_eq24
 from ..errors import ModelError
 from ._model import CapacityModel
 from ._trace import BinnedTrace, Trace, bin_trace, read_trace
@@ -228,16 +228,12 @@ def _loglik(x, lab, levels, counts, epoch) -> float:
 
 
 def _ec_curves(binned: BinnedTrace, model: CapacityModel, block: int):
-    counts = binned.counts.astype(float)
-    cs = np.concatenate(([0.0], np.cumsum(np.concatenate([counts, counts[: block - 1]]))))
-    S = cs[block:block + counts.size] - cs[:counts.size]  # cyclic sliding block sums
-    sd = float(S.std())
+    sd = float(block_sums(binned.block_counts(block), block, sliding=True).std())
     deltas = [d / sd for d in DELTA_DECADES] if sd > 0 else [1.0]
     deltas = deltas + [math.inf]
-    wrapped = np.concatenate([counts, counts[: block - 1]])
     emp, f24, f23 = [], [], []
     for d in deltas:
-        emp.append(effcap_estimate(wrapped, block, d, sliding=True) / binned.epoch)
+        emp.append(binned.effective_capacity(block, d))
         f24.append(effective_capacity_eq24(model, d, block))
         f23.append(effective_capacity(model, d))
     return deltas, emp, f24, f23

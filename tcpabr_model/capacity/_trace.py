@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import check_int, check_real
+from ..closed_forms import effcap_estimate
 from ._io import read_bytes
 from ._model import CapacityModel
 
@@ -171,6 +172,21 @@ class BinnedTrace:
     @property
     def n_epochs(self) -> int:
         return int(self.counts.size)
+
+    def block_counts(self, M: int) -> np.ndarray:
+        """Counts with the first ``M - 1`` epochs appended: its sliding blocks of ``M`` are the
+        ``n_epochs`` cyclic blocks of the repeating trace."""
+        M = check_int("M", M, 1, self.n_epochs)
+        return np.concatenate([self.counts, self.counts[: M - 1]]).astype(float)
+
+    def effective_capacity(self, M: int, delta: float) -> float:
+        """Empirical effective capacity, eq. (25), packets per second.
+
+        All ``n_epochs`` cyclic sliding blocks of ``M`` epochs
+        (:func:`~tcpabr_model.closed_forms.effcap_estimate`); ``delta`` per packet, ``inf``
+        gives EFFCAP's eq. (28), the smallest block average.
+        """
+        return effcap_estimate(self.block_counts(M), M, delta, sliding=True) / self.epoch
 
 
 def bin_trace(trace: Trace, epoch: float) -> BinnedTrace:
