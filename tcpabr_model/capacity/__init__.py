@@ -7,8 +7,8 @@ Model (:mod:`._model`)
 Files (:mod:`._io`)
     save_model, load_model -- JSON or TOML, with a format version.
 Traces (:mod:`._trace`)
-    Trace, read_trace, write_trace (Mahimahi format), BinnedTrace, bin_trace,
-    synthetic_trace (a seeded trace from a model).
+    Trace, read_trace, write_trace (Mahimahi format), BinnedTrace (with the empirical
+    effective capacity, eq. 25), bin_trace, synthetic_trace (a seeded trace from a model).
 Fitting (:mod:`._fit`)
     fit_trace -> TraceFit (levels by k-means or quantiles, ML transition matrix, K by
     BIC, occupancy / autocorrelation / effective-capacity report), fit_levels,
