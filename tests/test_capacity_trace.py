@@ -26,6 +26,9 @@ def _write(tmp_path, text, name="t.down"):
     ("1\nabc\n", 2, "not an integer"),
     ("1\n\n3\n", 2, "not an integer"),
     ("1\n2 3\n", 2, "not an integer"),
+    ("1\n+2\n", 2, "not an integer"),
+    ("1\n1_000\n", 2, "not an integer"),
+    ("1\n1e3\n", 2, "not an integer"),
     ("0\n0\n", 2, "positive period"),
 ])
 def test_malformed_traces_refused_naming_file_and_line(tmp_path, text, line, what):
