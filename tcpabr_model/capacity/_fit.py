@@ -44,7 +44,7 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy.cluster.vq import kmeans2
+from scipy.cluster.vq import ClusterError, kmeans2
 
 from .._validate import check_choice, check_int, check_real
 from ..closed_forms import block_sums, effective_capacity, effective_capacity_eq24
@@ -192,19 +192,23 @@ def fit_levels(rates, states: int, method: str = "kmeans", *, outage: bool = Tru
                              "non-empty quantile groups; use method='kmeans'")
         levels = np.array([x[lab == j].mean() for j in range(k)])
         return levels, lab
+    if distinct.size == k:  # one level per value: the optimal (zero-distortion) partition
+        return distinct.astype(float), np.searchsorted(distinct, x)
     # k-means from the quantile-group means (distinct values fill merged groups)
     init = np.array([x[lab == j].mean() for j in used])
     if init.size < k:
         extra = distinct[~np.isin(distinct, init)]
         init = np.sort(np.concatenate([init, extra[np.linspace(0, extra.size - 1, k - init.size).astype(int)]]))
-    cent, lab = kmeans2(x, init.astype(float), iter=100, minit="matrix", missing="raise")
+    try:
+        cent, lab = kmeans2(x, init.astype(float), iter=100, minit="matrix", missing="raise")
+    except ClusterError:
+        raise ValueError(f"states={k} is invalid: k-means leaves a level without epochs on this trace; "
+                         "use fewer states or method='quantile'") from None
     order = np.argsort(cent)
     rank = np.empty(k, np.int64)
     rank[order] = np.arange(k)
     lab = rank[lab]
     levels = np.array([x[lab == j].mean() for j in range(k)])
-    if np.unique(lab).size < k:  # pragma: no cover - kmeans2(missing="raise") prevents it
-        raise ValueError(f"states={k} is invalid: k-means left an empty level")
     return levels, lab
 
 
