@@ -152,3 +152,23 @@ def test_hmm_recovers_well_separated_levels():
     assert np.allclose(fit.model.levels, [0.0, 200.0, 600.0], atol=1.0)
     ref = cap.fit_trace(DATA / "markov3_outage.down", states=3, epoch=0.1)  # exact counts
     assert np.allclose(fit.model.transition, ref.model.transition, atol=0.05)
+
+
+def test_bootstrap_sampling_error_is_seeded_and_ordered():
+    a = cap.fit_trace(DATA / "markov3_outage.down", states=3, epoch=0.1, bootstrap=30, seed=5)
+    b = cap.fit_trace(DATA / "markov3_outage.down", states=3, epoch=0.1, bootstrap=30, seed=5)
+    c = cap.fit_trace(DATA / "markov3_outage.down", states=3, epoch=0.1, bootstrap=30, seed=6)
+    assert a.ec_error_sampling == b.ec_error_sampling and a.ec_error_sampling != c.ec_error_sampling
+    med, q95 = a.ec_error_sampling
+    assert 0.0 < med <= q95 and a.bootstrap == 30
+    assert cap.fit_trace(DATA / "markov3_outage.down", states=3, epoch=0.1).ec_error_sampling == ()
+
+
+def test_chain_path_visits_levels_at_the_stationary_frequencies():
+    """Occupancy of a 100,000-epoch path within 5 standard errors of pi (SE inflated by the
+    integrated autocorrelation time (1 + lambda) / (1 - lambda), lambda = 1 - 2p for this chain)."""
+    m = cap.two_state(0.5, psi=4.0, delta=1.0)  # p = 0.25, lambda = 0.5
+    x = cap.chain_path(m, 100_000, np.random.default_rng(0))
+    frac = np.mean(x == 0)
+    se = math.sqrt(0.25 / 100_000 * 3.0)
+    assert abs(frac - 0.5) <= 5 * se

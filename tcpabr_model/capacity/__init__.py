@@ -8,7 +8,8 @@ Files (:mod:`._io`)
     save_model, load_model -- JSON or TOML, with a format version.
 Traces (:mod:`._trace`)
     Trace, read_trace, write_trace (Mahimahi format), BinnedTrace (with the empirical
-    effective capacity, eq. 25), bin_trace, synthetic_trace (a seeded trace from a model).
+    effective capacity, eq. 25), bin_trace, synthetic_trace (a seeded trace from a model),
+    chain_path (a seeded path of the chain).
 Fitting (:mod:`._fit`)
     fit_trace -> TraceFit (levels by k-means or quantiles, ML transition matrix, K by
     BIC, occupancy / autocorrelation / effective-capacity report), fit_levels,
@@ -26,11 +27,20 @@ from ._fit import (
 )
 from ._io import load_model, save_model
 from ._model import CapacityModel, constant, from_arrays, two_state
-from ._trace import MAHIMAHI_PACKET_BYTES, BinnedTrace, Trace, bin_trace, read_trace, synthetic_trace, write_trace
+from ._trace import (
+    MAHIMAHI_PACKET_BYTES,
+    BinnedTrace,
+    Trace,
+    bin_trace,
+    chain_path,
+    read_trace,
+    synthetic_trace,
+    write_trace,
+)
 
 __all__ = [
     "BinnedTrace", "CapacityModel", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
-    "TraceFit", "bin_trace", "chain_autocorrelation", "constant", "fit_levels", "fit_trace", "from_arrays",
+    "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "fit_levels", "fit_trace", "from_arrays",
     "load_model", "read_trace", "save_model", "synthetic_trace", "trace_autocorrelation", "two_state",
     "write_trace",
 ]

@@ -50,7 +50,7 @@ from .._validate import check_choice, check_int, check_real
 from ..closed_forms import block_sums, effective_capacity, effective_capacity_eq24
 from ..errors import ModelError
 from ._model import CapacityModel
-from ._trace import BinnedTrace, Trace, bin_trace, read_trace
+from ._trace import BinnedTrace, Trace, bin_trace, chain_path, read_trace
 
 __all__ = ["TraceFit", "fit_trace", "fit_levels", "chain_autocorrelation", "trace_autocorrelation",
            "LEVEL_METHODS", "MAX_AUTO_STATES"]
@@ -94,6 +94,11 @@ class TraceFit:
         max |ec_empirical - ec_fitted_eq24| / mean rate.
     mean_trace : float
         Mean capacity of the binned trace, packets/s (equals the model's mean).
+    ec_error_sampling : tuple of float
+        ``(median, 95th percentile)`` of the same EC error for ``bootstrap`` paths of the
+        fitted chain as long as the trace (parametric bootstrap): what sampling alone gives
+        when the chain is the truth; empty when ``bootstrap=0``.
+    bootstrap : int
     """
 
     model: CapacityModel
@@ -116,6 +121,8 @@ class TraceFit:
     ec_fitted_eq23: tuple
     ec_error: float
     mean_trace: float
+    ec_error_sampling: tuple = ()
+    bootstrap: int = 0
 
     def to_dict(self) -> dict:
         """JSON-ready dict (``inf`` written as the string ``"inf"``)."""
@@ -243,6 +250,28 @@ def _ec_curves(binned: BinnedTrace, model: CapacityModel, block: int):
     return deltas, emp, f24, f23
 
 
+def _gap(emp, f24, mean: float) -> float:
+    """The EC error: max |empirical eq. 25 - chain eq. 24| / mean rate."""
+    return float(np.max(np.abs(np.asarray(emp) - np.asarray(f24)))) / mean
+
+
+def _ec_error(binned: BinnedTrace, block: int, deltas, f24) -> float:
+    return _gap([binned.effective_capacity(block, d) for d in deltas], f24, float(binned.rates.mean()))
+
+
+def _sampling_ec_errors(model: CapacityModel, n: int, block: int, deltas, f24, draws: int, seed: int):
+    """EC errors of ``draws`` stationary paths of ``model`` of ``n`` epochs (parametric bootstrap)."""
+    rng = np.random.default_rng(seed)
+    c = np.asarray(model.levels) * model.epoch
+    out = []
+    for _ in range(draws):
+        counts = c[chain_path(model, n, rng)]
+        if counts.sum() == 0:
+            continue  # a path that never leaves an outage has no mean to scale by
+        out.append(_ec_error(BinnedTrace(counts, model.epoch, 0, model.packet_bytes or 1), block, deltas, f24))
+    return np.array(out)
+
+
 def _build_hmm(binned: BinnedTrace, k: int) -> tuple[CapacityModel, np.ndarray, float]:
     """Gaussian HMM by EM (hmmlearn, optional): levels = state means, P = its transition matrix."""
     try:
@@ -288,7 +317,7 @@ def _build(binned: BinnedTrace, k: int, method: str, outage: bool) -> tuple[Capa
 
 def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: str = "kmeans",
               block: int = 10, max_lag: int = 20, max_states: int = MAX_AUTO_STATES, outage: bool = True,
-              select: str = "ec", ec_tol: float = 0.05) -> TraceFit:
+              select: str = "ec", ec_tol: float = 0.05, bootstrap: int = 0, seed: int = 0) -> TraceFit:
     """Fit a K-level discrete-time Markov capacity model to a trace and report the fit.
 
     Parameters
@@ -315,6 +344,11 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         eq. 24| / mean rate) is <= ``ec_tol``, else the K with the smallest error;
         ``"bic"`` -- the smallest BIC.
     ec_tol : float > 0, optional(default=0.05)
+    bootstrap : int >= 0, optional(default=0)
+        Paths of the fitted chain, as long as the trace, whose EC error against the chain
+        gives :attr:`TraceFit.ec_error_sampling` (the error sampling alone produces).
+    seed : int >= 0, optional(default=0)
+        Seed of the bootstrap paths.
 
     Returns
     -------
@@ -329,6 +363,8 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     max_states = check_int("max_states", max_states, 1, 64)
     check_choice("select", select, ("ec", "bic"))
     ec_tol = check_real("ec_tol", ec_tol, 0.0, low_open=True)
+    bootstrap = check_int("bootstrap", bootstrap, 0, 100_000)
+    seed = check_int("seed", seed, 0)
     binned = bin_trace(trace, epoch)
     if block > binned.n_epochs:
         raise ValueError(f"block={block} is invalid: must be <= the {binned.n_epochs} epochs of the trace")
@@ -352,7 +388,7 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
             continue  # e.g. quantile ties, or an HMM whose chain is reducible: this K cannot be fitted
         p = k * (k - 1) + 2 * k
         deltas, emp, f24, f23 = _ec_curves(binned, model, block)
-        err = float(np.max(np.abs(np.array(emp) - np.array(f24)))) / float(x.mean())
+        err = _gap(emp, f24, float(x.mean()))
         fits[k] = (model, lab, deltas, emp, f24, f23, err)
         candidates.append({"K": k, "loglik": ll, "bic": -2.0 * ll + p * math.log(n), "ec_error": err})
     if selection == "bic":
@@ -365,6 +401,11 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     model, lab, deltas, emp, f24, f23, err = fits[best]
     lags = list(range(1, max_lag + 1))
     occ = np.bincount(lab, minlength=best) / n
+    sampling = ()
+    if bootstrap:
+        errs = _sampling_ec_errors(model, n, block, deltas, f24, bootstrap, seed)
+        if errs.size:
+            sampling = (float(np.median(errs)), float(np.quantile(errs, 0.95)))
     return TraceFit(
         model=model, states=best, method=method, selection=selection, epoch=epoch, n_epochs=n,
         dropped=binned.dropped, candidates=tuple(candidates),
@@ -373,4 +414,5 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         acf_model=tuple(chain_autocorrelation(model, lags).tolist()),
         block=block, ec_delta=tuple(deltas), ec_empirical=tuple(emp), ec_fitted_eq24=tuple(f24),
         ec_fitted_eq23=tuple(f23), ec_error=err, mean_trace=float(x.mean()),
+        ec_error_sampling=sampling, bootstrap=bootstrap,
     )

@@ -29,7 +29,7 @@ from ..closed_forms import effcap_estimate
 from ._io import read_bytes
 from ._model import CapacityModel
 
-__all__ = ["Trace", "BinnedTrace", "read_trace", "write_trace", "bin_trace", "synthetic_trace",
+__all__ = ["Trace", "BinnedTrace", "read_trace", "write_trace", "bin_trace", "synthetic_trace", "chain_path",
            "MAHIMAHI_PACKET_BYTES"]
 
 #: bytes per delivery opportunity in Mahimahi traces
@@ -204,6 +204,24 @@ def bin_trace(trace: Trace, epoch: float) -> BinnedTrace:
                        packet_bytes=trace.packet_bytes)
 
 
+def chain_path(model: CapacityModel, n_epochs: int, rng: np.random.Generator) -> np.ndarray:
+    """Level indices of ``n_epochs`` epochs of the discrete chain, started from its stationary law.
+
+    One uniform per epoch from ``rng`` (inverse CDF of the row), so a path is reproducible
+    from the generator's seed.
+    """
+    P, _, _ = model.chain_per_epoch()
+    k = model.n_levels
+    cdf = np.cumsum(P, axis=1)
+    cdf[:, -1] = 1.0
+    u = rng.random(n_epochs)
+    x = np.empty(n_epochs, np.int64)
+    x[0] = min(int(np.searchsorted(np.cumsum(model.stationary), u[0], side="right")), k - 1)
+    for t in range(1, n_epochs):
+        x[t] = min(int(np.searchsorted(cdf[x[t - 1]], u[t], side="right")), k - 1)
+    return x
+
+
 def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str | None = None) -> Trace:
     """A trace whose epoch capacities follow a path of ``model`` (seeded, reproducible).
 
@@ -231,15 +249,7 @@ def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str
         raise ValueError(f"epoch={model.epoch!r} is invalid: must be a whole number (>= 1) of milliseconds "
                          f"for a trace ({e_ms!r} ms)")
     e_ms = int(round(e_ms))
-    rng = np.random.default_rng(seed)
-    P = np.asarray(model.transition)
-    cdf = np.cumsum(P, axis=1)
-    cdf[:, -1] = 1.0
-    u = rng.random(n_epochs)
-    x = np.empty(n_epochs, np.int64)
-    x[0] = int(np.searchsorted(np.cumsum(model.stationary), u[0], side="right").clip(0, model.n_levels - 1))
-    for k in range(1, n_epochs):
-        x[k] = min(int(np.searchsorted(cdf[x[k - 1]], u[k], side="right")), model.n_levels - 1)
+    x = chain_path(model, n_epochs, np.random.default_rng(seed))
     want = np.asarray(model.levels)[x] * model.epoch
     cum = np.floor(np.cumsum(want) + 1e-9).astype(np.int64)
     counts = np.diff(np.concatenate(([0], cum)))

@@ -1,7 +1,7 @@
 """``tcpabr trace fit``: fit a K-level Markov capacity model to a Mahimahi trace.
 
 ``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
-[--select ec|bic] [--block M] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
+[--select ec|bic] [--block M] [--bootstrap B] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
 
 Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
 occupancy (trace vs stationary chain), the autocorrelation at a few lags and the
@@ -22,7 +22,8 @@ def _fit(args) -> int:
     from . import fit_trace, save_model
 
     fit = fit_trace(args.trace, states=args.states, epoch=args.epoch, method=args.method,
-                    select=args.select, block=args.block, max_lag=args.max_lag)
+                    select=args.select, block=args.block, max_lag=args.max_lag, bootstrap=args.bootstrap,
+                    seed=args.seed)
     m = fit.model
     out = fit.to_dict()
     design = [effcap_design(rtt, m, k=8) for rtt in (args.rtt or [])]
@@ -49,6 +50,9 @@ def _fit(args) -> int:
     for d, e, f24, f23 in zip(fit.ec_delta, fit.ec_empirical, fit.ec_fitted_eq24, fit.ec_fitted_eq23):
         lines.append(f"  {d:12.4g}  {e:15.1f}  {f24:12.1f}  {f23:12.1f}")
     lines.append(f"max |empirical - fitted eq24| / mean = {fit.ec_error:.3f}")
+    if fit.ec_error_sampling:
+        lines.append(f"same error for {fit.bootstrap} paths of the fitted chain as long as the trace: median "
+                     f"{fit.ec_error_sampling[0]:.3f}, 95th percentile {fit.ec_error_sampling[1]:.3f}")
     lines.append("K tried: " + ", ".join(f"K={c['K']} BIC={c['bic']:.0f} ec_err={c['ec_error']:.3f}"
                                          for c in fit.candidates))
     for r, d in zip(args.rtt or [], design):
@@ -75,6 +79,9 @@ def register(subparsers) -> None:
                    help="how K is chosen without --states: effective-capacity error (default) or BIC")
     p.add_argument("--block", type=int, default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
     p.add_argument("--max-lag", type=int, default=20, help="autocorrelation lags 1..N epochs (default 20)")
+    p.add_argument("--bootstrap", type=int, default=0,
+                   help="paths of the fitted chain drawn to show the EC error of sampling alone (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap paths (default 0)")
     p.add_argument("--rtt", type=float, nargs="+", default=None,
                    help="round-trip times in seconds: print the EFFCAP design rule's M and N")
     p.add_argument("--out", default=None, help="write the model to this .json or .toml file")
