@@ -34,6 +34,7 @@ TRACES = ("Verizon-LTE-short.down", "TMobile-LTE-short.down", "TMobile-UMTS-driv
 DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "traces"
 LAGS_SHOWN = (1, 2, 5, 10, 20)
 RTTS = (0.02, 0.05, 0.1, 0.2)
+BOOTSTRAP = 200
 
 
 def md_table(header, rows):
@@ -53,13 +54,16 @@ def report_trace(path: Path, epoch: float, use_hmm: bool) -> str:
     t0 = time.perf_counter()
     fit = cap.fit_trace(t, epoch=epoch)
     t_fit = time.perf_counter() - t0
+    boot = cap.fit_trace(t, states=fit.states, epoch=epoch, bootstrap=BOOTSTRAP, seed=1)
     m = fit.model
     out.append(f"### {path.name}\n")
     out.append(f"{t.n_opportunities:,} opportunities over {t.period_ms / 1000:.1f} s: mean "
                f"{t.mean_rate:.1f} packets/s = {t.mean_bits_per_second / 1e6:.3f} Mbit/s (1500-byte packets); "
                f"{fit.n_epochs} epochs of {epoch:g} s, {fit.dropped} opportunities in a dropped partial epoch; "
                f"fit in {t_fit:.2f} s.  K = {fit.states} chosen by {fit.selection} "
-               f"({fit.method}); EC error {fit.ec_error:.3f}.\n")
+               f"({fit.method}); EC error {fit.ec_error:.3f}; the same error for {BOOTSTRAP} paths of the "
+               f"fitted chain as long as the trace (sampling alone): median {boot.ec_error_sampling[0]:.3f}, "
+               f"95th percentile {boot.ec_error_sampling[1]:.3f}.\n")
     out.append(md_table(["K", "BIC", "EC error"], [(c["K"], f"{c['bic']:.0f}", f"{c['ec_error']:.3f}")
                                                    for c in fit.candidates]) + "\n")
     out.append("Levels and occupancy:\n")
