@@ -172,3 +172,15 @@ def test_chain_path_visits_levels_at_the_stationary_frequencies():
     frac = np.mean(x == 0)
     se = math.sqrt(0.25 / 100_000 * 3.0)
     assert abs(frac - 0.5) <= 5 * se
+
+
+def test_select_by_bootstrap_test():
+    """The true K = 3 chain is not rejected; K = 1 (a constant) always is (its own paths have
+    error 0); the rule needs bootstrap paths."""
+    fit = cap.fit_trace(DATA / "markov3_outage.down", epoch=0.1, select="test", bootstrap=40, seed=2)
+    assert 2 <= fit.states <= 3 and fit.selection == "test"
+    k1 = next(r for r in fit.candidates if r["K"] == 1)
+    assert k1["ec_error_sampling"][1] <= 1e-12 < k1["ec_error"]  # 0 up to rounding
+    assert fit.ec_error <= fit.ec_error_sampling[1]
+    with pytest.raises(ValueError, match="bootstrap=0 is invalid with select='test'"):
+        cap.fit_trace(DATA / "markov3_outage.down", epoch=0.1, select="test")

@@ -19,7 +19,9 @@ Method (:func:`fit_trace`):
    occupancy.
 4. **K**: given, or chosen among :math:`1..K_{\max}` (at most the number of distinct
    epoch capacities) by ``select="ec"`` (default: the smallest K whose effective-capacity
-   error, see 5, is at most ``ec_tol``, else the K with the smallest error) or by
+   error, see 5, is at most ``ec_tol``, else the K with the smallest error), by
+   ``select="test"`` (the smallest K whose error is within the 95th percentile of the
+   error of ``bootstrap`` paths of its own chain as long as the trace) or by
    ``select="bic"``: :math:`\mathrm{BIC} = -2\log L + p\log n`, :math:`p = K(K-1) + 2K`,
    with :math:`\log L` the likelihood of the level sequence under :math:`\hat P` plus a
    Gaussian emission :math:`N(c_k, \sigma_k^2)` per level; :math:`\sigma_k^2` is floored
@@ -342,6 +344,9 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         How K is chosen when ``states`` is None: ``"ec"`` -- the smallest K whose
         effective-capacity error (max over the delta grid of |empirical eq. 25 - fitted
         eq. 24| / mean rate) is <= ``ec_tol``, else the K with the smallest error;
+        ``"test"`` -- the smallest K whose error is <= the 95th percentile of the error
+        that ``bootstrap`` paths of that K's own chain, as long as the trace, show
+        (a parametric-bootstrap goodness-of-fit test; needs ``bootstrap > 0``);
         ``"bic"`` -- the smallest BIC.
     ec_tol : float > 0, optional(default=0.05)
     bootstrap : int >= 0, optional(default=0)
@@ -361,10 +366,12 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     block = check_int("block", block, 1)
     max_lag = check_int("max_lag", max_lag, 1)
     max_states = check_int("max_states", max_states, 1, 64)
-    check_choice("select", select, ("ec", "bic"))
+    check_choice("select", select, ("ec", "bic", "test"))
     ec_tol = check_real("ec_tol", ec_tol, 0.0, low_open=True)
     bootstrap = check_int("bootstrap", bootstrap, 0, 100_000)
     seed = check_int("seed", seed, 0)
+    if select == "test" and bootstrap == 0 and states is None:
+        raise ValueError("bootstrap=0 is invalid with select='test': give the number of bootstrap paths (e.g. 100)")
     binned = bin_trace(trace, epoch)
     if block > binned.n_epochs:
         raise ValueError(f"block={block} is invalid: must be <= the {binned.n_epochs} epochs of the trace")
@@ -389,20 +396,27 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         p = k * (k - 1) + 2 * k
         deltas, emp, f24, f23 = _ec_curves(binned, model, block)
         err = _gap(emp, f24, float(x.mean()))
+        row = {"K": k, "loglik": ll, "bic": -2.0 * ll + p * math.log(n), "ec_error": err}
+        if selection == "test":
+            errs = _sampling_ec_errors(model, n, block, deltas, f24, bootstrap, seed)
+            if errs.size:
+                row["ec_error_sampling"] = (float(np.median(errs)), float(np.quantile(errs, 0.95)))
         fits[k] = (model, lab, deltas, emp, f24, f23, err)
-        candidates.append({"K": k, "loglik": ll, "bic": -2.0 * ll + p * math.log(n), "ec_error": err})
+        candidates.append(row)
     if selection == "bic":
         best = min(candidates, key=lambda r: r["bic"])["K"]
-    elif selection == "ec":
-        ok = [r["K"] for r in candidates if r["ec_error"] <= ec_tol]
+    elif selection in ("ec", "test"):
+        # "ec": within ec_tol; "test": within the 95th percentile of what sampling alone gives
+        ok = [r["K"] for r in candidates
+              if r["ec_error"] <= (r.get("ec_error_sampling", (0.0, -1.0))[1] if selection == "test" else ec_tol)]
         best = min(ok) if ok else min(candidates, key=lambda r: (r["ec_error"], r["K"]))["K"]
     else:
         best = candidates[0]["K"]
     model, lab, deltas, emp, f24, f23, err = fits[best]
     lags = list(range(1, max_lag + 1))
     occ = np.bincount(lab, minlength=best) / n
-    sampling = ()
-    if bootstrap:
+    sampling = next(r.get("ec_error_sampling", ()) for r in candidates if r["K"] == best)
+    if bootstrap and not sampling:  # only the chosen K
         errs = _sampling_ec_errors(model, n, block, deltas, f24, bootstrap, seed)
         if errs.size:
             sampling = (float(np.median(errs)), float(np.quantile(errs, 0.95)))

@@ -1,7 +1,7 @@
 """``tcpabr trace fit``: fit a K-level Markov capacity model to a Mahimahi trace.
 
 ``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
-[--select ec|bic] [--block M] [--bootstrap B] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
+[--select ec|bic|test] [--block M] [--bootstrap B] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
 
 Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
 occupancy (trace vs stationary chain), the autocorrelation at a few lags and the
@@ -75,8 +75,9 @@ def register(subparsers) -> None:
     p.add_argument("--epoch", type=float, default=0.1, help="epoch (bin) length in seconds (default 0.1)")
     p.add_argument("--method", choices=("kmeans", "quantile", "hmm"), default="kmeans",
                    help="level method (hmm needs the optional package hmmlearn)")
-    p.add_argument("--select", choices=("ec", "bic"), default="ec",
-                   help="how K is chosen without --states: effective-capacity error (default) or BIC")
+    p.add_argument("--select", choices=("ec", "bic", "test"), default="ec",
+                   help="how K is chosen without --states: effective-capacity error within 5%% (default), "
+                        "BIC, or the smallest K not rejected by the bootstrap test (needs --bootstrap)")
     p.add_argument("--block", type=int, default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
     p.add_argument("--max-lag", type=int, default=20, help="autocorrelation lags 1..N epochs (default 20)")
     p.add_argument("--bootstrap", type=int, default=0,
