@@ -35,6 +35,7 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "traces"
 LAGS_SHOWN = (1, 2, 5, 10, 20)
 RTTS = (0.02, 0.05, 0.1, 0.2)
 BOOTSTRAP = 200
+TEST_PATHS = 100
 
 
 def md_table(header, rows):
@@ -64,8 +65,14 @@ def report_trace(path: Path, epoch: float, use_hmm: bool) -> str:
                f"({fit.method}); EC error {fit.ec_error:.3f}; the same error for {BOOTSTRAP} paths of the "
                f"fitted chain as long as the trace (sampling alone): median {boot.ec_error_sampling[0]:.3f}, "
                f"95th percentile {boot.ec_error_sampling[1]:.3f}.\n")
-    out.append(md_table(["K", "BIC", "EC error"], [(c["K"], f"{c['bic']:.0f}", f"{c['ec_error']:.3f}")
-                                                   for c in fit.candidates]) + "\n")
+    tst = cap.fit_trace(t, epoch=epoch, select="test", bootstrap=TEST_PATHS, seed=1)
+    q95 = {c["K"]: c["ec_error_sampling"][1] for c in tst.candidates if "ec_error_sampling" in c}
+    out.append(f"Candidates (k-means). Last column: 95th percentile of the EC error of {TEST_PATHS} paths of that "
+               f"K's own chain as long as the trace; the smallest K whose error is below it (select='test') "
+               f"is K = {tst.states}.\n")
+    out.append(md_table(["K", "BIC", "EC error", "sampling 95 %"],
+                        [(c["K"], f"{c['bic']:.0f}", f"{c['ec_error']:.3f}", f"{q95.get(c['K'], float('nan')):.3f}")
+                         for c in fit.candidates]) + "\n")
     out.append("Levels and occupancy:\n")
     out.append(md_table(["level", "packets/s", "Mbit/s", "occupancy (trace)", "pi (chain)", "P(stay)"],
                         [(i, f"{c:.1f}", f"{b / 1e6:.3f}", f"{o:.4f}", f"{p:.4f}", f"{m.transition[i, i]:.3f}")
