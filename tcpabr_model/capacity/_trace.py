@@ -68,6 +68,7 @@ class Trace:
 
     @property
     def n_opportunities(self) -> int:
+        """Lines of the trace (delivery opportunities per period)."""
         return int(self.times_ms.size)
 
     @property
@@ -77,6 +78,7 @@ class Trace:
 
     @property
     def mean_bits_per_second(self) -> float:
+        """Mean capacity over one period, bits per second (``packet_bytes`` per opportunity)."""
         return self.mean_rate * self.packet_bytes * 8.0
 
 
@@ -168,6 +170,7 @@ class BinnedTrace:
 
     @property
     def n_epochs(self) -> int:
+        """Whole epochs kept."""
         return int(self.counts.size)
 
     def block_counts(self, M: int) -> np.ndarray:
