@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "tcpabr_model.sweep.cli",       # sweep
     "tcpabr_model.reproduce.cli",   # reproduce
     "tcpabr_model.net.cli",         # presets
+    "tcpabr_model.capacity.cli",    # trace fit
 )
 
 

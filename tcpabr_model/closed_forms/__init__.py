@@ -2,7 +2,8 @@
 
 Effective capacity (seed 004, eq. 23)
     effective_capacity, effective_capacity_solve, EffectiveCapacityResult,
-    effective_capacity_limits, min_cycle_mean, stationary_mean, delta_for_rate, qos_delta,
+    effective_capacity_limits, effective_capacity_eq24, min_cycle_mean, stationary_mean,
+    stationary_distribution, delta_for_rate, qos_delta,
     two_state_matrix, derive_two_state_effective_capacity, effective_capacity_two_state,
     delta_for_rate_two_state
 Finite-sample estimators and EFFCAP (eqs. 24-28, Section VI design rule)
@@ -37,11 +38,13 @@ from .effcap import (
     delta_for_rate_two_state,
     derive_two_state_effective_capacity,
     effective_capacity,
+    effective_capacity_eq24,
     effective_capacity_limits,
     effective_capacity_solve,
     effective_capacity_two_state,
     min_cycle_mean,
     qos_delta,
+    stationary_distribution,
     stationary_mean,
     two_state_matrix,
 )
@@ -89,6 +92,7 @@ __all__ = [
     "effcap_feedback_series",
     "effcap_min_block_average",
     "effective_capacity",
+    "effective_capacity_eq24",
     "effective_capacity_limits",
     "effective_capacity_solve",
     "effective_capacity_two_state",
@@ -102,6 +106,7 @@ __all__ = [
     "qos_delta",
     "sawtooth_average_window",
     "sawtooth_throughput",
+    "stationary_distribution",
     "stationary_mean",
     "tcp_efficiency",
     "tcp_max_throughput",

@@ -31,6 +31,15 @@ of 1 / (unit of ``c`` x slot), i.e. "per packet" when ``c`` counts packets per s
 is the unit of the QoS link :math:`\delta = -\log\epsilon / B_{\max}` with
 :math:`B_{\max}` in packets.
 
+Capacity models: every function that takes ``(P, c)`` also takes a
+:class:`~tcpabr_model.capacity.CapacityModel` in their place (``effective_capacity(model,
+delta)``).  A discrete-time model is the slotted server with slot = ``model.epoch`` and
+:math:`C_i = c_{X_i}\,\epsilon` packets per slot; results are returned per **time unit**
+(divided by the epoch), ``delta`` stays per packet.  A continuous-time model (generator
+:math:`Q`) has :math:`\Gamma(\delta) = -s(Q - \delta\,\mathrm{diag}(c))/\delta`, with
+:math:`s` the spectral abscissa (the continuous-time limit of eq. 23), and
+:math:`\Gamma(\infty) = \min_k c_k` (any state can be held arbitrarily long).
+
 References
 ----------
 S. Shakkottai, A. Kumar, A. Karnik, A. Anvekar, "TCP performance over end-to-end rate
@@ -51,7 +60,7 @@ from scipy.optimize import brentq
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigs
 
-from .._validate import check_probability, check_real
+from .._validate import check_int, check_probability, check_real
 from ..errors import ErgodicityError, ModelError, SolveError
 
 __all__ = [
@@ -59,6 +68,8 @@ __all__ = [
     "effective_capacity",
     "effective_capacity_solve",
     "effective_capacity_limits",
+    "effective_capacity_eq24",
+    "stationary_distribution",
     "min_cycle_mean",
     "stationary_mean",
     "delta_for_rate",
@@ -112,8 +123,10 @@ class EffectiveCapacityResult:
 
 # --------------------------------------------------------------------------- checks
 def _as_chain(P, c):
-    """Validate (P, c); return (P as csr or dense float64, c float64, is_sparse)."""
-    c = np.ascontiguousarray(np.asarray(c, dtype=float).ravel())
+    """Validate (P, c); return (P as csr or dense float64, c float64, is_sparse).
+
+    ``c=None`` checks ``P`` alone (``c`` is returned as zeros).
+    """
     if sp.issparse(P):
         Pm = sp.csr_array(P, dtype=float, copy=True)
         Pm.eliminate_zeros()  # explicit zeros are not transitions
@@ -137,6 +150,7 @@ def _as_chain(P, c):
         raise ValueError(
             f"P row sums={rows[np.argmax(np.abs(rows - 1.0))]!r} is invalid: every row must sum to 1"
         )
+    c = np.zeros(n) if c is None else np.ascontiguousarray(np.asarray(c, dtype=float).ravel())
     if c.shape != (n,):
         raise ValueError(f"c.shape={c.shape} is invalid: must be ({n},) to match P")
     if not np.all(np.isfinite(c)) or c.min() < 0:
@@ -182,16 +196,53 @@ def _check_delta(delta, allow_inf=True) -> float:
     return check_real("delta", delta, 0.0, allow_inf=allow_inf)
 
 
-def stationary_mean(P, c) -> float:
-    """Mean capacity :math:`E C = \\pi c` of the stationary modulating chain.
+def _is_model(x) -> bool:
+    """True for a :class:`~tcpabr_model.capacity.CapacityModel` (duck-typed: the capacity
+    package builds on this module, so it cannot be imported here)."""
+    return hasattr(x, "chain_per_epoch") and hasattr(x, "levels")
+
+
+def _model_or_chain(P, c, rest=None, rest_name="delta"):
+    """Resolve the call forms ``f(P, c, x)`` and ``f(model, x)``.
+
+    Returns ``(model_or_None, P, c, x)``; with a model ``P, c`` are ``None``.
+    """
+    if _is_model(P):
+        if rest is None:
+            c, rest = None, c
+        if c is not None:
+            raise ValueError(f"c={c!r} is invalid: a CapacityModel carries its levels; call f(model, {rest_name})")
+        return P, None, None, rest
+    if c is None:
+        raise ValueError("c=None is invalid: give the capacities c with P, or a CapacityModel")
+    return None, P, c, rest
+
+
+def stationary_distribution(P) -> np.ndarray:
+    """Stationary distribution :math:`\\pi = \\pi P` of an irreducible transition matrix.
 
     Parameters
     ----------
     P : array_like(float, ndim=2) or scipy sparse
-        Irreducible transition matrix.
-    c : array_like(float, ndim=1)
-        Capacity (packets per slot) in each state.
+        Stochastic, irreducible (raises ``ValueError`` / ``ErgodicityError`` otherwise).
     """
+    Pm, _, sparse = _as_chain(P, None)
+    return _stationary(Pm, sparse)
+
+
+def stationary_mean(P, c=None) -> float:
+    """Mean capacity :math:`E C = \\pi c` of the stationary modulating chain.
+
+    Parameters
+    ----------
+    P : array_like(float, ndim=2) or scipy sparse, or CapacityModel
+        Irreducible transition matrix (or a model: its mean in packets per time unit).
+    c : array_like(float, ndim=1)
+        Capacity (packets per slot) in each state; omitted with a model.
+    """
+    model, P, c, _ = _model_or_chain(P, c, 0.0)
+    if model is not None:
+        return float(model.mean)
     Pm, c, sparse = _as_chain(P, c)
     return float(_stationary(Pm, sparse) @ c)
 
@@ -255,11 +306,15 @@ def _karp_jit(indptr, indices, c):
     return best
 
 
-def min_cycle_mean(P, c) -> float:
+def min_cycle_mean(P, c=None) -> float:
     """:math:`\\Gamma_{\\rm eff}(\\infty)`: minimum over cycles of the mean capacity.
 
-    Karp's algorithm on the support of ``P``; :math:`O(n\\,\\mathrm{nnz})`.
+    Karp's algorithm on the support of ``P``; :math:`O(n\\,\\mathrm{nnz})`.  With a
+    CapacityModel: packets per time unit (``min_k c_k`` in continuous time).
     """
+    model, P, c, _ = _model_or_chain(P, c, 0.0)
+    if model is not None:
+        return effective_capacity_solve(model, np.inf).value
     Pm, c, sparse = _as_chain(P, c)
     return _min_cycle_mean(Pm, c)
 
@@ -275,8 +330,8 @@ def _min_cycle_mean(Pm, c) -> float:
     return float(_karp_jit(csr.indptr.astype(np.int64), csr.indices.astype(np.int64), c))
 
 
-def effective_capacity_limits(P, c) -> tuple[float, float]:
-    """``(Gamma(inf), Gamma(0))`` = (minimum cycle mean, stationary mean)."""
+def effective_capacity_limits(P, c=None) -> tuple[float, float]:
+    """``(Gamma(inf), Gamma(0))`` = (minimum cycle mean, stationary mean); ``P`` may be a CapacityModel."""
     return min_cycle_mean(P, c), stationary_mean(P, c)
 
 
@@ -502,12 +557,17 @@ def _perron(Pm, d, sparse):
     return 0.5 * (lo + hi), lo, hi, method
 
 
-def effective_capacity_solve(P, c, delta) -> EffectiveCapacityResult:
+def effective_capacity_solve(P, c=None, delta=None) -> EffectiveCapacityResult:
     """Eq. (23) exactly, with a certified bracket (see :class:`EffectiveCapacityResult`).
+
+    Call forms: ``effective_capacity_solve(P, c, delta)`` and
+    ``effective_capacity_solve(model, delta)`` for a CapacityModel (result in packets per
+    time unit, ``delta`` per packet; ``log_rho`` stays per epoch, or is the spectral
+    abscissa per time unit for a continuous-time model).
 
     Parameters
     ----------
-    P : array_like(float, ndim=2) or scipy sparse array
+    P : array_like(float, ndim=2) or scipy sparse array, or CapacityModel
         Transition matrix of the irreducible modulating chain (one step = one slot).
     c : array_like(float, ndim=1)
         Packets served per slot in each state (:math:`C_i = c(X_i)`).
@@ -524,6 +584,9 @@ def effective_capacity_solve(P, c, delta) -> EffectiveCapacityResult:
         The Perron root cannot be certified (e.g. it underflows for huge delta; use
         ``delta=np.inf`` for the limit).
     """
+    model, P, c, delta = _model_or_chain(P, c, delta)
+    if model is not None:
+        return _model_effective_capacity(model, delta)
     Pm, c, sparse = _as_chain(P, c)
     delta = _check_delta(delta)
     if delta == 0.0:
@@ -556,14 +619,103 @@ def effective_capacity_solve(P, c, delta) -> EffectiveCapacityResult:
     )
 
 
-def effective_capacity(P, c, delta) -> float:
+def effective_capacity(P, c=None, delta=None) -> float:
     """Effective capacity :math:`\\Gamma_{\\rm eff}(\\delta)` of eq. (23), exact.
 
     :math:`-\\log\\rho(P\\,\\mathrm{diag}(e^{-\\delta c}))/\\delta`; ``delta=0`` gives the
     stationary mean and ``delta=inf`` the minimum cycle mean.  Same parameters as
-    :func:`effective_capacity_solve`; returns only the value (packets per slot).
+    :func:`effective_capacity_solve` (``effective_capacity(model, delta)`` for a
+    CapacityModel, in packets per time unit); returns only the value (packets per slot).
     """
     return effective_capacity_solve(P, c, delta).value
+
+
+def _model_effective_capacity(model, delta) -> EffectiveCapacityResult:
+    """Eq. (23) for a CapacityModel, per time unit (see the module docstring)."""
+    delta = _check_delta(delta)
+    if model.transition is not None:
+        P, C, epoch = model.chain_per_epoch()
+        r = effective_capacity_solve(P, C, delta)
+        return EffectiveCapacityResult(r.value / epoch, r.lower / epoch, r.upper / epoch, r.log_rho, delta, r.method)
+    Q = np.asarray(model.generator, dtype=float)
+    c = np.asarray(model.levels, dtype=float)
+    if delta == 0.0:
+        m = float(model.mean)
+        return EffectiveCapacityResult(m, m, m, 0.0, 0.0, "limit")
+    cmin = float(c.min())
+    if math.isinf(delta):
+        return EffectiveCapacityResult(cmin, cmin, cmin, -np.inf, delta, "limit")
+    # spectral abscissa s of the Metzler matrix Q - delta diag(c - cmin): shifted by q it is
+    # non-negative and irreducible, with Perron root s + q (certified bracket as in eq. 23)
+    A = Q - delta * np.diag(c - cmin)
+    q = float(np.max(-np.diag(A)))
+    A = A + q * np.eye(c.size)
+    rho, lo, hi, method = _perron(np.clip(A, 0.0, None), np.ones(c.size), False)
+    return EffectiveCapacityResult(
+        value=cmin - (rho - q) / delta,
+        lower=cmin - (hi - q) / delta,
+        upper=cmin - (lo - q) / delta,
+        log_rho=rho - q,
+        delta=delta,
+        method=method + "+generator",
+    )
+
+
+def effective_capacity_eq24(P, c=None, delta=None, M=None) -> float:
+    """Eq. (24) exactly for the stationary chain: :math:`-\\log E e^{-\\delta\\sum_{i=1}^M C_i}/(M\\delta)`.
+
+    The finite-horizon effective capacity that the block estimator eq. (25) estimates
+    (its N -> infinity limit at the same M); it tends to eq. (23) as M grows, with a bias
+    O(1/M).  :math:`E e^{-\\delta S_M} = \\pi D (P D)^{M-1} \\mathbf 1`, evaluated with the
+    shift :math:`D = \\mathrm{diag}(e^{-\\delta(c - c_{\\min})})` and normalised products.
+
+    Parameters
+    ----------
+    P, c : transition matrix and packets per slot, or a discrete CapacityModel (then
+        ``effective_capacity_eq24(model, delta, M)``, packets per time unit, M in epochs).
+    delta : float >= 0
+        Per packet; 0 gives the mean, ``inf`` the minimum over M-step paths of the average.
+    M : int >= 1
+        Slots per block.
+    """
+    if _is_model(P):
+        if c is not None:  # positional effective_capacity_eq24(model, delta, M)
+            if M is not None and delta is not None:
+                raise ValueError(f"c={c!r} is invalid: a CapacityModel carries its levels")
+            delta, M = (c, delta) if M is None else (c, M)
+        if M is None:
+            raise ValueError("M=None is invalid: give the block length M (epochs)")
+        Pe, Ce, epoch = P.chain_per_epoch()
+        return effective_capacity_eq24(Pe, Ce, delta, M) / epoch
+    Pm, c, sparse = _as_chain(P, c)
+    delta = _check_delta(delta)
+    if M is None:
+        raise ValueError("M=None is invalid: give the block length M (slots)")
+    M = check_int("M", M, 1)
+    pi = _stationary(Pm, sparse)
+    if delta == 0.0:
+        return float(pi @ c)
+    Pd = Pm.toarray() if sparse else Pm
+    if math.isinf(delta):
+        # min over positive-probability M-step paths of the mean of c (min-plus products)
+        best = c.copy()
+        for _ in range(M - 1):
+            best = np.min(np.where(Pd > 0, best[:, None], np.inf), axis=0) + c
+        return float(best.min() / M)
+    cmin = float(c.min())
+    d = np.exp(-delta * (c - cmin))
+    v = pi * d
+    logs = 0.0
+    for _ in range(M - 1):
+        tot = v.sum()
+        if not tot > 0:
+            raise SolveError(f"eq. 24 underflowed at delta={delta!r}; use delta=inf for the limit")
+        logs += math.log(tot)
+        v = ((v / tot) @ Pd) * d
+    tot = v.sum()
+    if not tot > 0:
+        raise SolveError(f"eq. 24 underflowed at delta={delta!r}; use delta=inf for the limit")
+    return float(cmin - (logs + math.log(tot)) / (M * delta))
 
 
 def qos_delta(epsilon, bmax) -> float:
@@ -606,12 +758,19 @@ def _solve_delta(gamma_fn, rate, lo_lim, mean, what):
     return float(brentq(lambda x: gamma_fn(x) - rate, lo, hi, xtol=1e-14 * hi, rtol=1e-13, maxiter=200))
 
 
-def delta_for_rate(P, c, rate) -> float:
+def delta_for_rate(P, c=None, rate=None) -> float:
     """Smallest :math:`\\delta` with :math:`\\Gamma_{\\rm eff}(\\delta) = ` ``rate`` (inverse of eq. 23).
 
     ``rate`` must lie in :math:`(\\Gamma(\\infty), E C]`; ``rate == E C`` gives 0.
     Raises :class:`~tcpabr_model.errors.ModelError` when no finite delta exists.
+    ``delta_for_rate(model, rate)``: a CapacityModel, ``rate`` in packets per time unit.
     """
+    model, P, c, rate = _model_or_chain(P, c, rate, "rate")
+    if model is not None:
+        rate = check_real("rate", rate, 0.0)
+        lo_lim, mean = effective_capacity_limits(model)
+        return _solve_delta(lambda d: effective_capacity(model, d) if d > 0 else mean, rate, lo_lim, mean,
+                            "the capacity model")
     Pm, cc, sparse = _as_chain(P, c)
     rate = check_real("rate", rate, 0.0)
     mean = float(_stationary(Pm, sparse) @ cc)

@@ -18,6 +18,13 @@ with log-sum-exp (shift by :math:`\min_j S_j`) so it is exact in floating point 
 delta, and it tends to eq. (28) from above as delta grows:
 :math:`0 \le \hat\Gamma_{M,N}(\delta) - \min_j S_j/M \le \log N /(M\delta)`.
 
+Capacity models: :func:`effcap_estimate` also takes a
+:class:`~tcpabr_model.capacity.CapacityModel` in place of the samples and returns the
+value eq. (25) estimates, eq. (24) exactly under the stationary chain (the N -> infinity
+limit; :func:`~tcpabr_model.closed_forms.effective_capacity_eq24`), in packets per time
+unit; :func:`effcap_design` takes a model in place of ``s`` (the measurement interval is the
+model's epoch).
+
 Blocks: ``sliding=False`` uses disjoint consecutive blocks; ``sliding=True`` uses the
 blocks starting at every sample (the paper's Fig. 7: "N sliding blocks"; the paper notes
 the N intervals need not be disjoint).  The estimators use the **last** N blocks of the
@@ -33,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from .._validate import check_int, check_real
+from .effcap import _is_model, effective_capacity_eq24
 
 __all__ = [
     "block_sums",
@@ -95,8 +103,10 @@ def effcap_estimate(samples, M, delta, N=None, *, sliding=False) -> float:
 
     Parameters
     ----------
-    samples : array_like(float, ndim=1)
-        Capacity samples :math:`C_i` (one per measurement interval).
+    samples : array_like(float, ndim=1) or CapacityModel
+        Capacity samples :math:`C_i` (one per measurement interval), or a discrete-time
+        model: then the expectation of eq. (24) under its stationary chain (N must be
+        None; M counts epochs; the result is in packets per time unit).
     M : int >= 1
         Samples per block.
     delta : float > 0
@@ -111,6 +121,11 @@ def effcap_estimate(samples, M, delta, N=None, *, sliding=False) -> float:
         Estimate of the effective capacity per sample interval.
     """
     delta = _check_delta(delta)
+    if _is_model(samples):
+        if N is not None:
+            raise ValueError(f"N={N!r} is invalid with a CapacityModel: the model gives the expectation over "
+                             "all blocks (N -> infinity), eq. 24")
+        return effective_capacity_eq24(samples, delta, check_int("M", M, 1))
     S = block_sums(samples, M, N, sliding=sliding)
     smin = S.min()
     if math.isinf(delta):
@@ -242,8 +257,9 @@ def effcap_design(delta, s, k=8, *, convention="memory") -> EffcapDesign:
     ----------
     delta : float > 0
         Round-trip propagation delay :math:`\\Delta` (any time unit).
-    s : float > 0
-        Measurement (and feedback) interval, same unit.
+    s : float > 0 or CapacityModel
+        Measurement (and feedback) interval, same unit; a discrete-time model gives its
+        epoch (then ``delta`` is in the model's time units).
     k : int >= 2, optional(default=8)
         Memory in RTTs; the paper recommends 8 to 12.
     convention : {"memory", "count"}, optional(default="memory")
@@ -258,6 +274,8 @@ def effcap_design(delta, s, k=8, *, convention="memory") -> EffcapDesign:
     240/30 gives 8, not 9, despite rounding.
     """
     d = check_real("delta", delta, 0.0, low_open=True)
+    if _is_model(s):
+        s = s.chain_per_epoch()[2]
     ss = check_real("s", s, 0.0, low_open=True)
     k = check_int("k", k, 2)
     if convention not in ("memory", "count"):

@@ -1,0 +1,180 @@
+"""Fit K-level Markov capacity models to the shared cellular traces and report the fit.
+
+For each Mahimahi trace in ``../shared/traces`` (Verizon-LTE-short, TMobile-LTE-short,
+TMobile-UMTS-driving): the automatic fit (:func:`tcpabr_model.capacity.fit_trace`, epoch
+0.1 s, EC criterion) with its levels, occupancy, autocorrelation and effective-capacity
+curve; the level methods compared (k-means, quantiles and, when ``hmmlearn`` is importable,
+a Gaussian HMM) for K = 2..8; the effect of the epoch length; and the EFFCAP design rule's
+M and N with what EFFCAP would feed back on the trace and on a trace drawn from the fitted
+chain.  Public API only.  Prints markdown (the tables of ``docs/traces.md``).
+
+Usage::
+
+    python analytics/traces_fit.py [--traces DIR] [--epoch 0.1] [--no-hmm]
+
+When the folder does not exist (a user's clone has no ``../shared``) it says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numpy as np  # noqa: E402
+
+import tcpabr_model.capacity as cap  # noqa: E402
+import tcpabr_model.closed_forms as cf  # noqa: E402
+
+TRACES = ("Verizon-LTE-short.down", "TMobile-LTE-short.down", "TMobile-UMTS-driving.down")
+DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "traces"
+LAGS_SHOWN = (1, 2, 5, 10, 20)
+RTTS = (0.02, 0.05, 0.1, 0.2)
+BOOTSTRAP = 200
+TEST_PATHS = 100
+
+
+def md_table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def acf_error(x, model, lags):
+    """Mean |trace ACF - chain ACF| over lags."""
+    return float(np.mean(np.abs(cap.trace_autocorrelation(x, lags) - cap.chain_autocorrelation(model, lags))))
+
+
+def report_trace(path: Path, epoch: float, use_hmm: bool) -> str:
+    out = []
+    t = cap.read_trace(path)
+    t0 = time.perf_counter()
+    fit = cap.fit_trace(t, epoch=epoch)
+    t_fit = time.perf_counter() - t0
+    boot = cap.fit_trace(t, states=fit.states, epoch=epoch, bootstrap=BOOTSTRAP, seed=1)
+    m = fit.model
+    out.append(f"### {path.name}\n")
+    out.append(f"{t.n_opportunities:,} opportunities over {t.period_ms / 1000:.1f} s: mean "
+               f"{t.mean_rate:.1f} packets/s = {t.mean_bits_per_second / 1e6:.3f} Mbit/s (1500-byte packets); "
+               f"{fit.n_epochs} epochs of {epoch:g} s, {fit.dropped} opportunities in a dropped partial epoch; "
+               f"fit in {t_fit:.2f} s.  K = {fit.states} chosen by {fit.selection} "
+               f"({fit.method}); EC error {fit.ec_error:.3f}; the same error for {BOOTSTRAP} paths of the "
+               f"fitted chain as long as the trace (sampling alone): median {boot.ec_error_sampling[0]:.3f}, "
+               f"95th percentile {boot.ec_error_sampling[1]:.3f}.\n")
+    tst = cap.fit_trace(t, epoch=epoch, select="test", bootstrap=TEST_PATHS, seed=1)
+    q95 = {c["K"]: c["ec_error_sampling"][1] for c in tst.candidates if "ec_error_sampling" in c}
+    out.append(f"Candidates (k-means). Last column: 95th percentile of the EC error of {TEST_PATHS} paths of that "
+               f"K's own chain as long as the trace; the smallest K whose error is below it (select='test') "
+               f"is K = {tst.states}.\n")
+    out.append(md_table(["K", "BIC", "EC error", "sampling 95 %"],
+                        [(c["K"], f"{c['bic']:.0f}", f"{c['ec_error']:.3f}", f"{q95.get(c['K'], float('nan')):.3f}")
+                         for c in fit.candidates]) + "\n")
+    out.append("Levels and occupancy:\n")
+    out.append(md_table(["level", "packets/s", "Mbit/s", "occupancy (trace)", "pi (chain)", "P(stay)"],
+                        [(i, f"{c:.1f}", f"{b / 1e6:.3f}", f"{o:.4f}", f"{p:.4f}", f"{m.transition[i, i]:.3f}")
+                         for i, (c, b, o, p) in enumerate(zip(m.levels, m.bits_per_second, fit.occupancy_trace,
+                                                              fit.occupancy_model))]) + "\n")
+    lags = [lag for lag in LAGS_SHOWN if lag <= len(fit.acf_lags)]
+    out.append("Autocorrelation of the epoch capacity (lag in epochs):\n")
+    out.append(md_table(["lag"] + [str(lag) for lag in lags],
+                        [["trace"] + [f"{fit.acf_trace[lag - 1]:.3f}" for lag in lags],
+                         ["chain"] + [f"{fit.acf_model[lag - 1]:.3f}" for lag in lags]]) + "\n")
+    out.append(f"Effective capacity, packets/s, blocks of M = {fit.block} epochs "
+               f"({fit.block * epoch:g} s); delta per packet:\n")
+    out.append(md_table(["delta", "empirical eq. 25", "chain eq. 24", "chain eq. 23", "(eq24 - emp) / mean"],
+                        [(f"{d:.3g}", f"{e:.1f}", f"{a:.1f}", f"{b:.1f}", f"{(a - e) / fit.mean_trace:+.3f}")
+                         for d, e, a, b in zip(fit.ec_delta, fit.ec_empirical, fit.ec_fitted_eq24,
+                                               fit.ec_fitted_eq23)]) + "\n")
+    # level methods
+    x = cap.bin_trace(t, epoch).rates
+    lag_all = list(range(1, 21))
+    rows = []
+    for k in range(2, 9):
+        row = [k]
+        for meth in ("kmeans", "quantile"):
+            try:
+                f = cap.fit_trace(t, states=k, epoch=epoch, method=meth)
+                row += [f"{f.candidates[0]['bic']:.0f}", f"{f.ec_error:.3f}", f"{acf_error(x, f.model, lag_all):.3f}"]
+            except ValueError:
+                row += ["-", "-", "-"]
+        if use_hmm:
+            f = cap.fit_trace(t, states=k, epoch=epoch, method="hmm")
+            row += [f"{f.ec_error:.3f}", f"{acf_error(x, f.model, lag_all):.3f}"]
+        rows.append(row)
+    head = ["K", "k-means BIC", "k-means EC err", "k-means ACF err", "quantile BIC", "quantile EC err",
+            "quantile ACF err"] + (["HMM EC err", "HMM ACF err"] if use_hmm else [])
+    if use_hmm:
+        t0 = time.perf_counter()
+        fh = cap.fit_trace(t, epoch=epoch, method="hmm")
+        t_h = time.perf_counter() - t0
+        out.append(f"HMM fit (auto K by the EC criterion, {t_h:.1f} s): K = {fh.states}, levels "
+                   f"{', '.join(f'{c:.1f}' for c in fh.model.levels)} packets/s, EC error {fh.ec_error:.3f}; "
+                   "autocorrelation at lags " + ", ".join(str(lag) for lag in lags) + ": trace "
+                   + ", ".join(f"{fh.acf_trace[lag - 1]:.3f}" for lag in lags) + "; HMM chain "
+                   + ", ".join(f"{fh.acf_model[lag - 1]:.3f}" for lag in lags) + ".\n")
+    out.append("Level methods (EC err: max |emp. eq. 25 - chain eq. 24| / mean over the delta grid; ACF err: "
+               "mean |trace - chain| autocorrelation over lags 1..20):\n")
+    out.append(md_table(head, rows) + "\n")
+    # epoch length
+    rows = []
+    for e in (0.03, 0.1, 0.3, 1.0):
+        f = cap.fit_trace(t, epoch=e)
+        rows.append((f"{e:g}", f.n_epochs, f.states, f"{f.ec_error:.3f}", f"{f.acf_trace[0]:.3f}",
+                     f"{f.acf_model[0]:.3f}", f"{f.acf_trace[min(9, len(f.acf_trace) - 1)]:.3f}",
+                     f"{f.acf_model[min(9, len(f.acf_model) - 1)]:.3f}",
+                     f"{f.occupancy_trace[0] if f.model.levels[0] == 0 else 0.0:.3f}"))
+    out.append("Epoch length (auto K, EC criterion, blocks of 10 epochs):\n")
+    out.append(md_table(["epoch (s)", "epochs", "K", "EC err", "ACF lag 1 trace", "chain", "ACF lag 10 trace",
+                         "chain", "outage fraction"], rows) + "\n")
+    # EFFCAP design rule and what it feeds back
+    rows = []
+    syn = cap.synthetic_trace(m, 20 * fit.n_epochs, seed=1)
+    counts_t = cap.bin_trace(t, epoch).counts.astype(float)
+    counts_m = cap.bin_trace(syn, epoch).counts.astype(float)
+    for rtt in RTTS:
+        d = cf.effcap_design(rtt, m)
+        ft = cf.effcap_feedback_series(np.tile(counts_t, 2), d.M, d.N)[counts_t.size:]  # steady state, cyclic
+        fm = cf.effcap_feedback_series(counts_m, d.M, d.N)
+        fm = fm[~np.isnan(fm)]
+        rows.append((f"{rtt:g}", d.M, d.N, f"{d.N_range[0]}..{d.N_range[1]}",
+                     f"{np.mean(ft) / epoch / fit.mean_trace:.3f}", f"{np.mean(fm) / epoch / m.mean:.3f}"))
+    out.append(f"EFFCAP design rule (Section VI) with s = epoch = {epoch:g} s, k = 8 (N range for k = 8..12), and "
+               "the mean EFFCAP feedback (eq. 28 every epoch) / mean capacity on the trace and on a 20x longer "
+               "trace drawn from the fitted chain (seed 1):\n")
+    out.append(md_table(["RTT (s)", "M", "N", "N (k=8..12)", "EFFCAP/mean, trace", "EFFCAP/mean, chain"], rows)
+               + "\n")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--traces", default=str(DEFAULT_DIR), help="folder with the Mahimahi traces")
+    ap.add_argument("--epoch", type=float, default=0.1)
+    ap.add_argument("--no-hmm", action="store_true", help="skip the hmmlearn comparison")
+    args = ap.parse_args(argv)
+    folder = Path(args.traces)
+    if not folder.is_dir():
+        print(f"{folder} does not exist: the shared traces are not in this checkout; nothing to do")
+        return 0
+    use_hmm = not args.no_hmm
+    if use_hmm:
+        try:
+            import hmmlearn  # noqa: F401
+        except ImportError:
+            print("(hmmlearn is not installed: the HMM columns are left out)\n")
+            use_hmm = False
+    for name in TRACES:
+        p = folder / name
+        if p.exists():
+            print(report_trace(p, args.epoch, use_hmm))
+        else:
+            print(f"{p} is missing; skipped\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""Capacity models (K-level Markov-modulated links) and measured link traces.
+
+Model (:mod:`._model`)
+    CapacityModel -- levels (packets per time unit) with a transition matrix per epoch or
+    a generator; validated, immutable.  two_state (the paper's chain), constant,
+    from_arrays.
+Files (:mod:`._io`)
+    save_model, load_model -- JSON or TOML, with a format version.
+Traces (:mod:`._trace`)
+    Trace, read_trace, write_trace (Mahimahi format), BinnedTrace (with the empirical
+    effective capacity, eq. 25), bin_trace, synthetic_trace (a seeded trace from a model),
+    chain_path (a seeded path of the chain).
+Fitting (:mod:`._fit`)
+    fit_trace -> TraceFit (levels by k-means or quantiles, ML transition matrix, K by
+    BIC, occupancy / autocorrelation / effective-capacity report), fit_levels,
+    chain_autocorrelation, trace_autocorrelation.
+"""
+
+from ._fit import (
+    LEVEL_METHODS,
+    MAX_AUTO_STATES,
+    TraceFit,
+    chain_autocorrelation,
+    fit_levels,
+    fit_trace,
+    trace_autocorrelation,
+)
+from ._io import load_model, save_model
+from ._model import CapacityModel, constant, from_arrays, two_state
+from ._trace import (
+    MAHIMAHI_PACKET_BYTES,
+    BinnedTrace,
+    Trace,
+    bin_trace,
+    chain_path,
+    read_trace,
+    synthetic_trace,
+    write_trace,
+)
+
+__all__ = [
+    "BinnedTrace", "CapacityModel", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
+    "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "fit_levels", "fit_trace", "from_arrays",
+    "load_model", "read_trace", "save_model", "synthetic_trace", "trace_autocorrelation", "two_state",
+    "write_trace",
+]

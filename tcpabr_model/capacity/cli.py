@@ -1,0 +1,90 @@
+"""``tcpabr trace fit``: fit a K-level Markov capacity model to a Mahimahi trace.
+
+``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
+[--select ec|bic|test] [--block M] [--bootstrap B] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
+
+Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
+occupancy (trace vs stationary chain), the autocorrelation at a few lags and the
+effective capacity over delta (empirical eq. 25 vs the fitted chain's eq. 24 and eq. 23);
+``--rtt`` adds the EFFCAP design rule's M and N (Section VI) for that round-trip time with
+the epoch as measurement interval.  JSON keys: those of ``TraceFit.to_dict()`` plus
+``effcap_design`` with ``--rtt``.  The module imports nothing heavy until it runs.
+"""
+
+from __future__ import annotations
+
+__all__ = ["register"]
+
+
+def _fit(args) -> int:
+    from ..cli import emit
+    from ..closed_forms import effcap_design
+    from . import fit_trace, save_model
+
+    fit = fit_trace(args.trace, states=args.states, epoch=args.epoch, method=args.method,
+                    select=args.select, block=args.block, max_lag=args.max_lag, bootstrap=args.bootstrap,
+                    seed=args.seed)
+    m = fit.model
+    out = fit.to_dict()
+    design = [effcap_design(rtt, m, k=8) for rtt in (args.rtt or [])]
+    if design:
+        out["effcap_design"] = [{"rtt": r, "M": d.M, "N": d.N, "N_range": list(d.N_range)}
+                                for r, d in zip(args.rtt, design)]
+    if args.out:
+        save_model(m, args.out)
+        out["saved"] = args.out
+    lines = [f"{args.trace}: {fit.n_epochs} epochs of {fit.epoch:g} s, mean {fit.mean_trace:.1f} packets/s "
+             f"({fit.mean_trace * m.packet_bytes * 8e-6:.3f} Mbit/s); K = {fit.states} ({fit.selection}, "
+             f"{fit.method}); dropped {fit.dropped} opportunities of a partial epoch",
+             "level  packets/s  Mbit/s  occupancy(trace)  pi(chain)"]
+    for i, (c, b, o, p) in enumerate(zip(m.levels, m.bits_per_second, fit.occupancy_trace, fit.occupancy_model)):
+        lines.append(f"{i:5d}  {c:9.1f}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}")
+    lines.append("transition matrix per epoch:")
+    lines += ["  " + " ".join(f"{v:6.3f}" for v in row) for row in m.transition]
+    show = [lag for lag in (1, 2, 5, 10, 20, 50) if lag <= len(fit.acf_lags)]
+    lines.append("autocorrelation  lag: " + "  ".join(f"{lag:6d}" for lag in show))
+    lines.append("                trace: " + "  ".join(f"{fit.acf_trace[lag - 1]:6.3f}" for lag in show))
+    lines.append("                chain: " + "  ".join(f"{fit.acf_model[lag - 1]:6.3f}" for lag in show))
+    lines.append(f"effective capacity, packets/s (blocks of M = {fit.block} epochs):")
+    lines.append("  delta/packet  empirical(eq25)  fitted(eq24)  fitted(eq23)")
+    for d, e, f24, f23 in zip(fit.ec_delta, fit.ec_empirical, fit.ec_fitted_eq24, fit.ec_fitted_eq23):
+        lines.append(f"  {d:12.4g}  {e:15.1f}  {f24:12.1f}  {f23:12.1f}")
+    lines.append(f"max |empirical - fitted eq24| / mean = {fit.ec_error:.3f}")
+    if fit.ec_error_sampling:
+        lines.append(f"same error for {fit.bootstrap} paths of the fitted chain as long as the trace: median "
+                     f"{fit.ec_error_sampling[0]:.3f}, 95th percentile {fit.ec_error_sampling[1]:.3f}")
+    lines.append("K tried: " + ", ".join(f"K={c['K']} BIC={c['bic']:.0f} ec_err={c['ec_error']:.3f}"
+                                         for c in fit.candidates))
+    for r, d in zip(args.rtt or [], design):
+        lines.append(f"EFFCAP design for RTT {r:g} s, s = {fit.epoch:g} s: M = {d.M}, N = {d.N} "
+                     f"(k = 8..12: N = {d.N_range[0]}..{d.N_range[1]})")
+    if args.out:
+        lines.append(f"model written to {args.out}")
+    emit(out, args.json, "\n".join(lines))
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add ``trace`` with its ``fit`` subcommand."""
+    t = subparsers.add_parser("trace", help="measured link traces (Mahimahi format): fit a capacity model")
+    tsub = t.add_subparsers(dest="trace_command", required=True)  # parser class inherited from t
+    p = tsub.add_parser("fit", help="fit a K-level Markov capacity model to a trace and report the fit",
+                        description=__doc__.splitlines()[0])
+    p.add_argument("trace", help="Mahimahi trace file (one integer ms per line, one 1500-byte packet each)")
+    p.add_argument("--states", type=int, default=None, help="number of levels K (default: chosen, see --select)")
+    p.add_argument("--epoch", type=float, default=0.1, help="epoch (bin) length in seconds (default 0.1)")
+    p.add_argument("--method", choices=("kmeans", "quantile", "hmm"), default="kmeans",
+                   help="level method (hmm needs the optional package hmmlearn)")
+    p.add_argument("--select", choices=("ec", "bic", "test"), default="ec",
+                   help="how K is chosen without --states: effective-capacity error within 5%% (default), "
+                        "BIC, or the smallest K not rejected by the bootstrap test (needs --bootstrap)")
+    p.add_argument("--block", type=int, default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
+    p.add_argument("--max-lag", type=int, default=20, help="autocorrelation lags 1..N epochs (default 20)")
+    p.add_argument("--bootstrap", type=int, default=0,
+                   help="paths of the fitted chain drawn to show the EC error of sampling alone (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap paths (default 0)")
+    p.add_argument("--rtt", type=float, nargs="+", default=None,
+                   help="round-trip times in seconds: print the EFFCAP design rule's M and N")
+    p.add_argument("--out", default=None, help="write the model to this .json or .toml file")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_fit)
