@@ -72,14 +72,14 @@ def test_failed_point_exit_1(main, capsys):
     (["analysis"], "give at least one"),
     (["nope", "--fixed", "psi=2"], "method='nope' is invalid"),
     (["no_such_module:f", "--fixed", "psi=2"], "cannot import it"),
-    (["analysis", "--fixed", "psi=2", "--out", "t.xlsx"], "--out 't.xlsx' is invalid"),
+    (["analysis", "--fixed", "psi=2", "--out", "t.xlsx"], "--out='t.xlsx' is invalid"),
     (["analysis", "--file", "missing.toml"], "grid file='missing.toml' is invalid"),
     (["analysis", "--fixed", "psi=2", "--seed", "-1"], "seed=-1 is invalid"),
     (["analysis", "--fixed", "psi=2", "--workers", "0"], "--workers=0 is invalid"),
     (["analysis", "--fixed", "psi=2", "--dask", "local:x"], "--dask 'local:x' is invalid"),
     (["analysis", "--fixed", "seed=2"], "key 'seed' is invalid"),
     (["analysis", "--fixed", "psi="], "--fixed 'psi=' is invalid"),
-    (["analysis", "--fixed", "psi=2", "--out", "/proc/no/t.csv"], "--out '/proc/no/t.csv' is invalid"),
+    (["analysis", "--fixed", "psi=2", "--out", "/proc/no/t.csv"], "--out='/proc/no' is invalid: cannot create the folder"),
 ])
 def test_bad_input_exit_2_one_line(main, capsys, argv, msg):
     assert main(["sweep", *argv]) == 2

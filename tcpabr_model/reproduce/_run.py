@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._paths import check_output_dir
 from .._validate import check_int
 from ._spec import SIZES, Claim, FigureSpec, Size, Verdict
 
@@ -169,8 +170,11 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
     seed = check_int("seed", seed, 0, 2**63 - 1)
     if workers is not None:
         workers = check_int("workers", workers, 1, 4096)
-    outp = Path(out)
-    outp.mkdir(parents=True, exist_ok=True)
+    outp = check_output_dir(out, "out")  # before computing: a full run takes an hour
+    if cache_dir is not None:
+        from ..sweep._cache import resolve_cache_dir
+
+        resolve_cache_dir(cache_dir)
     specs = _specs_for(nums)
 
     plan = {s.key: s.parts(sz) for s in specs}

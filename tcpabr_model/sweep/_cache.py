@@ -28,21 +28,14 @@ _FORMAT = 1  # bump when the file layout changes
 
 
 def resolve_cache_dir(cache_dir) -> str | None:
-    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created."""
+    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created and writable."""
     if cache_dir is None:
         cache_dir = os.environ.get(ENV_VAR) or None
     if cache_dir is None:
         return None
-    if not isinstance(cache_dir, (str, os.PathLike)):
-        raise ValueError(f"cache_dir={cache_dir!r} is invalid: must be a folder path or None")
-    path = os.fspath(cache_dir)
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"cache_dir={path!r} is invalid: cannot create it ({exc.strerror or exc})") from None
-    if not os.path.isdir(path):
-        raise ValueError(f"cache_dir={path!r} is invalid: not a folder")
-    return path
+    from .._paths import check_output_dir
+
+    return str(check_output_dir(cache_dir, "cache_dir"))
 
 
 def cache_key(params_canonical: str, method_name: str, options_canonical: str, seed: int,

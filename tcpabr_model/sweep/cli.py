@@ -19,6 +19,8 @@ import sys
 
 import numpy as np
 
+from ._grid import check_grid_size
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -46,7 +48,7 @@ def register(sub) -> None:
     p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table")
     p.add_argument("--json", action="store_true", help="print the rows as JSON records")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, _flag_aliases={"cache_dir": "--cache", "seed": "--seed", "workers": "--workers"})
 
 
 # ---- value parsing ------------------------------------------------------------------
@@ -103,6 +105,7 @@ def _range(spec: str, key: str) -> list:
                          "an integer") from None
     if n < 1 or not (math.isfinite(a) and math.isfinite(b)):
         raise ValueError(f"--grid {key}={spec!r} is invalid: COUNT must be >= 1 and the ends finite")
+    check_grid_size(n, f"--grid {key}={spec!r}")  # before numpy allocates the values
     if kind == "logspace":
         if a <= 0 or b <= 0:
             raise ValueError(f"--grid {key}={spec!r} is invalid: logspace ends must be > 0")
@@ -164,6 +167,13 @@ def _resolve_method(text: str):
     return obj
 
 
+def check_workers_dask(workers, dask) -> None:
+    """Refuse ``--workers`` together with ``--dask`` (the cluster's workers run the points)."""
+    if workers is not None and dask is not None:
+        raise ValueError(f"--workers={workers} is invalid with --dask: the Dask workers run the points "
+                         "(use --dask local:N for N local worker processes)")
+
+
 def _client(spec: str):
     try:
         from distributed import Client, LocalCluster
@@ -186,22 +196,24 @@ def _client(spec: str):
         raise ValueError(f"--dask {spec!r} is invalid: cannot reach the scheduler ({exc})") from None
 
 
+def _check_out(path: str) -> None:
+    """Refuse an unwritable --out (or Parquet without pyarrow) before computing anything."""
+    from .._paths import check_output_file
+
+    check_output_file(path, "--out", (".csv", ".parquet"))
+    if path.lower().endswith(".parquet"):
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError(f"--out {path!r} is invalid: Parquet needs pyarrow "
+                             "(python3 -m pip install pyarrow), or write .csv") from None
+
+
 def _write(df, path: str) -> None:
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".csv", ".parquet"):
-        raise ValueError(f"--out {path!r} is invalid: must end in .csv or .parquet")
-    d = os.path.dirname(path)
-    if d:
-        os.makedirs(d, exist_ok=True)
-    if ext == ".csv":
+    if path.lower().endswith(".csv"):
         df.to_csv(path, index=False)
-        return
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise ValueError(f"--out {path!r} is invalid: Parquet needs pyarrow "
-                         "(python3 -m pip install pyarrow), or write .csv") from None
-    df.to_parquet(path, index=False)
+    else:
+        df.to_parquet(path, index=False)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -212,6 +224,8 @@ def _run(args: argparse.Namespace) -> int:
 
     method = _resolve_method(args.method)
     axes = _collect((parse_grid_arg(t) for t in args.grid), "--grid")
+    check_grid_size(math.prod(len(v) for v in axes.values()),
+                    "--grid " + " x ".join(f"{k} ({len(v)} values)" for k, v in axes.items()))
     fixed = _collect((parse_fixed_arg(t) for t in args.fixed), "--fixed")
     options = _collect((parse_fixed_arg(t, "--option") for t in args.option), "--option")
     if args.file is not None:
@@ -236,6 +250,9 @@ def _run(args: argparse.Namespace) -> int:
         grid = Grid(axes, fixed)
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers={args.workers} is invalid: must be >= 1")
+    check_workers_dask(args.workers, args.dask)
+    if args.out:
+        _check_out(args.out)
     client = cluster = None
     if args.dask is not None:
         client, cluster = _client(args.dask)
