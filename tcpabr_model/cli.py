@@ -11,11 +11,13 @@ top-level ``--help``), so that a usage error is reported before heavy imports.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import math
 import re
 import sys
+import warnings
 
 from .errors import ModelError
 
@@ -187,6 +189,21 @@ def _command_of(argv: list[str]) -> str | None:
     return None
 
 
+@contextlib.contextmanager
+def _one_line_warnings(command: str):
+    """Warnings (e.g. a discarded cache entry) as one line each: ``tcpabr CMD: warning: ...``."""
+    old = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"tcpabr {command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = old
+
+
 def is_number(text: str) -> bool:
     """Whether ``text`` parses as a float."""
     try:
@@ -209,15 +226,21 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             (sub or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
         getattr(args, dest).extend(float(x) for x in extra)
+    from ._pool import Terminated, sigterm_as_interrupt
+
     try:
-        return int(args.func(args) or 0)
+        with sigterm_as_interrupt(), _one_line_warnings(args.command):
+            return int(args.func(args) or 0)
     except (ValueError, ModelError) as exc:
         text = user_message(" ".join(str(exc).split()), sub, getattr(args, "_flag_aliases", None))
         print(f"tcpabr {args.command}: error: {text}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"tcpabr {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM through sigterm_as_interrupt
+        # a sweep says what it kept in the cache; anything else was stopped before keeping results
+        what = str(exc) if str(exc) and str(exc) != "SIGTERM" else (
+            "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (SIGINT)")
+        print(f"tcpabr {args.command}: {what}", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) or "SIGTERM" in what else 130
     except BrokenPipeError:  # output piped into e.g. `head`
         sys.stderr.close()
         return 0

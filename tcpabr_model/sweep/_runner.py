@@ -18,7 +18,7 @@ from . import _cache
 from ._grid import RESERVED_COLUMNS, Grid, canonical_params
 from ._methods import method_name
 
-__all__ = ["run_sweep", "point_seed", "SweepError"]
+__all__ = ["run_sweep", "point_seed", "SweepError", "SweepInterrupted"]
 
 
 class SweepError(ModelError):
@@ -36,6 +36,14 @@ class SweepError(ModelError):
         super().__init__(message)
         self.failures = list(failures)
         self.frame = frame
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by SIGINT (or SIGTERM under :func:`tcpabr_model._pool.sigterm_as_interrupt`).
+
+    Its message says how many points this run computed and whether they were kept in
+    the cache (from which the same call resumes).  The workers have been stopped.
+    """
 
 
 def _package_version() -> str:
@@ -205,6 +213,7 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(pending), desc=f"sweep {name}", unit="pt", disable=not show, leave=False)
+        n_before = len(outcome)
         try:
             if client is not None:
                 _run_dask(client, func, points, seeds, method_options, pending, finish, bar)
@@ -219,6 +228,18 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
                         bar.update(1)
                 else:
                     _run_pool(nw, func, points, seeds, method_options, pending, finish, bar)
+        except KeyboardInterrupt as exc:
+            bar.close()
+            computed = len(outcome) - n_before
+            kept = sum(1 for k in outcome if not outcome[k][3] and outcome[k][0]) if cdir is not None else 0
+            how = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted (SIGINT)"
+            if cdir is not None:
+                msg = (f"{how}: {kept} of the {len(pending)} {name} points to compute finished and are kept in the "
+                       f"cache {cdir} ({n_before} were there already); the same sweep resumes from them")
+            else:
+                msg = (f"{how}: {computed} of the {len(pending)} {name} points finished and are lost (no cache: "
+                       "give a cache folder, --cache DIR or $TCPABR_CACHE_DIR, to keep finished points)")
+            raise SweepInterrupted(msg) from None
         finally:
             bar.close()
 
@@ -268,14 +289,11 @@ def _in_daemon() -> bool:
 
 
 def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
 
-    methods = mp.get_all_start_methods()
-    # CHOICE: fork where available (workers inherit the imported, numba-compiled package;
-    # no re-import per worker), as the simulator's replication pool does
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-    ex = ProcessPoolExecutor(max_workers=nw, mp_context=ctx)
+    from .._pool import process_pool, stop_pool
+
+    ex = process_pool(nw)  # workers end with this process, however it ends
     try:
         futs = {ex.submit(_run_point, func, points[i], seeds[i], options): i for i in pending}
         left = set(futs)
@@ -290,7 +308,7 @@ def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
                 finish(i, ok, res, secs)
                 bar.update(1)
     except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
+        stop_pool(ex)  # kill the workers: a running point would otherwise finish unseen
         raise
     ex.shutdown(wait=True)
 

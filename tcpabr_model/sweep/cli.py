@@ -188,8 +188,12 @@ def _client(spec: str):
             raise ValueError(f"--dask {spec!r} is invalid: must be local, local:N or a scheduler address") from None
         if nw < 1:
             raise ValueError(f"--dask {spec!r} is invalid: N must be >= 1")
+        from .._pool import watch_dask_workers
+
         cluster = LocalCluster(n_workers=nw, threads_per_worker=1, processes=True, dashboard_address=None)
-        return Client(cluster), cluster
+        client = Client(cluster)
+        watch_dask_workers(client)  # the local workers end with this process, however it ends
+        return client, cluster
     try:
         return Client(spec, timeout="20s"), None
     except (OSError, TimeoutError, ValueError) as exc:
