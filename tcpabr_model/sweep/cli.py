@@ -48,6 +48,8 @@ def register(sub) -> None:
     p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table")
     p.add_argument("--json", action="store_true", help="print the rows as JSON records")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--columns", default=None, metavar="C1,C2,...|all",
+                   help="more columns in the printed table (files always keep every column)")
     p.set_defaults(func=_run, _flag_aliases={"cache_dir": "--cache", "seed": "--seed", "workers": "--workers"})
 
 
@@ -220,9 +222,70 @@ def _write(df, path: str) -> None:
         df.to_parquet(path, index=False)
 
 
-def _run(args: argparse.Namespace) -> int:
+#: The main estimates shown by ``tcpabr sweep`` for each built-in method (``--columns`` adds more).
+MAIN_COLUMNS = {
+    "analysis": ("optimistic", "conservative"),
+    "simulation": ("efficiency", "efficiency_wire", "fairness", "clr"),
+    "network": ("efficiency", "fairness", "goodput_mbps", "clr"),
+    "effective_capacity": ("effective_capacity",),
+    "effcap_design": ("m", "n"),
+}
+_OTHER_METHOD_COLUMNS = 6  # result columns shown for a module:function method
+
+
+def compact_table(df, grid, method: str, columns: str | None = None) -> str:
+    """The sweep table for a terminal: varying parameters, then the main estimates with 95 % CIs.
+
+    Parameters that are the same at every point are printed once above the table.  An
+    estimate ``x`` with a column ``x_hw`` is shown as ``x +/- hw``.  ``columns``
+    (comma-separated names, or ``all``) adds columns.
+    """
     import pandas as pd
 
+    params = [c for c in df.columns if any(c in p for p in grid.points)]
+    varying = [c for c in params if df[c].astype(str).nunique() > 1]
+    same = {c: df[c].iloc[0] for c in params if c not in varying}
+    results = [c for c in df.columns if c not in params and c not in ("status", "error", "seed", "seconds", "cached")]
+    if columns is not None:
+        extra = results if columns.strip() == "all" else [c.strip() for c in columns.split(",") if c.strip()]
+        unknown = [c for c in extra if c not in df.columns]
+        if unknown:
+            raise ValueError(f"--columns {unknown[0]!r} is invalid: the table's columns are {', '.join(df.columns)}")
+    else:
+        extra = []
+    main = [c for c in MAIN_COLUMNS.get(method, results[:_OTHER_METHOD_COLUMNS]) if c in df.columns]
+    shown = pd.DataFrame(index=df.index)
+    for c in varying or params[:1]:
+        shown[c] = df[c]
+    for c in dict.fromkeys(main + extra):
+        if c in shown or c.endswith("_hw") and c[:-3] in main + extra:
+            continue
+        if f"{c}_hw" in df.columns and pd.api.types.is_numeric_dtype(df[c]):
+            shown[f"{c} (95% CI)"] = [_pm(v, h) for v, h in zip(df[c], df[f"{c}_hw"])]
+        else:
+            shown[c] = df[c]
+    if (df["status"] != "ok").any():
+        shown["status"] = df["status"]
+    if df["cached"].any():
+        shown["cached"] = df["cached"]
+    head = ("fixed: " + ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) + "\n") if same and varying else ""
+    return head + shown.to_string(index=False, max_rows=60, formatters={c: _fmt for c in shown.columns
+                                                                         if shown[c].dtype == float})
+
+
+def _fmt(v) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def _pm(v, h) -> str:
+    if v is None or v != v:
+        return "nan"
+    if h is None or h != h:
+        return f"{v:.4f}"
+    return f"{v:.4f} +/- {h:.4f}"
+
+
+def _run(args: argparse.Namespace) -> int:
     from ._grid import Grid, read_grid_file
     from ._runner import run_sweep
 
@@ -274,20 +337,19 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ValueError(f"--out {args.out!r} is invalid: cannot write it ({exc.strerror or exc})") from None
     nerr = int((df["status"] == "error").sum())
+    cached = int(df["cached"].sum())
+    this_run = float(df.loc[~df["cached"], "seconds"].fillna(0).sum())
     if args.json:
-        print(df.to_json(orient="records", indent=2, double_precision=15))
+        from ..cli import emit
+
+        emit({"method": method if isinstance(method, str) else args.method, "points": len(df), "cached": cached,
+              "failed": nerr, "seconds_this_run": this_run, "rows": df.to_dict(orient="records")}, True, "")
         if args.out:
             print(f"wrote {args.out}", file=sys.stderr)
     else:
-        pd.set_option("display.width", 200)
-        pd.set_option("display.max_columns", 40)
-        shown = df.drop(columns=["error"]) if nerr == 0 else df
-        text = shown.to_string(index=False, max_rows=60, float_format=lambda v: f"{v:.6g}")
-        print(text)
-        cached = int(df["cached"].sum())
-        print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), "
-              f"{df['seconds'].sum():.2f} s of compute"
-              + (f"; wrote {args.out}" if args.out else ""))
+        print(compact_table(df, grid, args.method, args.columns))
+        print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), {this_run:.2f} s of compute in this run"
+              + (f"; wrote {args.out} (every column)" if args.out else ""))
     if nerr:
         bad = [i for i, s in enumerate(df["status"]) if s == "error"]
         for i in bad[:5]:
