@@ -54,15 +54,26 @@ def plain_text(text: str) -> str:
     return _RST_LITERAL.sub(r"\1", _RST_ROLE.sub(r"\1", text))
 
 
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+class HelpFormatter(argparse.HelpFormatter):
     """Help without reStructuredText markup, with each flag's default.
 
-    The default is appended as ``(default: X)`` unless the help text already names
-    it or it is None, False or empty (flags that are off or unset by default).
+    Descriptions are wrapped paragraph by paragraph (blank lines kept; indented lines,
+    such as examples, kept as written).  The default is appended as ``(default: X)``
+    unless the help text already names it or it is None, False or empty (flags that
+    are off or unset by default).
     """
 
-    def _format_text(self, text):
-        return super()._format_text(plain_text(text) if text else text)
+    def _fill_text(self, text, width, indent):
+        import textwrap
+
+        out = []
+        for para in plain_text(text).split("\n\n"):
+            if any(line.startswith(" ") for line in para.splitlines()):
+                out.append("\n".join(indent + line for line in para.splitlines()))
+            else:
+                out.append(textwrap.fill(" ".join(para.split()), width, initial_indent=indent,
+                                         subsequent_indent=indent))
+        return "\n\n".join(out)
 
     def _expand_help(self, action):
         return plain_text(super()._expand_help(action))

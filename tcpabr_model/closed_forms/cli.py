@@ -197,7 +197,12 @@ def _formula(args) -> int:
 
 def register(subparsers) -> None:
     """Add the ``effcap`` and ``formula`` subcommands."""
-    p = subparsers.add_parser("effcap", help="effective capacity of a Markov-modulated link (eq. 23)")
+    p = subparsers.add_parser(
+        "effcap", help="effective capacity of a Markov-modulated link (eq. 23)",
+        description="Effective capacity Gamma(delta) (seed 004 eq. 23) of a link whose capacity follows a "
+                    "Markov chain: a two-state chain (--p01 --p10 --c0 --c1) or one read from files (--matrix "
+                    "--capacities).  Give exactly one of --delta, --epsilon with --bmax (delta = "
+                    "-log(epsilon)/bmax), or --rate (the smallest delta with Gamma(delta) = rate).")
     p.add_argument("--p01", type=float, help="P(state 0 -> 1) per slot (two-state chain)")
     p.add_argument("--p10", type=float, help="P(state 1 -> 0) per slot")
     p.add_argument("--c0", type=float, help="packets served per slot in state 0")
@@ -208,15 +213,24 @@ def register(subparsers) -> None:
     p.add_argument("--epsilon", type=float, help="loss target; delta = -log(epsilon)/bmax")
     p.add_argument("--bmax", type=float, help="buffer in packets (with --epsilon)")
     p.add_argument("--rate", type=float, help="invert: smallest delta with Gamma(delta) = rate")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_effcap)
 
-    f = subparsers.add_parser("formula", help="closed-form formulas (window, ATM overhead, fairness, EFFCAP design)")
+    f = subparsers.add_parser(
+        "formula", help="closed-form formulas (window, ATM overhead, fairness, EFFCAP design)",
+        description="Evaluate one closed form: window (throughput from the average window, seed 002 eq. 1; "
+                    "--cwnd-avg --rtt), cwnd-avg (average window of a linear increase, eq. 2; --cwnd-max "
+                    "--mss), atm (AAL5 cells and efficiency of an MSS; --mss), fairness (Jain's index of "
+                    "VALUES), fifo-share (each connection's share of a FIFO of rate --mu from its buffer "
+                    "occupancy VALUES), effcap-design (EFFCAP M and N from --rtt and --s), qos-delta "
+                    "(delta = -log(--epsilon)/--bmax).")
     f.add_argument(
-        "name",
+        "name", metavar="NAME",
         choices=["window", "cwnd-avg", "atm", "fairness", "fifo-share", "effcap-design", "qos-delta"],
+        help="window | cwnd-avg | atm | fairness | fifo-share | effcap-design | qos-delta",
     )
-    f.add_argument("values", nargs="*", type=float, help="throughputs (fairness) or occupancies (fifo-share)")
+    f.add_argument("values", nargs="*", type=float, metavar="VALUES",
+                   help="throughputs (fairness) or buffer occupancies (fifo-share), before or after the flags")
     f.add_argument("--cwnd-avg", type=float, default=None, help="average window, bytes (window)")
     f.add_argument("--rtt", type=float, default=None, help="RTT in s (window, cwnd-avg) or Delta (effcap-design)")
     f.add_argument("--cap", type=float, default=None, help="cap in Mbps (window)")
@@ -231,7 +245,7 @@ def register(subparsers) -> None:
     f.add_argument("--convention", choices=["memory", "count"], default="memory", help="N = (k-1)M or kM")
     f.add_argument("--epsilon", type=float, default=None, help="loss target (qos-delta)")
     f.add_argument("--bmax", type=float, default=None, help="buffer, packets (qos-delta)")
-    f.add_argument("--json", action="store_true", help="print JSON")
+    f.add_argument("--json", action="store_true", help="print the result as JSON")
     # values after options (``fifo-share --mu 10 1 2 3``) join ``values`` (see tcpabr_model.cli.main)
     f.set_defaults(func=_formula_checked, _trailing_values="values",
                    _flag_aliases={"cwnd_avg_bytes": "--cwnd-avg", "rtt_s": "--rtt", "cap_mbps": "--cap",
