@@ -28,6 +28,8 @@ _COMMAND_MODULES = (
     "tcpabr_model.closed_forms.cli",  # effcap, formula
     "tcpabr_model.sweep.cli",       # sweep
     "tcpabr_model.reproduce.cli",   # reproduce
+    "tcpabr_model.plot.cli",        # plot
+    "tcpabr_model.validation.cli",  # validate
     "tcpabr_model.net.cli",         # presets
 )
 
@@ -40,7 +42,7 @@ _COMMANDS = {
     "sweep": "tcpabr_model.sweep.cli",
     "reproduce": "tcpabr_model.reproduce.cli",
     "plot": "tcpabr_model.plot.cli",
-    "validate": "tcpabr_model.validation_cli",
+    "validate": "tcpabr_model.validation.cli",
     "presets": "tcpabr_model.net.cli",
 }
 

@@ -45,8 +45,8 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--dask", default=None, metavar="ADDRESS|local[:N]",
                    help="run on a Dask scheduler at ADDRESS, or on a local cluster of N worker processes")
-    p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON records")
+    p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table, every column (.csv, or .parquet with pyarrow)")
+    p.add_argument("--json", action="store_true", help="print the table as JSON (method, counts and one record per row, every column)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.add_argument("--columns", default=None, metavar="C1,C2,...|all",
                    help="more columns in the printed table (files always keep every column)")
