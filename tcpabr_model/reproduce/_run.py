@@ -28,7 +28,8 @@ class FigureResult:
     png: Path | None
     csv: Path
     verdicts: list = field(default_factory=list)   # [(Claim, Verdict)]
-    compute_seconds: float = 0.0                     # sum of the points' compute times
+    compute_seconds: float = 0.0                     # compute time of the points computed in this run
+    cached_seconds: float = 0.0                      # original compute time of the points served from the cache
     draw_error: str = ""
 
 
@@ -212,8 +213,10 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
         table = _flatten(table)
         csv = outp / f"{spec.key}.csv"
         table.to_csv(csv, index=False)
-        fr = FigureResult(spec, table, None, csv,
-                          compute_seconds=float(table.get("seconds", pd.Series(dtype=float)).fillna(0).sum()))
+        secs = table.get("seconds", pd.Series(0.0, index=table.index)).fillna(0.0)
+        was_cached = table.get("cached", pd.Series(False, index=table.index)).fillna(False).astype(bool)
+        fr = FigureResult(spec, table, None, csv, compute_seconds=float(secs[~was_cached].sum()),
+                          cached_seconds=float(secs[was_cached].sum()))
         try:
             import matplotlib.pyplot as plt
 

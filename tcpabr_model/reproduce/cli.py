@@ -56,5 +56,6 @@ def _run(args: argparse.Namespace) -> int:
         st = ", ".join(v.status for _, v in fr.verdicts)
         print(f"{key}: {files}  [{st}]")
     print(f"{res.report}  ({res.size.name} size, {res.n_points} points, {res.n_cached} cached, {res.n_failed} failed; "
-          f"verdicts: {', '.join(f'{n} {s}' for s, n in counts.items())}; {res.seconds:.1f} s)")
+          f"verdicts: {', '.join(f'{n} {s}' for s, n in counts.items())}; {res.seconds:.1f} s wall clock, "
+          f"{sum(fr.compute_seconds for fr in res.figures.values()):.1f} s of compute in this run)")
     return 0

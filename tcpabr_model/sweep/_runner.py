@@ -149,7 +149,8 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     client : dask.distributed.Client, optional
         Run the points on this Dask cluster instead (``client.submit`` + ``as_completed``).
     progress : bool, optional
-        tqdm progress bar; default: shown when more than one point must be computed and
+        tqdm progress bar, weighted by the points' expected costs, with an ETA measured after
+        each worker's first point (:mod:`._progress`); default: shown when more than one point must be computed and
         the method is ``"simulation"`` or stderr is a terminal.
     on_error : {'record', 'raise'}, optional(default='record')
         A failing point always gets a row with ``status="error"`` and the exception text
@@ -210,24 +211,24 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
 
     show = _want_progress(progress, len(pending), name)
     if pending:
-        from tqdm.auto import tqdm
+        from ._progress import Progress, expected_cost
 
-        bar = tqdm(total=len(pending), desc=f"sweep {name}", unit="pt", disable=not show, leave=False)
+        nw = workers if workers is not None else (os.cpu_count() or 1)
+        nw = 1 if _in_daemon() else min(nw, len(pending))  # a sweep inside a pool worker cannot start processes
+        if client is not None:
+            nw = _dask_workers(client)
+        bar = Progress({i: expected_cost(name, points[i], method_options) for i in pending}, f"sweep {name}",
+                       disable=not show, workers=nw)
         n_before = len(outcome)
         try:
             if client is not None:
                 _run_dask(client, func, points, seeds, method_options, pending, finish, bar)
+            elif nw <= 1:
+                for i in pending:
+                    finish(i, *_run_point(func, points[i], seeds[i], method_options))
+                    bar.update(i)
             else:
-                nw = workers if workers is not None else (os.cpu_count() or 1)
-                nw = min(nw, len(pending))
-                if _in_daemon():  # a sweep inside a pool worker cannot start processes
-                    nw = 1
-                if nw <= 1:
-                    for i in pending:
-                        finish(i, *_run_point(func, points[i], seeds[i], method_options))
-                        bar.update(1)
-                else:
-                    _run_pool(nw, func, points, seeds, method_options, pending, finish, bar)
+                _run_pool(nw, func, points, seeds, method_options, pending, finish, bar)
         except KeyboardInterrupt as exc:
             bar.close()
             computed = len(outcome) - n_before
@@ -282,6 +283,13 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     return df
 
 
+def _dask_workers(client) -> int:
+    try:
+        return max(1, len(client.scheduler_info().get("workers", {})))
+    except Exception:  # noqa: BLE001 - only used for the ETA's warm-up count
+        return 1
+
+
 def _in_daemon() -> bool:
     import multiprocessing as mp
 
@@ -306,7 +314,7 @@ def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
                 except Exception as exc:  # noqa: BLE001 - e.g. a worker killed, an unpicklable result
                     ok, res, secs = False, " ".join(f"{type(exc).__name__}: {exc}".split()), float("nan")
                 finish(i, ok, res, secs)
-                bar.update(1)
+                bar.update(i)
     except BaseException:
         stop_pool(ex)  # kill the workers: a running point would otherwise finish unseen
         raise
@@ -334,7 +342,7 @@ def _run_dask(client, func, points, seeds, options, pending, finish, bar) -> Non
             except Exception as exc:  # noqa: BLE001 - e.g. a worker lost, a task error on the cluster
                 ok, res, secs = False, " ".join(f"{type(exc).__name__}: {exc}".split()), float("nan")
             finish(i, ok, res, secs)
-            bar.update(1)
+            bar.update(i)
             f.release()
     except BaseException:
         client.cancel([f for _, f in futs.values()])
