@@ -49,7 +49,7 @@ CASES = [
     (["effcap", "--matrix", "{tmp}/obj.npy", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
      "not a readable .npy array"),
     # formula -----------------------------------------------------------------------
-    (["formula"], 2, "the following arguments are required: name"),
+    (["formula"], 2, "the following arguments are required: NAME"),
     (["formula", "bogus"], 2, "invalid choice: 'bogus'"),
     (["formula", "window", "--rtt", "0.03"], 2, "--cwnd-avg=None is invalid: required for 'formula window'"),
     (["formula", "window", "--cwnd-avg", "-5", "--rtt", "0.03"], 2, "--cwnd-avg=-5.0 is invalid: must be >= 0"),
@@ -101,6 +101,18 @@ CASES = [
     (["reproduce", "--workers", "2", "--dask", "local:1"], 2, "--workers=2 is invalid with --dask"),
     (["reproduce", "--size", "huge"], 2, "invalid choice: 'huge'"),
     (["reproduce", "--cache", "{tmp}/P.txt", "--out", "{tmp}/r"], 2, "--cache='{tmp}/P.txt' is invalid"),
+    # plot and validate ---------------------------------------------------------------
+    (["plot", "{tmp}/missing.csv", "--x", "psi", "--y", "efficiency"], 2,
+     "TABLE '{tmp}/missing.csv' is invalid: no such file"),
+    (["plot", "{tmp}/P.txt", "--x", "psi", "--y", "efficiency"], 2, "must end in .csv or .parquet"),
+    (["plot", "{tmp}/t.csv", "--x", "psi", "--y", "eff"], 2, "--y='eff' is invalid: not a column of"),
+    (["plot", "{tmp}/t.csv", "--x", "psi", "--y", "efficiency", "--logx", "yes"], 2,
+     "--logx=yes is invalid: psi has values <= 0"),
+    (["plot", "{tmp}/t.csv", "--x", "psi", "--y", "efficiency", "--out", "{tmp}/f.gif"], 2,
+     "must end in .png or .pdf or .svg"),
+    (["plot", "{tmp}/t.csv", "--x", "psi"], 2, "the following arguments are required: --y"),
+    (["validate", "-k", "nosuch"], 2, "--only='nosuch' is invalid: no check name contains it"),
+    (["validate", "--quick", "--full"], 2, "argument --full: not allowed with argument --quick"),
     # the top level -----------------------------------------------------------------
     ([], 2, "the following arguments are required: COMMAND"),
     (["nosuch"], 2, "invalid choice: 'nosuch'"),
@@ -117,6 +129,7 @@ def tmp(tmp_path_factory):
     (d / "empty.txt").write_text("# nothing\n")
     np.save(d / "obj.npy", np.array([{"a": 1}], dtype=object))
     (d / "folder.csv").mkdir()
+    (d / "t.csv").write_text("psi,efficiency\n0,0.5\n10,0.7\n")
     return str(d)
 
 

@@ -31,13 +31,13 @@ def register(sub) -> None:
 
 
 def _read(path: str):
-    import pandas as pd
-
     if not os.path.isfile(path):
         raise ValueError(f"TABLE {path!r} is invalid: {'it is a folder' if os.path.isdir(path) else 'no such file'}")
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".csv", ".parquet"):
         raise ValueError(f"TABLE {path!r} is invalid: must end in .csv or .parquet")
+    import pandas as pd
+
     try:
         return pd.read_csv(path) if ext == ".csv" else pd.read_parquet(path)
     except ImportError:

@@ -12,12 +12,10 @@ import pandas as pd
 
 from .._paths import check_output_dir
 from .._validate import check_int
+from ._select import ALL_FIGURES, parse_figures
 from ._spec import SIZES, Claim, FigureSpec, Size, Verdict
 
 __all__ = ["reproduce", "ReproduceResult", "FigureResult", "parse_figures", "ALL_FIGURES"]
-
-ALL_FIGURES = tuple(range(8, 23))
-
 
 @dataclass
 class FigureResult:
@@ -67,32 +65,6 @@ class ReproduceResult:
         rows = [{"key": k, "figure": c.figure, "status": v.status, "reason": v.reason}
                 for k, fr in self.figures.items() for c, v in fr.verdicts]
         return pd.DataFrame(rows, columns=["key", "figure", "status", "reason"])
-
-
-def parse_figures(figures) -> tuple:
-    """Validate a figure selection: None (all), an int, a comma-separated string or a sequence of
-    ints, each in 8..22.  Returns the sorted tuple of figure numbers."""
-    if figures is None:
-        return ALL_FIGURES
-    if isinstance(figures, str):
-        items = [x.strip() for x in figures.split(",") if x.strip()]
-        try:
-            nums = [int(x) for x in items]
-        except ValueError:
-            raise ValueError(f"figures={figures!r} is invalid: must be comma-separated integers in 8..22") from None
-    elif isinstance(figures, int) and not isinstance(figures, bool):
-        nums = [figures]
-    else:
-        try:
-            nums = [check_int("figures", x) for x in figures]
-        except TypeError:
-            raise ValueError(f"figures={figures!r} is invalid: must be figure numbers in 8..22") from None
-    if not nums:
-        raise ValueError(f"figures={figures!r} is invalid: no figure number given (allowed 8..22)")
-    bad = [n for n in nums if n not in ALL_FIGURES]
-    if bad:
-        raise ValueError(f"figures={figures!r} is invalid: {bad} not among the reproduced figures 8..22")
-    return tuple(sorted(set(nums)))
 
 
 def _specs_for(nums):

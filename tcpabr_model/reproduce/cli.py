@@ -28,11 +28,12 @@ def register(sub) -> None:
 def _run(args: argparse.Namespace) -> int:
     from .._paths import check_output_dir
     from ..sweep.cli import check_workers_dask
-    from ._run import parse_figures, reproduce
+    from ._select import parse_figures
 
     parse_figures(args.figures)  # validate before the heavy imports and before starting a cluster
     check_workers_dask(args.workers, args.dask)
     check_output_dir(args.out, "--out")  # before starting a cluster or computing
+    from ._run import reproduce
     import matplotlib
 
     matplotlib.use("Agg")
