@@ -65,8 +65,8 @@ class Progress:
         self.t_warm = None
         self.cost_at_warm = 0.0
         self.bar = tqdm(total=self.total, desc=desc, disable=disable, leave=False,
-                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
-        self._post()
+                        # our counts and ETA go in {unit}: tqdm's own ETA assumes equal points
+                        bar_format="{desc}: {percentage:3.0f}%|{bar}| {unit}", unit=self._text())
 
     def eta(self) -> float | None:
         """Seconds to go, or None before the warm-up completions."""
@@ -82,14 +82,13 @@ class Progress:
         self.done_cost += c
         if self.done == self.warm:
             self.t_warm, self.cost_at_warm = time.monotonic(), self.done_cost
+        self.bar.unit = self._text()
         self.bar.update(c)
-        self._post()
 
-    def _post(self) -> None:
+    def _text(self) -> str:
         eta = self.eta()
-        el = _clock(time.monotonic() - self.t0)
-        self.bar.set_postfix_str(f"{self.done}/{self.n} pts, {el} elapsed, "
-                                 + ("ETA after warm-up" if eta is None else f"ETA {_clock(eta)}"), refresh=True)
+        return (f"{self.done}/{self.n} pts, {_clock(time.monotonic() - self.t0)} elapsed, "
+                + ("ETA after warm-up" if eta is None else f"ETA {_clock(eta)}"))
 
     def close(self) -> None:
         self.bar.close()
