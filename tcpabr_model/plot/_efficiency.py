@@ -27,7 +27,8 @@ def _groups(df: pd.DataFrame, by):
         key = key if isinstance(key, tuple) else (key,)
         if len(key) > len(cols):
             key = key[: len(cols)]
-        yield ", ".join(f"{c}={_fmt(k)}" for c, k in zip(cols, key)), g
+        # a text value names itself ("EFFCAP"); a number needs its column ("bmax=10")
+        yield ", ".join(k if isinstance(k, str) else f"{c}={_fmt(k)}" for c, k in zip(cols, key)), g
 
 
 def _fmt(v) -> str:
