@@ -141,3 +141,13 @@ def test_short_legend_entries():
         assert ax.get_legend_handles_labels()[1] == ["EFFCAP, bmax=10", "EFFCAP, bmax=12"]
     finally:
         plt.close(ax.figure)
+
+
+def test_text_group_values_name_their_curves():
+    df = pd.DataFrame({"psi": [1.0, 10.0] * 2, "scheme": ["EFFCAP"] * 2 + ["TCP alone"] * 2,
+                       "efficiency": [0.5, 0.6, 0.4, 0.5], "efficiency_hw": [0.01] * 4})
+    ax = plot_efficiency_vs_psi(df, by="scheme")
+    try:
+        assert ax.get_legend_handles_labels()[1] == ["EFFCAP", "TCP alone"]
+    finally:
+        plt.close(ax.figure)
