@@ -1,7 +1,9 @@
 """Argument checks shared by every public constructor.
 
 Each check raises ``ValueError("<name>=<value> is invalid: must be <range>")`` so
-that a user sees which parameter, what was given and what is allowed.
+that a user sees which parameter, what was given and what is allowed.  Booleans
+(Python's and numpy's) are refused for integer and real parameters: ``True`` is the
+integer 1 to Python, but ``bmax=True`` is never what a user meant.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable
+
+import numpy as np
 
 __all__ = ["check_real", "check_int", "check_choice", "check_probability"]
 
@@ -37,7 +41,9 @@ def check_real(
 ) -> float:
     """Return ``float(value)`` after checking it is a real number in the range."""
     rng = _fmt_range(low, high, low_open, high_open)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name}={value!r} is invalid: must be a real number {rng}, not a boolean")
+    if not isinstance(value, numbers.Real):
         raise ValueError(f"{name}={value!r} is invalid: must be a real number {rng}")
     v = float(value)
     if math.isnan(v) or (math.isinf(v) and not allow_inf):
@@ -52,7 +58,9 @@ def check_real(
 def check_int(name: str, value, low: int | None = None, high: int | None = None) -> int:
     """Return ``int(value)`` after checking it is an integer in ``[low, high]``."""
     rng = _fmt_range(low, high, False, False)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.bool_)):  # True is an int to Python, never a count here
+        raise ValueError(f"{name}={value!r} is invalid: must be an integer {rng}, not a boolean")
+    if not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and float(value).is_integer():
             value = int(value)
         else:

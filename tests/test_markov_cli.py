@@ -22,7 +22,7 @@ def test_analyze_tcp_alone_text(capsys):
 @pytest.mark.parametrize("argv,word", [
     (["analyze", "--psi", "0.2"], "psi"),
     (["analyze", "--bmax", "0"], "bmax"),
-    (["analyze", "--rate-ratio", "2"], "rate_ratio"),
+    (["analyze", "--rate-ratio", "2"], "--rate-ratio=2.0 is invalid"),
     (["analyze", "--feedback", "effcap"], "feedback"),
     (["analyze", "--delta", "abc"], "delta"),
 ])

@@ -113,3 +113,41 @@ def test_traces_bad_input(trace, kw):
     with pytest.raises(ValueError):
         plot_traces(trace[0], **kw)
     plt.close("all")
+
+
+@pytest.mark.parametrize("psis, labelled", [
+    ([20.0, 50.0, 100.0, 200.0], {"20", "50", "100", "200"}),   # Figs. 10 and 12: large psi
+    ([0.1, 0.2, 0.5, 1.0], {"0.1", "0.2", "0.5", "1"}),         # Figs. 11, 13, 19-21: small psi
+    ([0.01, 1000.0], {"0.01", "1", "100"}),                    # wide spans: decades only
+])
+def test_log_psi_axis_labels_readable_ticks(psis, labelled):
+    df = pd.DataFrame({"psi": psis, "efficiency": [0.5] * len(psis), "efficiency_hw": [0.01] * len(psis)})
+    ax = plot_efficiency_vs_psi(df)
+    try:
+        ax.figure.canvas.draw()
+        lo, hi = ax.get_xlim()
+        shown = {t.get_text() for t, v in zip(ax.get_xticklabels(), ax.get_xticks()) if lo <= v <= hi}
+        assert labelled <= shown
+        if len(psis) == 2:
+            assert "2" not in shown and "5" not in shown
+        assert ax.get_legend().get_title().get_text() == "bars: 95 % CI"
+    finally:
+        plt.close(ax.figure)
+
+
+def test_short_legend_entries():
+    ax = plot_efficiency_vs_psi(_table()[lambda d: d.efficiency.notna()], by="bmax", label="EFFCAP")
+    try:
+        assert ax.get_legend_handles_labels()[1] == ["EFFCAP, bmax=10", "EFFCAP, bmax=12"]
+    finally:
+        plt.close(ax.figure)
+
+
+def test_text_group_values_name_their_curves():
+    df = pd.DataFrame({"psi": [1.0, 10.0] * 2, "scheme": ["EFFCAP"] * 2 + ["TCP alone"] * 2,
+                       "efficiency": [0.5, 0.6, 0.4, 0.5], "efficiency_hw": [0.01] * 4})
+    ax = plot_efficiency_vs_psi(df, by="scheme")
+    try:
+        assert ax.get_legend_handles_labels()[1] == ["EFFCAP", "TCP alone"]
+    finally:
+        plt.close(ax.figure)

@@ -55,6 +55,10 @@ def test_rerun_from_cache_is_identical(tiny_run):
     res2 = reproduce(figures="9", size="tiny", out=base / "out2", cache_dir=base / "cache", workers=2,
                      progress=False)
     assert res2.n_cached == res2.n_points == res.n_points
+    fr1, fr2 = res.figures["fig08_09"], res2.figures["fig08_09"]
+    assert fr1.compute_seconds > 0 and fr1.cached_seconds == 0
+    assert fr2.compute_seconds == 0 and fr2.cached_seconds == pytest.approx(fr1.compute_seconds)  # only this run
+    assert "compute time of its points in this run 0.0 s" in (base / "out2" / "REPORT.md").read_text()
     a = pd.read_csv(base / "out" / "fig08_09.csv")
     b = pd.read_csv(base / "out2" / "fig08_09.csv")
     cols = ["optimistic", "conservative", "efficiency", "efficiency_hw", "seed"]
@@ -68,6 +72,7 @@ def test_cli_runs_from_cache_and_rejects_bad_figures(tiny_run, tmp_path, capsys)
     assert rc == 0
     out = capsys.readouterr().out
     assert "fig08_09.png" in out and "REPORT.md" in out and "24 cached" in out
+    assert "0.0 s of compute in this run" in out
     assert main(["reproduce", "--figures", "7,8"]) == 2
     err = capsys.readouterr().err
     assert "figures" in err and "8..22" in err and "Traceback" not in err

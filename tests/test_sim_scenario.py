@@ -106,7 +106,7 @@ def test_constant_feedback_needs_a_rate_on_the_command_line(capsys):
     from tcpabr_model.cli import main
 
     assert main(["simulate", "--feedback", "constant", "--psi", "20"]) == 2
-    assert "source_rate" in capsys.readouterr().err
+    assert "--source-rate" in capsys.readouterr().err  # the flag name (issue 17)
 
 
 def test_results_do_not_depend_on_the_number_of_workers():

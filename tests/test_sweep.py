@@ -300,7 +300,11 @@ def test_corrupt_and_partial_cache_files_are_recomputed(tmp_path):
     f0, f1 = by_psi[canonical_params(g[0])], by_psi[canonical_params(g[1])]
     f0.write_bytes(f0.read_bytes()[:40])                # partial write
     f1.write_text(json.dumps({"format": 1, "key": "wrong", "result": {}}))  # not this key
-    b = run_sweep("analysis", g, cache_dir=tmp_path, workers=1)
+    from tcpabr_model.sweep._cache import CacheEntryDiscarded
+
+    with pytest.warns(CacheEntryDiscarded) as rec:
+        b = run_sweep("analysis", g, cache_dir=tmp_path, workers=1)
+    assert sorted(str(w.message).split()[3] for w in rec) == sorted([str(f0), str(f1)])  # each file named
     assert b.cached.tolist() == [False, False, True]
     _frame_equal(a, b)
     assert json.loads(f0.read_text())["result"]["optimistic"] == a.optimistic[0]  # rewritten whole

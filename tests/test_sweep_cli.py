@@ -48,11 +48,14 @@ def test_toml_file_json_and_cache(main, capsys, tmp_path):
     args = ["sweep", "effcap_design", "--file", str(f), "--fixed", "k=8", "--cache", str(tmp_path / "c"),
             "--json", "--workers", "1"]
     assert main(args) == 0
-    rows = json.loads(capsys.readouterr().out)
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["method"], doc["points"], doc["cached"], doc["failed"]) == ("effcap_design", 2, 0, 0)
+    rows = doc["rows"]
     assert [(r["delta"], r["k"], r["m"], r["n"]) for r in rows] == [(0.2, 8, 7, 49), (0.24, 8, 8, 56)]
     assert not any(r["cached"] for r in rows)
     assert main(args) == 0
-    assert all(r["cached"] for r in json.loads(capsys.readouterr().out))
+    doc = json.loads(capsys.readouterr().out)
+    assert all(r["cached"] for r in doc["rows"]) and doc["cached"] == 2 and doc["seconds_this_run"] == 0
 
 
 def test_failed_point_exit_1(main, capsys):
@@ -72,14 +75,14 @@ def test_failed_point_exit_1(main, capsys):
     (["analysis"], "give at least one"),
     (["nope", "--fixed", "psi=2"], "method='nope' is invalid"),
     (["no_such_module:f", "--fixed", "psi=2"], "cannot import it"),
-    (["analysis", "--fixed", "psi=2", "--out", "t.xlsx"], "--out 't.xlsx' is invalid"),
+    (["analysis", "--fixed", "psi=2", "--out", "t.xlsx"], "--out='t.xlsx' is invalid"),
     (["analysis", "--file", "missing.toml"], "grid file='missing.toml' is invalid"),
     (["analysis", "--fixed", "psi=2", "--seed", "-1"], "seed=-1 is invalid"),
     (["analysis", "--fixed", "psi=2", "--workers", "0"], "--workers=0 is invalid"),
     (["analysis", "--fixed", "psi=2", "--dask", "local:x"], "--dask 'local:x' is invalid"),
     (["analysis", "--fixed", "seed=2"], "key 'seed' is invalid"),
     (["analysis", "--fixed", "psi="], "--fixed 'psi=' is invalid"),
-    (["analysis", "--fixed", "psi=2", "--out", "/proc/no/t.csv"], "--out '/proc/no/t.csv' is invalid"),
+    (["analysis", "--fixed", "psi=2", "--out", "/proc/no/t.csv"], "--out='/proc/no' is invalid: cannot create the folder"),
 ])
 def test_bad_input_exit_2_one_line(main, capsys, argv, msg):
     assert main(["sweep", *argv]) == 2
@@ -104,3 +107,41 @@ def test_parquet_without_pyarrow_is_one_line(main, capsys, monkeypatch, tmp_path
     assert rc == 2
     err = capsys.readouterr().err
     assert "Parquet needs pyarrow" in err and len(err.strip().splitlines()) == 1
+
+
+def test_compact_table_and_columns(main, capsys, tmp_path):
+    out = tmp_path / "t.csv"
+    argv = ["sweep", "analysis", "--grid", "psi=2,20", "--fixed", "delta=8", "--fixed", "bmax=3", "--fixed",
+            "wmax=16", "--workers", "1", "--no-progress", "--out", str(out)]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "fixed: delta=8, bmax=3, wmax=16"
+    assert lines[1].split() == ["psi", "optimistic", "conservative"]
+    assert len(pd.read_csv(out).columns) > 15  # the file keeps every column
+    assert main(argv + ["--columns", "n_states,loss_probability"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split() == ["psi", "optimistic", "conservative", "n_states",
+                                                               "loss_probability"]
+    assert main(argv + ["--columns", "nosuch"]) == 2
+    assert "--columns 'nosuch' is invalid" in capsys.readouterr().err
+
+
+def test_compact_table_shows_estimates_with_ci():
+    from tcpabr_model.sweep.cli import compact_table
+
+    df = pd.DataFrame({"psi": [1.0, 10.0], "efficiency": [0.55184, 0.9], "efficiency_hw": [0.00912, float("nan")],
+                       "fairness": [1.0, 1.0], "fairness_hw": [0.0, 0.0], "status": ["ok", "ok"], "error": ["", ""],
+                       "seed": [1, 2], "seconds": [1.0, 2.0], "cached": [False, False]})
+    text = compact_table(df, Grid({"psi": [1.0, 10.0]}), "simulation")
+    assert text.splitlines()[1].split() == ["1", "0.5518", "+/-", "0.0091", "1.0000", "+/-", "0.0000"]
+    assert "0.9000" in text.splitlines()[2] and "+/-" not in text.splitlines()[2].split("1.0000")[0][10:]
+
+
+def test_json_full_precision_same_layout_as_other_commands(main, capsys):
+    from tcpabr_model.cli import dumps
+
+    assert dumps({"b": 0.1 + 0.2, "a": float("nan"), "c": np.float64(1 / 3), "d": (1, 2)}) == (
+        '{\n  "a": null,\n  "b": 0.30000000000000004,\n  "c": 0.3333333333333333,\n  "d": [\n    1,\n    2\n  ]\n}')
+    assert main(["sweep", "effcap_design", "--grid", "delta=0.2", "--fixed", "s=0.07", "--workers", "1",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["rows"][0]["delta"] == 0.2 and isinstance(doc["rows"][0]["seed"], int)

@@ -1,11 +1,15 @@
-"""Cross-validation report for the closed forms (``python -m validation --quick|--full``).
+"""Compatibility name for :mod:`tcpabr_model.validation` (``python3 -m validation`` from the clone's root).
 
-Every formula of :mod:`tcpabr_model.closed_forms` is compared with an independent
-computation (a dedicated simulator in :mod:`validation._sims`, exact enumeration, or a
-value printed in the seed papers).  The report lists formula, closed-form value,
-independent value, relative error, tolerance, verdict and the basis of the tolerance.
+The checks live in the installed package; use ``tcpabr validate`` or
+``python3 -m tcpabr_model.validation`` from any folder.
 """
 
-from .checks import ALL_CHECKS, Check, run_all
+import importlib
+import sys
 
-__all__ = ["ALL_CHECKS", "Check", "run_all"]
+from tcpabr_model.validation import *  # noqa: F403
+from tcpabr_model.validation import __all__  # noqa: F401
+
+# ``from validation.checks import X`` keeps working: the submodules under their old names
+for _name in ("checks", "_sims", "markov_checks", "validity_checks"):
+    sys.modules[f"{__name__}.{_name}"] = importlib.import_module(f"tcpabr_model.validation.{_name}")

@@ -1,59 +1,7 @@
-"""``python -m validation --quick|--full [--json]``: print the report, exit 1 on a failure."""
+"""``python3 -m validation``: the same as ``tcpabr validate`` (see :mod:`tcpabr_model.validation`)."""
 
-from __future__ import annotations
-
-import argparse
-import json
 import sys
-import time
 
-from .checks import ALL_CHECKS
+from tcpabr_model.validation.__main__ import main
 
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m validation", description=__doc__)
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--quick", action="store_true", help="short simulations (CI, default)")
-    g.add_argument("--full", action="store_true", help="long simulations")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_argument("-k", "--only", default=None, help="run only checks whose function name contains this")
-    args = p.parse_args(argv)
-    quick = not args.full
-    t0 = time.perf_counter()
-    rows = []
-    for fn in ALL_CHECKS:
-        if args.only and args.only not in fn.__name__:
-            continue
-        try:
-            rows.extend(fn(quick))
-        except Exception as exc:  # a crashing check is a failed check
-            from .checks import Check
-
-            rows.append(Check(fn.__name__, "error", float("nan"), float("nan"), float("inf"), 0.0, repr(exc)))
-    elapsed = time.perf_counter() - t0
-    failed = [r for r in rows if not r.passed]
-    if args.json:
-        print(json.dumps({
-            "mode": "quick" if quick else "full",
-            "elapsed_s": elapsed,
-            "n_checks": len(rows),
-            "n_failed": len(failed),
-            "checks": [dict(r.__dict__, passed=r.passed) for r in rows],
-        }, indent=2, default=float))
-    else:
-        hdr = f"{'check':34s} {'formula':38s} {'closed form':>14s} {'independent':>14s} {'rel.err':>9s} {'tol':>9s}  verdict"
-        print(hdr)
-        print("-" * len(hdr))
-        for r in rows:
-            print(f"{r.name[:34]:34s} {r.formula[:38]:38s} {r.closed_form:14.7g} {r.independent:14.7g} "
-                  f"{r.rel_error:9.2e} {r.tolerance:9.2e}  {'PASS' if r.passed else 'FAIL'}")
-        print()
-        print("tolerance basis:")
-        for r in rows:
-            print(f"  {r.name}: {r.basis}")
-        print(f"\n{len(rows) - len(failed)}/{len(rows)} checks passed in {elapsed:.1f} s ({'quick' if quick else 'full'} mode)")
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+sys.exit(main())

@@ -16,21 +16,55 @@
 from __future__ import annotations
 
 import math
+import os
 
-import numpy as np
-
-from ..cli import emit
-from . import atm as _atm
-from . import effcap as _ec
-from . import estimators as _est
-from . import fairness as _fair
-from . import window as _win
+from ..cli import emit, is_number
 
 
-def _load_array(path):
+def _load_array(path: str, flag: str):
+    """A numeric array from ``path`` (.npy, .csv, or whitespace-separated text).
+
+    Every problem (missing or unreadable file, a ragged or non-numeric row) is a
+    ``ValueError`` naming the flag, the file and, for text files, the line.
+    """
+    import numpy as np
+
+    if not os.path.isfile(path):
+        why = "it is a folder" if os.path.isdir(path) else "no such file"
+        raise ValueError(f"{flag} {path!r} is invalid: {why}")
     if path.endswith(".npy"):
-        return np.load(path)
-    return np.loadtxt(path, delimiter="," if path.endswith(".csv") else None)
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{flag} {path!r} is invalid: not a readable .npy array ({exc})") from None
+        if not np.issubdtype(arr.dtype, np.number):
+            raise ValueError(f"{flag} {path!r} is invalid: holds {arr.dtype} values, not numbers")
+        return arr.astype(float)
+    sep = "," if path.endswith(".csv") else None
+    rows, width, first = [], None, 0
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                text = line.split("#", 1)[0].strip()
+                if not text:
+                    continue
+                cells = [c.strip() for c in text.split(sep)]
+                try:
+                    row = [float(c) for c in cells]
+                except ValueError:
+                    bad = next(c for c in cells if not is_number(c))
+                    raise ValueError(f"{flag} {path!r} is invalid: line {lineno}: {bad!r} is not a number") from None
+                if width is None:
+                    width, first = len(row), lineno
+                elif len(row) != width:
+                    raise ValueError(f"{flag} {path!r} is invalid: line {lineno} has {len(row)} values, "
+                                     f"line {first} has {width}")
+                rows.append(row)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{flag} {path!r} is invalid: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    if not rows:
+        raise ValueError(f"{flag} {path!r} is invalid: the file holds no numbers")
+    return np.array(rows, dtype=float)
 
 
 def _num(x):
@@ -38,6 +72,10 @@ def _num(x):
 
 
 def _effcap(args) -> int:
+    import numpy as np
+
+    from . import effcap as _ec
+
     two_state = args.matrix is None
     if two_state:
         missing = [n for n in ("p01", "p10", "c0", "c1") if getattr(args, n) is None]
@@ -48,8 +86,17 @@ def _effcap(args) -> int:
     else:
         if args.capacities is None:
             raise ValueError("--capacities=None is invalid: required with --matrix")
-        P = _load_array(args.matrix)
-        c = _load_array(args.capacities)
+        P = _load_array(args.matrix, "--matrix")
+        c = _load_array(args.capacities, "--capacities")
+        P = np.atleast_2d(P)
+        if c.ndim == 2 and 1 in c.shape:  # one row or one column of capacities
+            c = c.ravel()
+        if P.ndim != 2 or P.shape[0] != P.shape[1]:
+            raise ValueError(f"--matrix {args.matrix!r} is invalid: must hold a square matrix, "
+                             f"holds shape {P.shape}")
+        if c.ndim != 1 or c.shape[0] != P.shape[0]:
+            raise ValueError(f"--capacities {args.capacities!r} is invalid: must hold {P.shape[0]} values "
+                             f"(one per state of --matrix), holds shape {c.shape}")
     given = [args.delta is not None, args.epsilon is not None or args.bmax is not None, args.rate is not None]
     if sum(given) != 1:
         raise ValueError("--delta/--epsilon+--bmax/--rate is invalid: give exactly one of them")
@@ -88,6 +135,12 @@ def _effcap(args) -> int:
 
 
 def _formula(args) -> int:
+    from . import atm as _atm
+    from . import effcap as _ec
+    from . import estimators as _est
+    from . import fairness as _fair
+    from . import window as _win
+
     name = args.name
     if name == "window":
         v = _win.throughput_from_window(args.cwnd_avg, args.rtt, cap_mbps=args.cap)
@@ -127,6 +180,7 @@ def _formula(args) -> int:
         out = {"shares": [float(x) for x in v], "mu": args.mu}
         text = "FIFO shares: " + ", ".join(f"{x:.6g}" for x in v)
     elif name == "effcap-design":
+        args._flag_aliases = {**args._flag_aliases, "delta": "--rtt"}  # the API's delta is --rtt here
         d = _est.effcap_design(args.rtt, args.s, args.k, convention=args.convention)
         out = {"M": d.M, "N": d.N, "k": d.k, "N_range": list(d.N_range), "convention": d.convention}
         text = f"M = {d.M}, N = {d.N} (k = {d.k}; N for k = 8..12: {d.N_range[0]}..{d.N_range[1]})"
@@ -143,7 +197,12 @@ def _formula(args) -> int:
 
 def register(subparsers) -> None:
     """Add the ``effcap`` and ``formula`` subcommands."""
-    p = subparsers.add_parser("effcap", help="effective capacity of a Markov-modulated link (eq. 23)")
+    p = subparsers.add_parser(
+        "effcap", help="effective capacity of a Markov-modulated link (eq. 23)",
+        description="Effective capacity Gamma(delta) (seed 004 eq. 23) of a link whose capacity follows a "
+                    "Markov chain: a two-state chain (--p01 --p10 --c0 --c1) or one read from files (--matrix "
+                    "--capacities).  Give exactly one of --delta, --epsilon with --bmax (delta = "
+                    "-log(epsilon)/bmax), or --rate (the smallest delta with Gamma(delta) = rate).")
     p.add_argument("--p01", type=float, help="P(state 0 -> 1) per slot (two-state chain)")
     p.add_argument("--p10", type=float, help="P(state 1 -> 0) per slot")
     p.add_argument("--c0", type=float, help="packets served per slot in state 0")
@@ -154,15 +213,24 @@ def register(subparsers) -> None:
     p.add_argument("--epsilon", type=float, help="loss target; delta = -log(epsilon)/bmax")
     p.add_argument("--bmax", type=float, help="buffer in packets (with --epsilon)")
     p.add_argument("--rate", type=float, help="invert: smallest delta with Gamma(delta) = rate")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_effcap)
 
-    f = subparsers.add_parser("formula", help="closed-form formulas (window, ATM overhead, fairness, EFFCAP design)")
+    f = subparsers.add_parser(
+        "formula", help="closed-form formulas (window, ATM overhead, fairness, EFFCAP design)",
+        description="Evaluate one closed form: window (throughput from the average window, seed 002 eq. 1; "
+                    "--cwnd-avg --rtt), cwnd-avg (average window of a linear increase, eq. 2; --cwnd-max "
+                    "--mss), atm (AAL5 cells and efficiency of an MSS; --mss), fairness (Jain's index of "
+                    "VALUES), fifo-share (each connection's share of a FIFO of rate --mu from its buffer "
+                    "occupancy VALUES), effcap-design (EFFCAP M and N from --rtt and --s), qos-delta "
+                    "(delta = -log(--epsilon)/--bmax).")
     f.add_argument(
-        "name",
+        "name", metavar="NAME",
         choices=["window", "cwnd-avg", "atm", "fairness", "fifo-share", "effcap-design", "qos-delta"],
+        help="window | cwnd-avg | atm | fairness | fifo-share | effcap-design | qos-delta",
     )
-    f.add_argument("values", nargs="*", type=float, help="throughputs (fairness) or occupancies (fifo-share)")
+    f.add_argument("values", nargs="*", type=float, metavar="VALUES",
+                   help="throughputs (fairness) or buffer occupancies (fifo-share), before or after the flags")
     f.add_argument("--cwnd-avg", type=float, default=None, help="average window, bytes (window)")
     f.add_argument("--rtt", type=float, default=None, help="RTT in s (window, cwnd-avg) or Delta (effcap-design)")
     f.add_argument("--cap", type=float, default=None, help="cap in Mbps (window)")
@@ -177,8 +245,11 @@ def register(subparsers) -> None:
     f.add_argument("--convention", choices=["memory", "count"], default="memory", help="N = (k-1)M or kM")
     f.add_argument("--epsilon", type=float, default=None, help="loss target (qos-delta)")
     f.add_argument("--bmax", type=float, default=None, help="buffer, packets (qos-delta)")
-    f.add_argument("--json", action="store_true", help="print JSON")
-    f.set_defaults(func=_formula_checked)
+    f.add_argument("--json", action="store_true", help="print the result as JSON")
+    # values after options (``fifo-share --mu 10 1 2 3``) join ``values`` (see tcpabr_model.cli.main)
+    f.set_defaults(func=_formula_checked, _trailing_values="values",
+                   _flag_aliases={"cwnd_avg_bytes": "--cwnd-avg", "rtt_s": "--rtt", "cap_mbps": "--cap",
+                                  "occupancy": "values", "x": "values"})
 
 
 _REQUIRED = {

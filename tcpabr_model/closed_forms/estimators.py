@@ -250,6 +250,10 @@ class EffcapDesign:
     convention: str
 
 
+#: Largest delta / s accepted by :func:`effcap_design` (M beyond it is no usable design).
+_MAX_INTERVALS = 1e12
+
+
 def effcap_design(delta, s, k=8, *, convention="memory") -> EffcapDesign:
     """M and N of the EFFCAP design rule for round-trip time ``delta`` and interval ``s``.
 
@@ -281,6 +285,9 @@ def effcap_design(delta, s, k=8, *, convention="memory") -> EffcapDesign:
     if convention not in ("memory", "count"):
         raise ValueError(f"convention={convention!r} is invalid: must be one of 'memory', 'count'")
     ratio = d / ss
+    if not ratio <= _MAX_INTERVALS:  # also catches delta / s overflowing to inf
+        raise ValueError(f"delta/s={ratio!r} is invalid: the round trip must span at most "
+                         f"{_MAX_INTERVALS:.0e} measurement intervals (delta={d!r}, s={ss!r})")
     M = max(1, int(math.ceil(ratio * (1.0 - 1e-9))))
 
     def n_of(kk):

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 
+from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
 from .solvers import DEFAULT_TOL, stationary_distribution
@@ -23,7 +24,7 @@ __all__ = ["AnalysisResult", "analyze", "sweep_psi"]
 
 
 @dataclass(frozen=True)
-class AnalysisResult:
+class AnalysisResult(ResultMixin):
     """Throughput bounds of one scenario.
 
     Efficiencies are throughput / mean capacity (dimensionless); throughputs are in

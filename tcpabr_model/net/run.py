@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .._validate import check_int, check_real
 from ..errors import ModelError
 from ..sim.capacity import capacity_path
@@ -200,7 +201,7 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
 
 
 @dataclass(frozen=True)
-class NetResult:
+class NetResult(ResultMixin):
     """Results of :func:`simulate_network` (estimates over replications, 95 % Student-t CIs).
 
     Attributes

@@ -12,9 +12,7 @@ plot_gap_heatmap
     Heat map of the analysis-vs-simulation gap of a validity map, one panel per (feedback, mode).
 """
 
-from ._efficiency import plot_efficiency_vs_psi, plot_fairness_vs_psi
-from ._traces import plot_traces
-from ._validity import plot_gap_heatmap
+import importlib
 
 __all__ = [
     "plot_efficiency_vs_psi",
@@ -22,3 +20,19 @@ __all__ = [
     "plot_traces",
     "plot_gap_heatmap",
 ]
+
+# Imported on first use (PEP 562): ``tcpabr plot`` checks its arguments before pandas.
+_HOME = {"plot_efficiency_vs_psi": "._efficiency", "plot_fairness_vs_psi": "._efficiency",
+         "plot_traces": "._traces", "plot_gap_heatmap": "._validity"}
+
+
+def __getattr__(name):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

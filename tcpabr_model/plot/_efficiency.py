@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-__all__ = ["plot_efficiency_vs_psi", "plot_fairness_vs_psi", "PSI_LABEL", "EFFICIENCY_LABEL"]
+__all__ = ["plot_efficiency_vs_psi", "plot_fairness_vs_psi", "log_axis", "PSI_LABEL", "EFFICIENCY_LABEL"]
 
 PSI_LABEL = r"$\psi = \tau/\Delta$ (mean time per capacity state / round-trip delay, dimensionless)"
 EFFICIENCY_LABEL = "efficiency (throughput / mean capacity)"
@@ -27,7 +27,8 @@ def _groups(df: pd.DataFrame, by):
         key = key if isinstance(key, tuple) else (key,)
         if len(key) > len(cols):
             key = key[: len(cols)]
-        yield ", ".join(f"{c}={_fmt(k)}" for c, k in zip(cols, key)), g
+        # a text value names itself ("EFFCAP"); a number needs its column ("bmax=10")
+        yield ", ".join(k if isinstance(k, str) else f"{c}={_fmt(k)}" for c, k in zip(cols, key)), g
 
 
 def _fmt(v) -> str:
@@ -36,12 +37,50 @@ def _fmt(v) -> str:
     return str(v)
 
 
-def _log_x(ax) -> None:
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+def log_axis(axis) -> None:
+    """Logarithmic ``axis`` with plain-number labels at 1, 2 and 5 per decade (``20``, ``50``, ``100``).
 
-    ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
+    A span of less than a decade or two otherwise shows a single labelled tick; over
+    more than four decades only the decades are labelled, to keep the labels apart.
+    """
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    if axis is axis.axes.xaxis:
+        axis.axes.set_xscale("log")
+    else:
+        axis.axes.set_yscale("log")
+    lo, hi = sorted(abs(v) for v in axis.get_data_interval())
+    decades = _decades(lo, hi)
+    subs = (1.0,) if decades > 4 else (1.0, 2.0, 5.0)
+    axis.set_major_locator(LogLocator(base=10.0, subs=subs, numticks=40))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_locator(LogLocator(base=10.0, subs=tuple(range(2, 10)), numticks=40))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _decades(lo: float, hi: float) -> float:
+    import math
+
+    if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
+        return 0.0
+    return math.log10(hi / lo)
+
+
+def _legend(ax) -> None:
+    """A compact legend; error bars are 95 % confidence intervals, said once in its title."""
+    from matplotlib.container import ErrorbarContainer
+
+    if not ax.get_legend_handles_labels()[0]:
+        return
+    has_bars = any(isinstance(c, ErrorbarContainer) and c.has_yerr for c in ax.containers)
+    ax.legend(fontsize=7, title="bars: 95 % CI" if has_bars else None, title_fontsize=7)
+
+
+def _short(base: str | None, kind: str, both: bool) -> str:
+    """Legend entry: the curve's name, with the kind (analysis band or simulation) only where both are drawn."""
+    if base is None:
+        return "analysis bounds" if kind == "analysis" else "simulation"
+    return f"{base} ({kind})" if both else base
 
 
 def _has(g: pd.DataFrame, col: str | None) -> bool:
@@ -91,14 +130,15 @@ def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "ps
     if psi not in df.columns:
         raise ValueError(f"psi={psi!r} is invalid: not a column of df (columns {list(df.columns)})")
     ax = _axes(ax)
+    both = _has(df, lower) and _has(df, upper) and _has(df, value)
     for i, (name, g) in enumerate(_groups(df, by)):
         color = colors[i % len(colors)] if colors else f"C{i % 10}"
-        base = " ".join(x for x in (label, name) if x) or None
+        base = ", ".join(x for x in (label, name) if x) or None
         g = g.sort_values(psi)
         if _has(g, lower) and _has(g, upper):
             b = g[g[lower].notna() & g[upper].notna()]
             ax.fill_between(b[psi], b[lower], b[upper], color=color, alpha=band_alpha, lw=0,
-                            label=f"{base + ': ' if base else ''}analysis [conservative, optimistic]")
+                            label=_short(base, "analysis", both))
             ax.plot(b[psi], b[upper], "-", color=color, lw=1)
             ax.plot(b[psi], b[lower], "--", color=color, lw=1)
         if _has(g, value):
@@ -106,9 +146,9 @@ def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "ps
             yerr = s[half_width].fillna(0.0).to_numpy() if _has(s, half_width) else None
             ax.errorbar(s[psi], s[value], yerr=yerr, fmt=markers[i % len(markers)], ms=4, capsize=2,
                         color=color, ls=":" if len(s) > 1 else "none", lw=0.8,
-                        label=f"{base + ': ' if base else ''}simulation (95 % CI)")
+                        label=_short(base, "sim.", both))
     if logx:
-        _log_x(ax)
+        log_axis(ax.xaxis)
     ax.set_xlabel(xlabel or PSI_LABEL)
     ax.set_ylabel(ylabel or EFFICIENCY_LABEL)
     if ylim is not None:
@@ -116,8 +156,7 @@ def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "ps
     if title:
         ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7)
+    _legend(ax)
     return ax
 
 
@@ -173,14 +212,13 @@ def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi"
             ax.errorbar(s[psi], s[value], yerr=yerr, fmt="o", ms=4, capsize=2, color=color, ls="-", lw=0.9,
                         label=base or None)
     if logx:
-        _log_x(ax)
+        log_axis(ax.xaxis)
     ax.set_xlabel(xlabel or PSI_LABEL)
     ax.set_ylabel(ylabel or ("per-connection efficiency (IP-byte goodput / mean capacity)"
                              if per_connection else "Jain's fairness index of the goodputs (dimensionless)"))
     if title:
         ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=7)
+    _legend(ax)
     return ax
 

@@ -59,8 +59,10 @@ def write_report(res) -> None:
             lines += [f"(drawing failed: {fr.draw_error})", ""]
         t = fr.table
         n_fail = int((t["status"] != "ok").sum()) if "status" in t.columns else 0
-        lines.append(f"Data: `{fr.csv.name}` ({len(t)} rows, {n_fail} failed; compute time of its points "
-                     f"{fr.compute_seconds:.1f} s summed over workers).")
+        from_cache = (f"; {fr.cached_seconds:.1f} s more in the points served from the cache"
+                      if fr.cached_seconds else "")
+        lines.append(f"Data: `{fr.csv.name}` ({len(t)} rows, {n_fail} failed; compute time of its points in this "
+                     f"run {fr.compute_seconds:.1f} s summed over workers{from_cache}).")
         hw = half_width_summary(t)
         if hw:
             lines.append(f"Achieved 95 % half-widths of the simulated efficiency over {hw['n']} points: median "

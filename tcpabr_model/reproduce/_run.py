@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._paths import check_output_dir
 from .._validate import check_int
+from ._select import ALL_FIGURES, parse_figures
 from ._spec import SIZES, Claim, FigureSpec, Size, Verdict
 
 __all__ = ["reproduce", "ReproduceResult", "FigureResult", "parse_figures", "ALL_FIGURES"]
-
-ALL_FIGURES = tuple(range(8, 23))
-
 
 @dataclass
 class FigureResult:
@@ -27,7 +26,8 @@ class FigureResult:
     png: Path | None
     csv: Path
     verdicts: list = field(default_factory=list)   # [(Claim, Verdict)]
-    compute_seconds: float = 0.0                     # sum of the points' compute times
+    compute_seconds: float = 0.0                     # compute time of the points computed in this run
+    cached_seconds: float = 0.0                      # original compute time of the points served from the cache
     draw_error: str = ""
 
 
@@ -65,32 +65,6 @@ class ReproduceResult:
         rows = [{"key": k, "figure": c.figure, "status": v.status, "reason": v.reason}
                 for k, fr in self.figures.items() for c, v in fr.verdicts]
         return pd.DataFrame(rows, columns=["key", "figure", "status", "reason"])
-
-
-def parse_figures(figures) -> tuple:
-    """Validate a figure selection: None (all), an int, a comma-separated string or a sequence of
-    ints, each in 8..22.  Returns the sorted tuple of figure numbers."""
-    if figures is None:
-        return ALL_FIGURES
-    if isinstance(figures, str):
-        items = [x.strip() for x in figures.split(",") if x.strip()]
-        try:
-            nums = [int(x) for x in items]
-        except ValueError:
-            raise ValueError(f"figures={figures!r} is invalid: must be comma-separated integers in 8..22") from None
-    elif isinstance(figures, int) and not isinstance(figures, bool):
-        nums = [figures]
-    else:
-        try:
-            nums = [check_int("figures", x) for x in figures]
-        except TypeError:
-            raise ValueError(f"figures={figures!r} is invalid: must be figure numbers in 8..22") from None
-    if not nums:
-        raise ValueError(f"figures={figures!r} is invalid: no figure number given (allowed 8..22)")
-    bad = [n for n in nums if n not in ALL_FIGURES]
-    if bad:
-        raise ValueError(f"figures={figures!r} is invalid: {bad} not among the reproduced figures 8..22")
-    return tuple(sorted(set(nums)))
 
 
 def _specs_for(nums):
@@ -169,8 +143,11 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
     seed = check_int("seed", seed, 0, 2**63 - 1)
     if workers is not None:
         workers = check_int("workers", workers, 1, 4096)
-    outp = Path(out)
-    outp.mkdir(parents=True, exist_ok=True)
+    outp = check_output_dir(out, "out")  # before computing: a full run takes an hour
+    if cache_dir is not None:
+        from ..sweep._cache import resolve_cache_dir
+
+        resolve_cache_dir(cache_dir)
     specs = _specs_for(nums)
 
     plan = {s.key: s.parts(sz) for s in specs}
@@ -208,8 +185,10 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
         table = _flatten(table)
         csv = outp / f"{spec.key}.csv"
         table.to_csv(csv, index=False)
-        fr = FigureResult(spec, table, None, csv,
-                          compute_seconds=float(table.get("seconds", pd.Series(dtype=float)).fillna(0).sum()))
+        secs = table.get("seconds", pd.Series(0.0, index=table.index)).fillna(0.0)
+        was_cached = table.get("cached", pd.Series(False, index=table.index)).fillna(False).astype(bool)
+        fr = FigureResult(spec, table, None, csv, compute_seconds=float(secs[~was_cached].sum()),
+                          cached_seconds=float(secs[was_cached].sum()))
         try:
             import matplotlib.pyplot as plt
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from ._run import parse_figures, reproduce
 
 
 def register(sub) -> None:
@@ -23,14 +22,21 @@ def register(sub) -> None:
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler address, or local[:N] for a local cluster")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, _flag_aliases={"cache_dir": "--cache"})
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .._paths import check_output_dir
+    from ..sweep.cli import check_workers_dask
+    from ._select import parse_figures
+
+    parse_figures(args.figures)  # validate before the heavy imports and before starting a cluster
+    check_workers_dask(args.workers, args.dask)
+    check_output_dir(args.out, "--out")  # before starting a cluster or computing
+    from ._run import reproduce
     import matplotlib
 
     matplotlib.use("Agg")
-    parse_figures(args.figures)  # validate before starting a cluster
     client = cluster = None
     if args.dask:
         from ..sweep.cli import _client  # the sweep CLI's --dask parsing (address, local, local:N)
@@ -51,5 +57,6 @@ def _run(args: argparse.Namespace) -> int:
         st = ", ".join(v.status for _, v in fr.verdicts)
         print(f"{key}: {files}  [{st}]")
     print(f"{res.report}  ({res.size.name} size, {res.n_points} points, {res.n_cached} cached, {res.n_failed} failed; "
-          f"verdicts: {', '.join(f'{n} {s}' for s, n in counts.items())}; {res.seconds:.1f} s)")
+          f"verdicts: {', '.join(f'{n} {s}' for s, n in counts.items())}; {res.seconds:.1f} s wall clock, "
+          f"{sum(fr.compute_seconds for fr in res.figures.values()):.1f} s of compute in this run)")
     return 0

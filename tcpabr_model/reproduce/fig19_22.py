@@ -61,9 +61,9 @@ def draw(df):
     if len(df):
         plot_fairness_vs_psi(df, by="case", ax=axes[0, 2], xlabel=xl)
         plot_efficiency_vs_psi(df, by="case", ax=axes[1, 2], xlabel=xl,
-                               ylabel="total efficiency (IP bytes / mean capacity)", ylim=None)
+                               ylabel="total efficiency (IP bytes / mean capacity on the wire)", ylim=None)
     axes[0, 2].set_title("Jain's index of the two goodputs", fontsize=9)
-    axes[1, 2].set_title("total efficiency (ATM tax charged over ABR)", fontsize=9)
+    axes[1, 2].set_title("total efficiency of the two sessions (cell tax counts as lost capacity)", fontsize=9)
     fig.suptitle("Two sessions, Delta = 240 and 360 ms, buffer 18 packets, 100 / 50 kB/s, s = 30 ms, half of the "
                  "estimate fed back to each", fontsize=10)
     fig.tight_layout()

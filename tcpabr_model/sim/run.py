@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .._validate import check_choice, check_int, check_real
 from ..errors import ModelError
 from . import _kernel as K
@@ -89,7 +90,7 @@ class Trace:
 
 
 @dataclass(frozen=True)
-class SimulationResult:
+class SimulationResult(ResultMixin):
     """Results of :func:`simulate` (keys of :meth:`to_dict` documented in docs/simulator.md).
 
     Attributes

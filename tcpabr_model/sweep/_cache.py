@@ -5,8 +5,8 @@ method options, base seed, package version).  A file ``<key>.json`` holds the re
 dict (``<key>.pkl``, a pickle, when the result is not JSON-serialisable), the compute
 time and the key's inputs.  Files are written to a temporary file in the same folder
 and renamed with :func:`os.replace`, so a killed sweep leaves either the whole file or
-none; a file that cannot be read or does not match its key is ignored (recomputed and
-overwritten).
+none; a file that cannot be read or does not match its key is reported
+(:class:`CacheEntryDiscarded` warning with its path), recomputed and overwritten.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import tempfile
 
 from ._grid import canonical_params
 
-__all__ = ["cache_key", "load", "store", "resolve_cache_dir", "ENV_VAR"]
+__all__ = ["cache_key", "load", "store", "resolve_cache_dir", "ENV_VAR", "CacheEntryDiscarded"]
 
 #: Environment variable giving the default cache folder of :func:`run_sweep`.
 ENV_VAR = "TCPABR_CACHE_DIR"
@@ -28,21 +28,14 @@ _FORMAT = 1  # bump when the file layout changes
 
 
 def resolve_cache_dir(cache_dir) -> str | None:
-    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created."""
+    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created and writable."""
     if cache_dir is None:
         cache_dir = os.environ.get(ENV_VAR) or None
     if cache_dir is None:
         return None
-    if not isinstance(cache_dir, (str, os.PathLike)):
-        raise ValueError(f"cache_dir={cache_dir!r} is invalid: must be a folder path or None")
-    path = os.fspath(cache_dir)
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as exc:
-        raise ValueError(f"cache_dir={path!r} is invalid: cannot create it ({exc.strerror or exc})") from None
-    if not os.path.isdir(path):
-        raise ValueError(f"cache_dir={path!r} is invalid: not a folder")
-    return path
+    from .._paths import check_output_dir
+
+    return str(check_output_dir(cache_dir, "cache_dir"))
 
 
 def cache_key(params_canonical: str, method_name: str, options_canonical: str, seed: int,
@@ -54,24 +47,45 @@ def cache_key(params_canonical: str, method_name: str, options_canonical: str, s
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class CacheEntryDiscarded(UserWarning):
+    """A cache file that cannot be read or does not match its key was ignored (the point is recomputed)."""
+
+
 def load(cache_dir: str, key: str):
-    """``(result, seconds)`` stored under ``key``, or None when absent, partial or corrupt."""
+    """``(result, seconds)`` stored under ``key``, or None when absent, partial or corrupt.
+
+    A file that exists but is unreadable, not valid JSON/pickle or not the record of
+    ``key`` is reported with a :class:`CacheEntryDiscarded` warning naming the file (it
+    is overwritten when the point is stored again).
+    """
     for ext in (".json", ".pkl"):
         path = os.path.join(cache_dir, key + ext)
         try:
             with open(path, "rb") as fh:
                 raw = fh.read()
-        except OSError:
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            _discard(path, f"cannot read it: {exc.strerror or exc}")
             continue
         try:
             rec = json.loads(raw.decode("utf-8")) if ext == ".json" else pickle.loads(raw)
-        except Exception:  # noqa: BLE001 - any unreadable file is a cache miss
+        except Exception as exc:  # noqa: BLE001 - any undecodable file is a cache miss
+            _discard(path, f"not a valid {ext[1:]} record: {type(exc).__name__}")
             continue
         if (isinstance(rec, dict) and rec.get("key") == key and rec.get("format") == _FORMAT
                 and isinstance(rec.get("result"), dict)):
             seconds = rec.get("seconds")
             return rec["result"], float(seconds) if isinstance(seconds, (int, float)) else float("nan")
+        _discard(path, "its record does not match its key or format")
     return None
+
+
+def _discard(path: str, reason: str) -> None:
+    import warnings
+
+    warnings.warn(f"discarded cache entry {path} ({reason}); the point is recomputed", CacheEntryDiscarded,
+                  stacklevel=3)
 
 
 def store(cache_dir: str, key: str, result: dict, seconds: float, meta: dict) -> str:

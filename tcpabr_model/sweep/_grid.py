@@ -18,7 +18,14 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Grid", "canonical_params", "RESERVED_COLUMNS"]
+__all__ = ["Grid", "canonical_params", "RESERVED_COLUMNS", "MAX_POINTS", "check_grid_size"]
+
+#: Most points a sweep may have.  CHOICE: a million points (about 1 GiB of grid, cache
+#: keys and result rows at the ~1 KiB per point measured for a few parameters and result
+#: columns) is far beyond any study of this model and refuses a typo like COUNT=1e9 before
+#: anything is allocated.
+MAX_POINTS = 1_000_000
+_BYTES_PER_POINT = 1024
 
 #: Columns every sweep row gets; a point may not use these names as parameters.
 RESERVED_COLUMNS = ("status", "error", "seed", "seconds", "cached")
@@ -78,6 +85,15 @@ def canonical_params(params: Mapping) -> str:
     return json.dumps(_canon(params), sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
+def check_grid_size(n: int, what: str) -> int:
+    """``n`` if a sweep of ``n`` points is allowed, else ``ValueError`` with the estimate and the limit."""
+    if n > MAX_POINTS:
+        gib = n * _BYTES_PER_POINT / 2**30
+        raise ValueError(f"{what} is invalid: {n:,} points (about {gib:,.1f} GiB at ~1 KiB per point) "
+                         f"exceed the limit of {MAX_POINTS:,} points per sweep")
+    return n
+
+
 def _check_point(point, where: str) -> dict:
     if not isinstance(point, Mapping):
         raise ValueError(f"{where}={point!r} is invalid: a point must be a dict of parameter values")
@@ -135,6 +151,8 @@ class Grid:
             raise ValueError(f"fixed key {both[0]!r} is invalid: it is also a grid axis")
         fixed = _check_point(fixed, "fixed")
         keys = list(lists)
+        check_grid_size(math.prod(len(v) for v in lists.values()),
+                        "axes (" + " x ".join(f"{len(v)} {k}" for k, v in lists.items()) + ")")
         points = []
         for combo in itertools.product(*(lists[k] for k in keys)):
             p = dict(zip(keys, combo))
@@ -193,6 +211,7 @@ class Grid:
             raise ValueError(f"{source} points={points!r} is invalid: must be a list of tables")
         base = cls.from_points(points)
         combos = list(cls(axes)) if axes else [{}]
+        check_grid_size(len(base) * len(combos), f"{source} ({len(base)} points x {len(combos)} grid combinations)")
         out = []
         for p in base:
             for q in combos:

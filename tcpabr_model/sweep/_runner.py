@@ -18,7 +18,7 @@ from . import _cache
 from ._grid import RESERVED_COLUMNS, Grid, canonical_params
 from ._methods import method_name
 
-__all__ = ["run_sweep", "point_seed", "SweepError"]
+__all__ = ["run_sweep", "point_seed", "SweepError", "SweepInterrupted"]
 
 
 class SweepError(ModelError):
@@ -36,6 +36,14 @@ class SweepError(ModelError):
         super().__init__(message)
         self.failures = list(failures)
         self.frame = frame
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """A sweep stopped by SIGINT (or SIGTERM under :func:`tcpabr_model._pool.sigterm_as_interrupt`).
+
+    Its message says how many points this run computed and whether they were kept in
+    the cache (from which the same call resumes).  The workers have been stopped.
+    """
 
 
 def _package_version() -> str:
@@ -141,7 +149,8 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     client : dask.distributed.Client, optional
         Run the points on this Dask cluster instead (``client.submit`` + ``as_completed``).
     progress : bool, optional
-        tqdm progress bar; default: shown when more than one point must be computed and
+        tqdm progress bar, weighted by the points' expected costs, with an ETA measured after
+        each worker's first point (:mod:`._progress`); default: shown when more than one point must be computed and
         the method is ``"simulation"`` or stderr is a terminal.
     on_error : {'record', 'raise'}, optional(default='record')
         A failing point always gets a row with ``status="error"`` and the exception text
@@ -202,26 +211,36 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
 
     show = _want_progress(progress, len(pending), name)
     if pending:
-        if show:  # tqdm.auto warns in Jupyter without ipywidgets, even for a disabled bar
-            from tqdm.auto import tqdm
-        else:
-            from tqdm import tqdm
+        from ._progress import Progress, expected_cost
 
-        bar = tqdm(total=len(pending), desc=f"sweep {name}", unit="pt", disable=not show, leave=False)
+        nw = workers if workers is not None else (os.cpu_count() or 1)
+        nw = 1 if _in_daemon() else min(nw, len(pending))  # a sweep inside a pool worker cannot start processes
+        if client is not None:
+            nw = _dask_workers(client)
+        bar = Progress({i: expected_cost(name, points[i], method_options) for i in pending}, f"sweep {name}",
+                       disable=not show, workers=nw)
+        n_before = len(outcome)
         try:
             if client is not None:
                 _run_dask(client, func, points, seeds, method_options, pending, finish, bar)
+            elif nw <= 1:
+                for i in pending:
+                    finish(i, *_run_point(func, points[i], seeds[i], method_options))
+                    bar.update(i)
             else:
-                nw = workers if workers is not None else (os.cpu_count() or 1)
-                nw = min(nw, len(pending))
-                if _in_daemon():  # a sweep inside a pool worker cannot start processes
-                    nw = 1
-                if nw <= 1:
-                    for i in pending:
-                        finish(i, *_run_point(func, points[i], seeds[i], method_options))
-                        bar.update(1)
-                else:
-                    _run_pool(nw, func, points, seeds, method_options, pending, finish, bar)
+                _run_pool(nw, func, points, seeds, method_options, pending, finish, bar)
+        except KeyboardInterrupt as exc:
+            bar.close()
+            computed = len(outcome) - n_before
+            kept = sum(1 for k in outcome if not outcome[k][3] and outcome[k][0]) if cdir is not None else 0
+            how = "terminated (SIGTERM)" if type(exc).__name__ == "Terminated" else "interrupted (SIGINT)"
+            if cdir is not None:
+                msg = (f"{how}: {kept} of the {len(pending)} {name} points to compute finished and are kept in the "
+                       f"cache {cdir} ({n_before} were there already); the same sweep resumes from them")
+            else:
+                msg = (f"{how}: {computed} of the {len(pending)} {name} points finished and are lost (no cache: "
+                       "give a cache folder, --cache DIR or $TCPABR_CACHE_DIR, to keep finished points)")
+            raise SweepInterrupted(msg) from None
         finally:
             bar.close()
 
@@ -264,6 +283,13 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     return df
 
 
+def _dask_workers(client) -> int:
+    try:
+        return max(1, len(client.scheduler_info().get("workers", {})))
+    except Exception:  # noqa: BLE001 - only used for the ETA's warm-up count
+        return 1
+
+
 def _in_daemon() -> bool:
     import multiprocessing as mp
 
@@ -271,14 +297,11 @@ def _in_daemon() -> bool:
 
 
 def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
-    import multiprocessing as mp
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, wait
 
-    methods = mp.get_all_start_methods()
-    # CHOICE: fork where available (workers inherit the imported, numba-compiled package;
-    # no re-import per worker), as the simulator's replication pool does
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-    ex = ProcessPoolExecutor(max_workers=nw, mp_context=ctx)
+    from .._pool import process_pool, stop_pool
+
+    ex = process_pool(nw)  # workers end with this process, however it ends
     try:
         futs = {ex.submit(_run_point, func, points[i], seeds[i], options): i for i in pending}
         left = set(futs)
@@ -291,9 +314,9 @@ def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
                 except Exception as exc:  # noqa: BLE001 - e.g. a worker killed, an unpicklable result
                     ok, res, secs = False, " ".join(f"{type(exc).__name__}: {exc}".split()), float("nan")
                 finish(i, ok, res, secs)
-                bar.update(1)
+                bar.update(i)
     except BaseException:
-        ex.shutdown(wait=False, cancel_futures=True)
+        stop_pool(ex)  # kill the workers: a running point would otherwise finish unseen
         raise
     ex.shutdown(wait=True)
 
@@ -319,7 +342,7 @@ def _run_dask(client, func, points, seeds, options, pending, finish, bar) -> Non
             except Exception as exc:  # noqa: BLE001 - e.g. a worker lost, a task error on the cluster
                 ok, res, secs = False, " ".join(f"{type(exc).__name__}: {exc}".split()), float("nan")
             finish(i, ok, res, secs)
-            bar.update(1)
+            bar.update(i)
             f.release()
     except BaseException:
         client.cancel([f for _, f in futs.values()])

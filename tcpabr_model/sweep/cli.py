@@ -19,6 +19,8 @@ import sys
 
 import numpy as np
 
+from ._grid import check_grid_size
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -43,10 +45,12 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--dask", default=None, metavar="ADDRESS|local[:N]",
                    help="run on a Dask scheduler at ADDRESS, or on a local cluster of N worker processes")
-    p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON records")
+    p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table, every column (.csv, or .parquet with pyarrow)")
+    p.add_argument("--json", action="store_true", help="print the table as JSON (method, counts and one record per row, every column)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    p.set_defaults(func=_run)
+    p.add_argument("--columns", default=None, metavar="C1,C2,...|all",
+                   help="more columns in the printed table (files always keep every column)")
+    p.set_defaults(func=_run, _flag_aliases={"cache_dir": "--cache", "seed": "--seed", "workers": "--workers"})
 
 
 # ---- value parsing ------------------------------------------------------------------
@@ -103,6 +107,7 @@ def _range(spec: str, key: str) -> list:
                          "an integer") from None
     if n < 1 or not (math.isfinite(a) and math.isfinite(b)):
         raise ValueError(f"--grid {key}={spec!r} is invalid: COUNT must be >= 1 and the ends finite")
+    check_grid_size(n, f"--grid {key}={spec!r}")  # before numpy allocates the values
     if kind == "logspace":
         if a <= 0 or b <= 0:
             raise ValueError(f"--grid {key}={spec!r} is invalid: logspace ends must be > 0")
@@ -164,6 +169,13 @@ def _resolve_method(text: str):
     return obj
 
 
+def check_workers_dask(workers, dask) -> None:
+    """Refuse ``--workers`` together with ``--dask`` (the cluster's workers run the points)."""
+    if workers is not None and dask is not None:
+        raise ValueError(f"--workers={workers} is invalid with --dask: the Dask workers run the points "
+                         "(use --dask local:N for N local worker processes)")
+
+
 def _client(spec: str):
     try:
         from distributed import Client, LocalCluster
@@ -178,40 +190,109 @@ def _client(spec: str):
             raise ValueError(f"--dask {spec!r} is invalid: must be local, local:N or a scheduler address") from None
         if nw < 1:
             raise ValueError(f"--dask {spec!r} is invalid: N must be >= 1")
+        from .._pool import watch_dask_workers
+
         cluster = LocalCluster(n_workers=nw, threads_per_worker=1, processes=True, dashboard_address=None)
-        return Client(cluster), cluster
+        client = Client(cluster)
+        watch_dask_workers(client)  # the local workers end with this process, however it ends
+        return client, cluster
     try:
         return Client(spec, timeout="20s"), None
     except (OSError, TimeoutError, ValueError) as exc:
         raise ValueError(f"--dask {spec!r} is invalid: cannot reach the scheduler ({exc})") from None
 
 
+def _check_out(path: str) -> None:
+    """Refuse an unwritable --out (or Parquet without pyarrow) before computing anything."""
+    from .._paths import check_output_file
+
+    check_output_file(path, "--out", (".csv", ".parquet"))
+    if path.lower().endswith(".parquet"):
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ValueError(f"--out {path!r} is invalid: Parquet needs pyarrow "
+                             "(python3 -m pip install pyarrow), or write .csv") from None
+
+
 def _write(df, path: str) -> None:
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".csv", ".parquet"):
-        raise ValueError(f"--out {path!r} is invalid: must end in .csv or .parquet")
-    d = os.path.dirname(path)
-    if d:
-        os.makedirs(d, exist_ok=True)
-    if ext == ".csv":
+    if path.lower().endswith(".csv"):
         df.to_csv(path, index=False)
-        return
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise ValueError(f"--out {path!r} is invalid: Parquet needs pyarrow "
-                         "(python3 -m pip install pyarrow), or write .csv") from None
-    df.to_parquet(path, index=False)
+    else:
+        df.to_parquet(path, index=False)
+
+
+#: The main estimates shown by ``tcpabr sweep`` for each built-in method (``--columns`` adds more).
+MAIN_COLUMNS = {
+    "analysis": ("optimistic", "conservative"),
+    "simulation": ("efficiency", "efficiency_wire", "fairness", "clr"),
+    "network": ("efficiency", "fairness", "goodput_mbps", "clr"),
+    "effective_capacity": ("effective_capacity",),
+    "effcap_design": ("m", "n"),
+}
+_OTHER_METHOD_COLUMNS = 6  # result columns shown for a module:function method
+
+
+def compact_table(df, grid, method: str, columns: str | None = None) -> str:
+    """The sweep table for a terminal: varying parameters, then the main estimates with 95 % CIs.
+
+    Parameters that are the same at every point are printed once above the table.  An
+    estimate ``x`` with a column ``x_hw`` is shown as ``x +/- hw``.  ``columns``
+    (comma-separated names, or ``all``) adds columns.
+    """
+    import pandas as pd
+
+    params = [c for c in df.columns if any(c in p for p in grid.points)]
+    varying = [c for c in params if df[c].astype(str).nunique() > 1]
+    same = {c: df[c].iloc[0] for c in params if c not in varying}
+    results = [c for c in df.columns if c not in params and c not in ("status", "error", "seed", "seconds", "cached")]
+    if columns is not None:
+        extra = results if columns.strip() == "all" else [c.strip() for c in columns.split(",") if c.strip()]
+        unknown = [c for c in extra if c not in df.columns]
+        if unknown:
+            raise ValueError(f"--columns {unknown[0]!r} is invalid: the table's columns are {', '.join(df.columns)}")
+    else:
+        extra = []
+    main = [c for c in MAIN_COLUMNS.get(method, results[:_OTHER_METHOD_COLUMNS]) if c in df.columns]
+    shown = pd.DataFrame(index=df.index)
+    for c in varying or params[:1]:
+        shown[c] = df[c]
+    for c in dict.fromkeys(main + extra):
+        if c in shown or c.endswith("_hw") and c[:-3] in main + extra:
+            continue
+        if f"{c}_hw" in df.columns and pd.api.types.is_numeric_dtype(df[c]):
+            shown[f"{c} (95% CI)"] = [_pm(v, h) for v, h in zip(df[c], df[f"{c}_hw"])]
+        else:
+            shown[c] = df[c]
+    if (df["status"] != "ok").any():
+        shown["status"] = df["status"]
+    if df["cached"].any():
+        shown["cached"] = df["cached"]
+    head = ("fixed: " + ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) + "\n") if same and varying else ""
+    return head + shown.to_string(index=False, max_rows=60, formatters={c: _fmt for c in shown.columns
+                                                                         if shown[c].dtype == float})
+
+
+def _fmt(v) -> str:
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
+def _pm(v, h) -> str:
+    if v is None or v != v:
+        return "nan"
+    if h is None or h != h:
+        return f"{v:.4f}"
+    return f"{v:.4f} +/- {h:.4f}"
 
 
 def _run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
     from ._grid import Grid, read_grid_file
     from ._runner import run_sweep
 
     method = _resolve_method(args.method)
     axes = _collect((parse_grid_arg(t) for t in args.grid), "--grid")
+    check_grid_size(math.prod(len(v) for v in axes.values()),
+                    "--grid " + " x ".join(f"{k} ({len(v)} values)" for k, v in axes.items()))
     fixed = _collect((parse_fixed_arg(t) for t in args.fixed), "--fixed")
     options = _collect((parse_fixed_arg(t, "--option") for t in args.option), "--option")
     if args.file is not None:
@@ -236,6 +317,9 @@ def _run(args: argparse.Namespace) -> int:
         grid = Grid(axes, fixed)
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers={args.workers} is invalid: must be >= 1")
+    check_workers_dask(args.workers, args.dask)
+    if args.out:
+        _check_out(args.out)
     client = cluster = None
     if args.dask is not None:
         client, cluster = _client(args.dask)
@@ -253,20 +337,19 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ValueError(f"--out {args.out!r} is invalid: cannot write it ({exc.strerror or exc})") from None
     nerr = int((df["status"] == "error").sum())
+    cached = int(df["cached"].sum())
+    this_run = float(df.loc[~df["cached"], "seconds"].fillna(0).sum())
     if args.json:
-        print(df.to_json(orient="records", indent=2, double_precision=15))
+        from ..cli import emit
+
+        emit({"method": method if isinstance(method, str) else args.method, "points": len(df), "cached": cached,
+              "failed": nerr, "seconds_this_run": this_run, "rows": df.to_dict(orient="records")}, True, "")
         if args.out:
             print(f"wrote {args.out}", file=sys.stderr)
     else:
-        pd.set_option("display.width", 200)
-        pd.set_option("display.max_columns", 40)
-        shown = df.drop(columns=["error"]) if nerr == 0 else df
-        text = shown.to_string(index=False, max_rows=60, float_format=lambda v: f"{v:.6g}")
-        print(text)
-        cached = int(df["cached"].sum())
-        print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), "
-              f"{df['seconds'].sum():.2f} s of compute"
-              + (f"; wrote {args.out}" if args.out else ""))
+        print(compact_table(df, grid, args.method, args.columns))
+        print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), {this_run:.2f} s of compute in this run"
+              + (f"; wrote {args.out} (every column)" if args.out else ""))
     if nerr:
         bad = [i for i, s in enumerate(df["status"]) if s == "error"]
         for i in bad[:5]:

@@ -1,0 +1,208 @@
+"""Every bad input is answered in one line on stderr with exit status 2, never a traceback.
+
+One row per case: the command line, the exit status and a fragment the message must
+contain (the user's flag name, the value or the reason).  ``{tmp}`` is a scratch folder
+holding the files of :func:`files`.  All rows are refused before any computing starts,
+so the table runs in-process in seconds; a few rows also run as real subprocesses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tcpabr_model.cli import main
+
+BASE = ["--p01", "0.1", "--p10", "0.1", "--c0", "1", "--c1", "0.5"]
+SW = ["sweep", "analysis", "--grid", "psi=2", "--fixed", "delta=8", "--fixed", "bmax=3", "--no-progress"]
+
+CASES = [
+    # effcap ------------------------------------------------------------------------
+    (["effcap", "--delta", "1"], 2, "--p01, --p10, --c0, --c1 is invalid: required without --matrix"),
+    (["effcap", *BASE], 2, "give exactly one of them"),
+    (["effcap", *BASE, "--delta", "1", "--rate", "0.6"], 2, "give exactly one of them"),
+    (["effcap", *BASE, "--epsilon", "1e-6"], 2, "--epsilon/--bmax is invalid: give both"),
+    (["effcap", "--p01", "1.5", "--p10", "0.1", "--c0", "1", "--c1", "0.5", "--delta", "1"], 2, "1.5"),
+    (["effcap", *BASE, "--delta", "nan"], 2, "nan"),
+    (["effcap", *BASE, "--rate", "2"], 2, "--rate=2.0 exceeds the mean capacity 0.75"),
+    (["effcap", "--p01", "abc"], 2, "argument --p01: invalid float value: 'abc'"),
+    (["effcap", "--matrix", "{tmp}/P.txt", "--delta", "1"], 2, "--capacities=None is invalid: required with --matrix"),
+    (["effcap", "--matrix", "{tmp}/missing.csv", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
+     "--matrix '{tmp}/missing.csv' is invalid: no such file"),
+    (["effcap", "--matrix", "{tmp}/ragged.csv", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
+     "--matrix '{tmp}/ragged.csv' is invalid: line 3 has 1 values, line 1 has 2"),
+    (["effcap", "--matrix", "{tmp}/text.csv", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
+     "line 2: 'x' is not a number"),
+    (["effcap", "--matrix", "{tmp}", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2, "it is a folder"),
+    (["effcap", "--matrix", "{tmp}/P.txt", "--capacities", "{tmp}/P.txt", "--delta", "1"], 2,
+     "--capacities '{tmp}/P.txt' is invalid: must hold 2 values"),
+    (["effcap", "--matrix", "{tmp}/c.txt", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
+     "must hold a square matrix"),
+    (["effcap", "--matrix", "{tmp}/empty.txt", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
+     "the file holds no numbers"),
+    (["effcap", "--matrix", "{tmp}/obj.npy", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
+     "not a readable .npy array"),
+    # formula -----------------------------------------------------------------------
+    (["formula"], 2, "the following arguments are required: NAME"),
+    (["formula", "bogus"], 2, "invalid choice: 'bogus'"),
+    (["formula", "window", "--rtt", "0.03"], 2, "--cwnd-avg=None is invalid: required for 'formula window'"),
+    (["formula", "window", "--cwnd-avg", "-5", "--rtt", "0.03"], 2, "--cwnd-avg=-5.0 is invalid: must be >= 0"),
+    (["formula", "atm", "--mss", "0"], 2, "--mss=0 is invalid: must be an integer >= 1"),
+    (["formula", "atm", "--mss", "1.5"], 2, "argument --mss: invalid int value: '1.5'"),
+    (["formula", "fairness"], 2, "values=[] is invalid: give the throughputs"),
+    (["formula", "fairness", "1", "-1"], 2, "values=[1.0, -1.0] is invalid"),
+    (["formula", "effcap-design", "--rtt", "1e300", "--s", "1e-300"], 2,
+     "--rtt/--s=inf is invalid: the round trip must span at most 1e+12 measurement intervals"),
+    (["formula", "effcap-design", "--rtt", "-1", "--s", "30"], 2, "--rtt=-1.0 is invalid: must be > 0"),
+    (["formula", "effcap-design", "--rtt", "200", "--s", "30", "--k", "1"], 2, "--k=1 is invalid"),
+    (["formula", "qos-delta", "--epsilon", "2", "--bmax", "10"], 2, "--epsilon=2.0 is invalid"),
+    (["formula", "fifo-share", "--mu", "10", "1", "2", "--bogus"], 2, "unrecognized arguments: --bogus"),
+    (["formula", "fifo-share", "--mu", "-1", "1", "2"], 2, "-1"),
+    (["formula", "cwnd-avg", "--cwnd-max", "64", "--mss", "1", "--acks-per-increment", "0"], 2,
+     "--acks-per-increment=0.0 is invalid: must be >= 1"),
+    # sweep -------------------------------------------------------------------------
+    (["sweep", "analysis"], 2, "--grid/--fixed/--file is invalid: give at least one"),
+    (["sweep", "analysis", "--grid", "psi=logspace:1:200:1000000000"], 2,
+     "1,000,000,000 points (about 953.7 GiB at ~1 KiB per point) exceed the limit of 1,000,000 points"),
+    (["sweep", "analysis", "--grid", "psi=linspace:1:2:2000", "--grid", "bmax=linspace:1:9:1000"], 2,
+     "--grid psi (2000 values) x bmax (1000 values) is invalid: 2,000,000 points"),
+    (["sweep", "analysis", "--grid", "psi"], 2, "must be KEY=V1,V2,..."),
+    (["sweep", "analysis", "--grid", "psi=logspace:0:10:5"], 2, "logspace ends must be > 0"),
+    (["sweep", "analysis", "--grid", "psi=linspace:1:2"], 2, "a range is linspace:START:STOP:COUNT"),
+    (["sweep", "analysis", "--grid", "psi=1", "--grid", "psi=2"], 2, "--grid 'psi' is invalid: given twice"),
+    (["sweep", "analysis", "--grid", "psi=[1,2"], 2, "not valid JSON"),
+    (["sweep", "analysis", "--grid", "status=1"], 2, "reserved sweep columns"),
+    (["sweep", "nosuch.module:func", "--grid", "psi=1"], 2, "METHOD='nosuch.module:func' is invalid: cannot import"),
+    (["sweep", "analysis", "--option", "replications"], 2, "--option 'replications' is invalid: must be KEY=VALUE"),
+    ([*SW, "--workers", "0"], 2, "--workers=0 is invalid: must be >= 1"),
+    ([*SW, "--workers", "3", "--dask", "local:1"], 2, "--workers=3 is invalid with --dask"),
+    ([*SW, "--seed", "-1"], 2, "--seed=-1 is invalid"),
+    ([*SW, "--out", "{tmp}/t.txt"], 2, "--out='{tmp}/t.txt' is invalid: must end in .csv or .parquet"),
+    ([*SW, "--out", "{tmp}/folder.csv"], 2, "--out='{tmp}/folder.csv' is invalid: it is a folder, not a file"),
+    ([*SW, "--out", "{tmp}/P.txt/t.csv"], 2, "--out='{tmp}/P.txt' is invalid: it is an existing file, not a folder"),
+    ([*SW, "--out", "/proc/tcpabr/t.csv"], 2, "--out='/proc/tcpabr' is invalid: cannot create the folder"),
+    ([*SW, "--cache", "{tmp}/P.txt"], 2, "--cache='{tmp}/P.txt' is invalid: it is an existing file, not a folder"),
+    ([*SW, "--file", "{tmp}/missing.toml"], 2, "grid file='{tmp}/missing.toml' is invalid: No such file"),
+    ([*SW, "--file", "{tmp}/P.txt"], 2, "must end in .toml, .yaml or .yml"),
+    # reproduce ---------------------------------------------------------------------
+    (["reproduce", "--out", "{tmp}/P.txt"], 2, "--out='{tmp}/P.txt' is invalid: it is an existing file, not a folder"),
+    (["reproduce", "--out", "/proc/tcpabr-out"], 2, "--out='/proc/tcpabr-out' is invalid: cannot create the folder"),
+    (["reproduce", "--figures", "7"], 2, "[7] not among the reproduced figures 8..22"),
+    (["reproduce", "--figures", "a,b"], 2, "must be comma-separated integers in 8..22"),
+    (["reproduce", "--figures", ","], 2, "no figure number given"),
+    (["reproduce", "--seed", "-1", "--out", "{tmp}/r"], 2, "--seed=-1 is invalid"),
+    (["reproduce", "--workers", "0", "--out", "{tmp}/r"], 2, "--workers=0 is invalid"),
+    (["reproduce", "--workers", "2", "--dask", "local:1"], 2, "--workers=2 is invalid with --dask"),
+    (["reproduce", "--size", "huge"], 2, "invalid choice: 'huge'"),
+    (["reproduce", "--cache", "{tmp}/P.txt", "--out", "{tmp}/r"], 2, "--cache='{tmp}/P.txt' is invalid"),
+    # plot and validate ---------------------------------------------------------------
+    (["plot", "{tmp}/missing.csv", "--x", "psi", "--y", "efficiency"], 2,
+     "TABLE '{tmp}/missing.csv' is invalid: no such file"),
+    (["plot", "{tmp}/P.txt", "--x", "psi", "--y", "efficiency"], 2, "must end in .csv or .parquet"),
+    (["plot", "{tmp}/t.csv", "--x", "psi", "--y", "eff"], 2, "--y='eff' is invalid: not a column of"),
+    (["plot", "{tmp}/t.csv", "--x", "psi", "--y", "efficiency", "--logx", "yes"], 2,
+     "--logx=yes is invalid: psi has values <= 0"),
+    (["plot", "{tmp}/t.csv", "--x", "psi", "--y", "efficiency", "--out", "{tmp}/f.gif"], 2,
+     "must end in .png or .pdf or .svg"),
+    (["plot", "{tmp}/t.csv", "--x", "psi"], 2, "the following arguments are required: --y"),
+    (["validate", "-k", "nosuch"], 2, "--only='nosuch' is invalid: no check name contains it"),
+    (["validate", "--quick", "--full"], 2, "argument --full: not allowed with argument --quick"),
+    # the top level -----------------------------------------------------------------
+    ([], 2, "the following arguments are required: COMMAND"),
+    (["nosuch"], 2, "invalid choice: 'nosuch'"),
+]
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bad")
+    (d / "P.txt").write_text("0.9 0.1\n0.2 0.8\n")
+    (d / "c.txt").write_text("1\n0.5\n")
+    (d / "ragged.csv").write_text("0.9,0.1\n# a comment line\n0.2\n")
+    (d / "text.csv").write_text("0.9,0.1\n0.2,x\n")
+    (d / "empty.txt").write_text("# nothing\n")
+    np.save(d / "obj.npy", np.array([{"a": 1}], dtype=object))
+    (d / "folder.csv").mkdir()
+    (d / "t.csv").write_text("psi,efficiency\n0,0.5\n10,0.7\n")
+    return str(d)
+
+
+def _fill(items, tmp):
+    return [x.replace("{tmp}", tmp) for x in items]
+
+
+@pytest.mark.parametrize("argv, code, fragment", CASES, ids=[" ".join(c[0])[:60] or "(none)" for c in CASES])
+def test_bad_input_one_line(argv, code, fragment, tmp, capsys):
+    argv = _fill(argv, tmp)
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        rc = exc.code
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert rc == code, err
+    assert fragment.replace("{tmp}", tmp) in err
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith("tcpabr")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["formula", "effcap-design", "--rtt", "1e300", "--s", "1e-300"], "--rtt/--s=inf is invalid"),
+    (["sweep", "analysis", "--grid", "psi=logspace:1:200:1000000000"], "exceed the limit"),
+    (["reproduce", "--out", "{tmp}/P.txt"], "it is an existing file"),
+])
+def test_bad_input_subprocess(argv, fragment, tmp):
+    """The real console entry: one line, exit 2, and quickly (no model is imported)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.run([sys.executable, "-m", "tcpabr_model", *_fill(argv, tmp)], capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.count("\n") == 1 and fragment.replace("{tmp}", tmp) in p.stderr
+
+
+def test_values_after_options_join_the_positional_list(capsys):
+    assert main(["formula", "fifo-share", "--mu", "10", "1", "2", "3"]) == 0
+    a = capsys.readouterr().out
+    assert main(["formula", "fifo-share", "1", "2", "3", "--mu", "10"]) == 0
+    assert capsys.readouterr().out == a == "FIFO shares: 1.66667, 3.33333, 5\n"
+
+
+# ---- booleans are not numbers, in every validated dataclass ---------------------------
+def _dataclasses_with_numeric_defaults():
+    mods = ["tcpabr_model.markov.scenario", "tcpabr_model.sim.scenario", "tcpabr_model.sim.feedback",
+            "tcpabr_model.net.model", "tcpabr_model.net.presets_abr", "tcpabr_model.net._erica",
+            "tcpabr_model.net._abr_source", "tcpabr_model.closed_forms.calibration", "tcpabr_model.validity"]
+    out = []
+    for name in mods:
+        mod = importlib.import_module(name)
+        for obj in vars(mod).values():
+            if not (isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == name
+                    and hasattr(obj, "__post_init__")):
+                continue
+            fields = dataclasses.fields(obj)
+            if any(f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING for f in fields):
+                continue  # needs arguments we cannot invent generically
+            for f in fields:
+                if f.type in ("int", "float", int, float) and not isinstance(f.default, bool):
+                    out.append(pytest.param(obj, f.name, id=f"{obj.__name__}.{f.name}"))
+    return out
+
+
+@pytest.mark.parametrize("cls, field", _dataclasses_with_numeric_defaults())
+@pytest.mark.parametrize("flag", [True, False, np.True_])
+def test_dataclasses_refuse_booleans(cls, field, flag):
+    with pytest.raises(ValueError, match=field):
+        cls(**{field: flag})
+
+
+def test_markov_scenario_bmax_true_is_refused():
+    from tcpabr_model.markov import Scenario
+
+    with pytest.raises(ValueError, match=r"bmax=True is invalid: must be an integer in \[1, 100000\], not a boolean"):
+        Scenario(bmax=True)
