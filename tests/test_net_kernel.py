@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tcpabr_model.net import DropPolicy, Network, Port, TcpParams, VbrSource, Vc, simulate_network
-from tcpabr_model.net import _layout as L
+from tcpabr_model.sim import _layout as L
 from tcpabr_model.net.run import run_network_replication
 
 

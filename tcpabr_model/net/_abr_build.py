@@ -12,7 +12,7 @@ import numpy as np
 from . import _abr_net as N
 from . import _abr_source as A
 from . import _erica as E
-from . import _layout as L
+from ..sim import _layout as L
 from ._abr_metrics import queue_divergence
 
 __all__ = ["abr_inputs", "abr_rep_summary", "abr_to_jsonable", "abr_summary_lines", "SAMPLE_SECONDS"]

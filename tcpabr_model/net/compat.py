@@ -38,7 +38,7 @@ def from_sim_scenario(sc: Scenario) -> Network:
     else:
         port = Port(rate=1.0, ubr_buffer=bufu, ubr_policy=pol, capacity=cap)
     t = sc.tcp
-    tcp = TcpParams(variant="timeout-only" if t.variant == "no-fast-retransmit" else "reno", wmax=t.wmax,
+    tcp = TcpParams(variant=t.variant, wmax=t.wmax,
                     rto=t.rto, rto_rtt_factor=t.rto_rtt_factor, granularity=t.granularity, rto_min=t.rto_min,
                     rto_max=t.rto_max, rto_initial=t.rto_initial, delayed_ack=t.delayed_ack,
                     delack_timeout=t.delack_timeout, dupthresh=t.dupthresh, initial_window=1,

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field, fields, replace
 from .._validate import check_choice, check_int, check_real
 from ._abr_source import AbrSourceParams
 from ._erica import EricaParams
+from ..sim.variants import VARIANTS as TCP_VARIANTS, canonical_variant
 
 __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSource", "Network",
            "TCP_VARIANTS", "POLICIES", "CATEGORIES", "FEEDBACKS"]
 
-TCP_VARIANTS = ("timeout-only", "reno", "sack")
 POLICIES = ("tail", "ppd", "epd", "sd", "fba", "gfr", "threshold")
 CATEGORIES = ("ubr", "gfr", "abr")
 FEEDBACKS = ("none", "instcap", "effcap", "constant", "rm")
@@ -36,11 +36,11 @@ class TcpParams:
 
     Parameters
     ----------
-    variant : {'timeout-only', 'reno', 'sack'}, optional(default='sack')
+    variant : {'timeout-only', 'reno', 'newreno', 'sack'}, optional(default='sack')
         'timeout-only' is seed 000's "Vanilla" TCP and the core paper's model (slow start
         and congestion avoidance, losses recovered by the timeout); 'reno' adds fast
-        retransmit and recovery; 'sack' selective acknowledgements (see
-        :mod:`tcpabr_model.net._tcp`).
+        retransmit and recovery; 'newreno' is RFC 6582; 'sack' selective
+        acknowledgements (see :mod:`tcpabr_model.sim.variants`).
     wmax : int, optional(default=128)
         Receiver window in segments (cwnd is clamped to it).
     rto : {'fixed', 'estimator'}, optional(default='estimator')
@@ -75,7 +75,7 @@ class TcpParams:
     initial_ssthresh: int | None = None
 
     def __post_init__(self):
-        check_choice("variant", self.variant, TCP_VARIANTS)
+        _s(self, "variant", canonical_variant(self.variant))
         _s(self, "wmax", check_int("wmax", self.wmax, 1, 10**6))
         check_choice("rto", self.rto, ("fixed", "estimator"))
         _s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))

@@ -18,16 +18,16 @@ from .._validate import check_int, check_real
 from ..errors import ModelError
 from ..sim.capacity import capacity_path
 from ..sim.run import Estimate, jain_index
-from . import _layout as L
+from ..sim import _layout as L
 from ._abr_build import abr_inputs, abr_rep_summary
 from ._kernel import simulate_network_kernel
 from .model import CELL_BYTES, Network
+from ..sim.variants import VARIANT_IDS as _VAR
 
 __all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs"]
 
 _POL = {"tail": L.POL_TAIL, "ppd": L.POL_PPD, "epd": L.POL_EPD, "sd": L.POL_SD, "fba": L.POL_FBA,
         "gfr": L.POL_GFR, "threshold": L.POL_THRESH}
-_VAR = {"timeout-only": L.TCP_TIMEOUT_ONLY, "reno": L.TCP_RENO, "sack": L.TCP_SACK}
 _SRC = {"none": L.SRC_FIXED, "instcap": L.SRC_FEEDBACK, "effcap": L.SRC_FEEDBACK, "constant": L.SRC_CONSTANT,
         "rm": L.SRC_ABR}
 

@@ -24,6 +24,7 @@ from ..errors import ModelError
 from . import _kernel as K
 from .capacity import capacity_path
 from .scenario import CELL_BYTES, Scenario
+from .variants import VARIANT_IDS as _VARIANT_IDS
 
 __all__ = ["simulate", "SimulationResult", "Estimate", "Trace", "run_replication", "jain_index"]
 
@@ -197,7 +198,6 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     # the sampled series feed traces (every s) and batch means (about 4000 points suffice);
     # a multiple of s, so sampling adds no stopping points and results do not depend on it
     g[K.G_SAMPLE] = g[K.G_MEAS] * (1 if trace else max(1, sc.total_slots // 4000 // g[K.G_MEAS]))
-    g[K.G_VARIANT] = 0 if sc.tcp.variant == "no-fast-retransmit" else 1
     g[K.G_RTOMODE] = 0 if sc.tcp.rto == "fixed" else 1
     g[K.G_GRAN] = sc.to_slots(sc.tcp.granularity)
     g[K.G_RTOMIN] = sc.to_slots(sc.tcp.rto_min)
@@ -214,7 +214,9 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     cf = np.zeros((nc, K.CF_NPAR))
     wmax = sc.tcp.wmax
     for c in range(nc):
-        cp[c, K.CP_DELTA] = sc.to_slots(sc.rtt[c])
+        cp[c, K.CP_ACKDELAY] = sc.to_slots(sc.rtt[c])
+        cp[c, K.CP_UPF] = upf
+        cp[c, K.CP_VARIANT] = _VARIANT_IDS[sc.tcp.variant]
         cp[c, K.CP_FBDELAY] = sc.to_slots(sc.feedback_delay[c])
         cp[c, K.CP_M] = sc.m[c]
         cp[c, K.CP_N] = sc.n[c]
@@ -225,6 +227,7 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
         cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * CELL_BYTES
         cf[c, K.CF_INITRATE] = sc.initial_rate
         cf[c, K.CF_SSTHRESH0] = float(sc.tcp.initial_ssthresh or wmax)
+        cf[c, K.CF_IW] = 1.0
     fc = np.array([c for c, _ in force], dtype=np.int64)
     fq = np.array([q for _, q in force], dtype=np.int64)
     for c, q in force:
@@ -233,9 +236,9 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     # the segmentation queue can hold many stale copies after spurious timeouts (fixed RTO,
     # go-back-N): size it generously; overflow raises ModelError rather than corrupting
     sq_cap = max(1 << 16, 64 * wmax)
-    ak_cap = int(max(cp[:, K.CP_DELTA]) // max(1, upf) + 1) * 2 + 4 * wmax + 64
+    ak_cap = int(max(cp[:, K.CP_ACKDELAY]) // max(1, upf) + 1) * 2 + 4 * wmax + 64
     if not atm:
-        ak_cap = int(max(cp[:, K.CP_DELTA]) + 4 * wmax + 64)
+        ak_cap = int(max(cp[:, K.CP_ACKDELAY]) + 4 * wmax + 64)
     fb_cap = int(max(cp[:, K.CP_FBDELAY]) // g[K.G_MEAS]) + 4
     rb_cap = 2 * wmax + 8
     return g, gf, cp, cf, fc, fq, sq_cap, ak_cap, fb_cap, rb_cap

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from .._validate import check_choice, check_int, check_real
 from .feedback import m_from_delta, n_from_k
+from .variants import canonical_variant
 
 __all__ = ["TcpConfig", "Scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
 
@@ -34,7 +35,6 @@ CELL_BYTES = 53
 CELL_PAYLOAD_BYTES = 48
 
 FEEDBACKS = ("instcap", "effcap", "none", "constant")
-VARIANTS = ("no-fast-retransmit", "reno")
 RTO_MODES = ("fixed", "estimator")
 CAPACITY_MODES = ("continuous", "embedded")
 DISCARDS = ("ppd", "epd")
@@ -46,12 +46,14 @@ class TcpConfig:
 
     Parameters
     ----------
-    variant : {'no-fast-retransmit', 'reno'}, optional(default='no-fast-retransmit')
-        'no-fast-retransmit' is the paper's model (Section III-A, assumption 7): losses are
+    variant : {'timeout-only', 'reno', 'newreno', 'sack'}, optional(default='timeout-only')
+        'timeout-only' is the paper's model (Section III-A, assumption 7): losses are
         recovered only by the coarse timeout, then slow start (go-back-N from the first
         unacknowledged segment).  'reno' adds fast retransmit / fast recovery (3 duplicate
         ACKs, ssthresh = max(flight/2, 2), cwnd = ssthresh + 3, inflation, deflation on
-        the first new ACK).
+        the first new ACK); 'newreno' is RFC 6582; 'sack' the scoreboard of
+        :mod:`tcpabr_model.sim.variants`.  The old name 'no-fast-retransmit' is accepted
+        with a DeprecationWarning.
     rto : {'fixed', 'estimator'}, optional(default='fixed')
         'fixed': RTO = ``rto_rtt_factor`` x the connection's round-trip propagation delay
         (the paper's testbed, footnote 3), no back-off.  'estimator': RFC 6298 (Jacobson
@@ -72,7 +74,7 @@ class TcpConfig:
         Packets; None means ``wmax``.
     """
 
-    variant: str = "no-fast-retransmit"
+    variant: str = "timeout-only"
     rto: str = "fixed"
     rto_rtt_factor: float = 2.0
     granularity: float = 0.01
@@ -87,7 +89,7 @@ class TcpConfig:
 
     def __post_init__(self):
         s = object.__setattr__
-        check_choice("variant", self.variant, VARIANTS)
+        s(self, "variant", canonical_variant(self.variant))
         check_choice("rto", self.rto, RTO_MODES)
         s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))
         s(self, "granularity", check_real("granularity", self.granularity, 0.0, 10.0, low_open=True))
