@@ -1,31 +1,39 @@
-"""TCP sender and receiver hooks of the network kernel (private).
+"""The one TCP of both cell-level kernels (private): sender and receiver state once,
+variants as hook functions.
 
 One connection's state is a row of ``st`` (integers) and ``fs`` (floats), columns from
-:mod:`._layout`.  Sequence numbers count segments (one segment = one AAL5 frame).  The
-variant of each connection is ``cpar[c, CP_VARIANT]``:
+:mod:`._layout`.  Sequence numbers count segments (one segment = one AAL5 frame, or one IP
+packet for TCP alone).  The variant of each connection is ``cpar[c, CP_VARIANT]``
+(vocabulary and ids in :mod:`tcpabr_model.sim.variants`).  The rules every variant shares
+(slow start, congestion avoidance, the RTO and go-back-N, the receiver) are written once;
+what differs is in two hooks, one dispatch on the variant id each, in the manner of the
+drop policies (:mod:`tcpabr_model.net._drop_policies`):
 
-``TCP_TIMEOUT_ONLY`` ("Vanilla" TCP, seed 000 Sec. 2.1; the core paper's model)
-    slow start and congestion avoidance; a loss is recovered by the retransmission
-    timeout only: ssthresh = max(floor(min(cwnd, wmax) / 2), 2), cwnd = 1, go-back-N.
-``TCP_RENO``
-    fast retransmit on the ``dupthresh``-th duplicate ACK, ssthresh = max(flight/2, 2),
-    cwnd = ssthresh + dupthresh... exactly the rules of :mod:`tcpabr_model.sim` (cwnd =
-    ssthresh + 3, +1 per further duplicate ACK, cwnd = ssthresh at the first new ACK).
-``TCP_SACK``
-    the receiver reports the segment that triggered each duplicate ACK (the first SACK
-    block of RFC 2018; with a lossless reverse path the sender's scoreboard is then
-    exact).  On the ``dupthresh``-th duplicate ACK: ssthresh = cwnd_eff = max(flight/2, 2),
-    ``pipe`` = flight - dupthresh, retransmit the first unacknowledged segment.  During
-    recovery (Fall & Floyd 1996, seed 000 ref. [20]): each duplicate ACK decrements pipe
-    by 1, a partial ACK by 2; while pipe < cwnd the sender "first retransmits the lost
-    packets before sending out any new packets" (seed 000 Sec. 2.1): the lowest segment
-    below the highest SACKed one that is neither SACKed nor already retransmitted, else
-    new data within the receiver window; each transmission adds 1 to pipe.  Recovery ends
-    when an ACK covers the highest segment sent at its start (cwnd = ssthresh).  A timeout
-    clears the scoreboard (RFC 2018) and goes back N like the other variants.
+:func:`on_dupack`
+    a duplicate ACK: nothing (timeout-only), fast retransmit / inflation (reno, newreno),
+    scoreboard recovery start / pipe (sack);
+:func:`on_recovery_ack`
+    an ACK for new data during recovery: leave recovery (reno), partial ACKs (newreno,
+    sack).
+
+``ssthresh_on_loss`` and ``ssthresh_on_timeout`` hold the two ssthresh rules.  Every
+variant records the *recover point* ``S_RECOVER`` (highest segment sent + 1) at a timeout,
+and no variant starts a fast retransmit before it is acknowledged (RFC 6582 Sec. 4.2, RFC
+6675 Sec. 5.1, ns Sack1 ``recover_``): after a go-back-N retransmission the copies still
+queued at the source produce duplicate ACKs that are not losses.  Without this guard Reno
+over ABR livelocked (issue 14: fast retransmits feeding the segmentation buffer with stale
+copies, whose duplicate ACKs inflated cwnd, which resent more copies).
+
+SACK details: the receiver reports the segment that triggered each duplicate ACK (the
+first SACK block of RFC 2018; with a lossless reverse path the sender's scoreboard is then
+exact).  During recovery (Fall & Floyd 1996, seed 000 ref. [20]) while pipe < cwnd the
+sender "first retransmits the lost packets before sending out any new packets" (seed 000
+Sec. 2.1): the lowest segment below the highest SACKed one that is neither SACKed nor
+already retransmitted, else new data within the receiver window; each transmission adds 1
+to pipe.  Recovery ends when an ACK covers the highest segment sent at its start.
 
 Timers: fixed RTO (``CP_RTOFIX``) or the RFC 6298 estimator with timer granularity
-``G_GRAN`` (expiry rounded up to a multiple of it), as in :mod:`tcpabr_model.sim`.
+``G_GRAN`` (expiry rounded up to a multiple of it), in both kernels.
 Receiver: cumulative ACKs, out-of-order segments kept, optional delayed ACK (every second
 in-order segment or after ``G_DELACKTO``; out-of-order and hole-filling segments are
 acknowledged at once).
@@ -42,7 +50,7 @@ from ._layout import (
     G_WARMUP, S_ACKS, S_AKCNT, S_AKHEAD, S_DAEXP, S_DAPEND, S_DUP, S_FASTRTX, S_FDELIV, S_GOOD,
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
-    S_TIMEOUTS, S_UNA, TCP_RENO, TCP_SACK,
+    S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_RENO, TCP_SACK,
 )
 
 __all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next"]
@@ -162,10 +170,127 @@ def _rtt_sample(c, r, fs, gpar):
     fs[c, F_RTO] = rto
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def ssthresh_on_loss(c, st):
+    """ssthresh after duplicate ACKs: max(FlightSize / 2, 2) segments (RFC 5681 eq. 4)."""
+    ss = float((st[c, S_MAX] - st[c, S_UNA]) // 2)
+    return ss if ss > 2.0 else 2.0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def ssthresh_on_timeout(c, fs, cpar):
+    """ssthresh after a timeout: max(floor(min(cwnd, wmax) / 2), 2) segments."""
+    w = fs[c, F_CWND]
+    wmax = float(cpar[c, CP_WMAX])
+    if w > wmax:
+        w = wmax
+    ss = np.floor(w / 2.0)
+    return ss if ss > 2.0 else 2.0
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _may_fast_retransmit(c, st, gpar):
+    """The dupthresh-th duplicate ACK, outside recovery, and every segment outstanding at
+    the last timeout or recovery start acknowledged (RFC 6582 Sec. 4.2, RFC 6675 Sec. 5.1):
+    the duplicates of a go-back-N retransmission are not a loss."""
+    return (st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]
+            and st[c, S_UNA] >= st[c, S_RECOVER])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _fast_retransmit(c, t, st, fs, cpar, gpar, sq_seq):
+    """Retransmit the first unacknowledged segment and enter recovery; returns ssthresh."""
+    ss = ssthresh_on_loss(c, st)
+    fs[c, F_SSTH] = ss
+    st[c, S_INREC] = 1
+    push_seg(c, st[c, S_UNA], st, cpar, sq_seq)
+    st[c, S_RETX] += 1
+    st[c, S_FASTRTX] += 1
+    st[c, S_RTTACT] = 0
+    _arm_timer(c, t, st, fs, cpar, gpar)
+    return ss
+
+
+@njit(cache=True, error_model="numpy")
+def on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb):
+    """Variant hook: a duplicate ACK (``S_DUP`` already counts it).
+
+    timeout-only: nothing.  reno: on the dupthresh-th, ssthresh = max(flight/2, 2),
+    retransmit, cwnd = ssthresh + dupthresh; +1 per further duplicate (inflation).
+    newreno: the same, and ``S_RECOVER`` = highest segment sent + 1 (RFC 6582 Sec. 3.2
+    step 2).  sack: cwnd = ssthresh, pipe = flight - dupthresh + 1 (the retransmission);
+    in recovery each duplicate ACK takes one segment out of pipe.
+    """
+    variant = cpar[c, CP_VARIANT]
+    if variant == TCP_RENO or variant == TCP_NEWRENO:
+        if _may_fast_retransmit(c, st, gpar):
+            if variant == TCP_NEWRENO:
+                st[c, S_RECOVER] = st[c, S_MAX]
+            ss = _fast_retransmit(c, t, st, fs, cpar, gpar, sq_seq)
+            fs[c, F_CWND] = ss + float(gpar[G_DUPTHRESH])
+        elif st[c, S_INREC] == 1:
+            fs[c, F_CWND] += 1.0
+    elif variant == TCP_SACK:
+        if _may_fast_retransmit(c, st, gpar):
+            flight = st[c, S_MAX] - st[c, S_UNA]
+            st[c, S_RECOVER] = st[c, S_MAX]
+            una = st[c, S_UNA]
+            ss = _fast_retransmit(c, t, st, fs, cpar, gpar, sq_seq)
+            fs[c, F_CWND] = ss
+            sb[c, una % sb.shape[1]] = 2
+            st[c, S_RTXNEXT] = una + 1
+            pipe = flight - gpar[G_DUPTHRESH]
+            st[c, S_PIPE] = (pipe if pipe > 0 else 0) + 1
+        elif st[c, S_INREC] == 1:
+            st[c, S_PIPE] -= 1
+            if st[c, S_PIPE] < 0:
+                st[c, S_PIPE] = 0
+
+
+@njit(cache=True, error_model="numpy")
+def on_recovery_ack(c, a, st, fs, cpar, sq_seq):
+    """Variant hook: an ACK for new data ``a`` > ``S_UNA`` during recovery (before
+    ``S_UNA`` moves).  Returns True while recovery goes on (a partial ACK).
+
+    reno: leave recovery, cwnd = ssthresh (4.4BSD).  newreno (RFC 6582 Sec. 3.2): a partial
+    ACK (a < recover) retransmits segment ``a``, deflates cwnd by the segments acknowledged
+    and adds one back; a full ACK sets cwnd = min(ssthresh, max(flight, 1) + 1) (step 3,
+    option 1).  sack: a partial ACK takes 2 out of pipe (the original and its
+    retransmission); a full ACK sets cwnd = ssthresh.
+    """
+    variant = cpar[c, CP_VARIANT]
+    partial = a < st[c, S_RECOVER]
+    if variant == TCP_NEWRENO and partial:
+        w = fs[c, F_CWND] - float(a - st[c, S_UNA]) + 1.0
+        fs[c, F_CWND] = w if w > 1.0 else 1.0
+        push_seg(c, a, st, cpar, sq_seq)
+        st[c, S_RETX] += 1
+        return True
+    if variant == TCP_SACK and partial:
+        st[c, S_PIPE] -= 2
+        if st[c, S_PIPE] < 0:
+            st[c, S_PIPE] = 0
+        return True
+    if variant == TCP_NEWRENO:
+        f = float(st[c, S_MAX] - a)
+        if f < 1.0:
+            f = 1.0
+        w = f + 1.0
+        fs[c, F_CWND] = w if w < fs[c, F_SSTH] else fs[c, F_SSTH]
+    else:
+        fs[c, F_CWND] = fs[c, F_SSTH]
+    st[c, S_INREC] = 0
+    return False
+
+
 @njit(cache=True, error_model="numpy")
 def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
     """ACK with cumulative value ``a`` (next expected segment) and SACKed segment ``sk``
-    (-1: none) reaches the sender at slot ``t``.  Returns False on a ring overflow."""
+    (-1: none) reaches the sender at slot ``t``.  Returns False on a ring overflow.
+
+    The rules common to every variant are here; the variant hooks are
+    :func:`on_dupack` and :func:`on_recovery_ack`.
+    """
     wmax = float(cpar[c, CP_WMAX])
     variant = cpar[c, CP_VARIANT]
     cap = sb.shape[1]
@@ -181,13 +306,7 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             for q in range(st[c, S_UNA], a):
                 sb[c, q % cap] = 0
         if st[c, S_INREC] == 1:
-            if variant == TCP_SACK and a < st[c, S_RECOVER]:
-                st[c, S_PIPE] -= 2       # partial ACK: the original and its retransmission left
-                if st[c, S_PIPE] < 0:
-                    st[c, S_PIPE] = 0
-            else:
-                fs[c, F_CWND] = fs[c, F_SSTH]
-                st[c, S_INREC] = 0
+            on_recovery_ack(c, a, st, fs, cpar, sq_seq)
         elif fs[c, F_CWND] < fs[c, F_SSTH]:
             fs[c, F_CWND] += 1.0
         else:
@@ -206,66 +325,19 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             st[c, S_RTOEXP] = BIG
     elif a == st[c, S_UNA] and st[c, S_MAX] > st[c, S_UNA]:
         st[c, S_DUP] += 1
-        if variant == TCP_RENO:
-            if st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]:
-                flight = st[c, S_MAX] - st[c, S_UNA]
-                ss = float(flight // 2)
-                if ss < 2.0:
-                    ss = 2.0
-                fs[c, F_SSTH] = ss
-                push_seg(c, st[c, S_UNA], st, cpar, sq_seq)
-                st[c, S_RETX] += 1
-                st[c, S_FASTRTX] += 1
-                fs[c, F_CWND] = ss + 3.0
-                st[c, S_INREC] = 1
-                st[c, S_RTTACT] = 0
-                _arm_timer(c, t, st, fs, cpar, gpar)
-            elif st[c, S_INREC] == 1:
-                fs[c, F_CWND] += 1.0
-        elif variant == TCP_SACK:
-            # no new recovery before every segment outstanding at the last timeout (or
-            # recovery start) is acknowledged: S_RECOVER (ns Sack1 ``recover_``, RFC 6675
-            # Sec. 5.1); the duplicate ACKs of go-back-N duplicates are not losses
-            if (st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]
-                    and st[c, S_UNA] >= st[c, S_RECOVER]):
-                flight = st[c, S_MAX] - st[c, S_UNA]
-                ss = float(flight // 2)
-                if ss < 2.0:
-                    ss = 2.0
-                fs[c, F_SSTH] = ss
-                fs[c, F_CWND] = ss
-                st[c, S_INREC] = 1
-                st[c, S_RECOVER] = st[c, S_MAX]
-                st[c, S_PIPE] = flight - gpar[G_DUPTHRESH]
-                if st[c, S_PIPE] < 0:
-                    st[c, S_PIPE] = 0
-                una = st[c, S_UNA]
-                push_seg(c, una, st, cpar, sq_seq)
-                sb[c, una % cap] = 2
-                st[c, S_RTXNEXT] = una + 1
-                st[c, S_PIPE] += 1
-                st[c, S_RETX] += 1
-                st[c, S_FASTRTX] += 1
-                st[c, S_RTTACT] = 0
-                _arm_timer(c, t, st, fs, cpar, gpar)
-            elif st[c, S_INREC] == 1:
-                st[c, S_PIPE] -= 1
-                if st[c, S_PIPE] < 0:
-                    st[c, S_PIPE] = 0
+        on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb)
     return try_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
 
 
 @njit(cache=True, error_model="numpy")
 def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
-    """Retransmission timeout at slot ``t``: halve ssthresh, cwnd = 1, go back N."""
-    w = fs[c, F_CWND]
-    wmax = float(cpar[c, CP_WMAX])
-    if w > wmax:
-        w = wmax
-    ss = np.floor(w / 2.0)
-    if ss < 2.0:
-        ss = 2.0
-    fs[c, F_SSTH] = ss
+    """Retransmission timeout at slot ``t``: halve ssthresh, cwnd = 1, go back N.
+
+    Every variant records ``S_RECOVER`` = highest segment sent + 1 (RFC 6582 Sec. 3.2 step
+    4; ns Sack1 ``recover_``): no fast retransmit before it is acknowledged.  SACK also
+    clears its scoreboard (RFC 2018).
+    """
+    fs[c, F_SSTH] = ssthresh_on_timeout(c, fs, cpar)
     fs[c, F_CWND] = 1.0
     if cpar[c, CP_VARIANT] == TCP_SACK:
         cap = sb.shape[1]
@@ -273,7 +345,7 @@ def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
             sb[c, q % cap] = 0
         st[c, S_HIGHSACK] = st[c, S_UNA]
         st[c, S_PIPE] = 0
-        st[c, S_RECOVER] = st[c, S_MAX]     # recovery point (Fall & Floyd's ns Sack1, RFC 6675 5.1)
+    st[c, S_RECOVER] = st[c, S_MAX]
     st[c, S_NXT] = st[c, S_UNA]
     st[c, S_DUP] = 0
     st[c, S_INREC] = 0

@@ -14,6 +14,7 @@ import argparse
 from .feedback import n_from_k
 from .run import simulate
 from .scenario import Scenario, TcpConfig
+from .variants import VARIANTS
 
 __all__ = ["register", "handler"]
 
@@ -63,7 +64,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="measurement/feedback interval s, seconds (default 0.03)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
-    p.add_argument("--variant", choices=("no-fast-retransmit", "reno"), default="no-fast-retransmit")
+    p.add_argument("--variant", choices=VARIANTS + ("no-fast-retransmit",), default="timeout-only",
+                   help="TCP variant (default timeout-only, the paper's model); 'no-fast-retransmit' is "
+                        "the deprecated name of timeout-only")
     p.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
                    help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator")
     p.add_argument("--granularity", type=float, default=0.01, help="timer granularity, s (estimator)")
