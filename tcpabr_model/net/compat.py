@@ -33,10 +33,13 @@ def from_sim_scenario(sc: Scenario) -> Network:
         pol = DropPolicy("ppd")
     cap = CapacityProcess(tau=sc.tau, rate_ratio=sc.rate_ratio, mode=sc.capacity_mode, period=sc.period,
                           initial=sc.initial_state)
+    # the port's rate relative to one cell per slot: 1 over ATM; for TCP alone one IP packet
+    # per time unit (tcpabr_model.units.slot_bytes), the same pipe in packets
+    rate = sc.slot_bytes / CELL_BYTES
     if atm:
-        port = Port(rate=1.0, abr_buffer=bufu, abr_policy=pol, capacity=cap)
+        port = Port(rate=rate, abr_buffer=bufu, abr_policy=pol, capacity=cap)
     else:
-        port = Port(rate=1.0, ubr_buffer=bufu, ubr_policy=pol, capacity=cap)
+        port = Port(rate=rate, ubr_buffer=bufu, ubr_policy=pol, capacity=cap)
     t = sc.tcp
     tcp = TcpParams(variant=t.variant, wmax=t.wmax,
                     rto=t.rto, rto_rtt_factor=t.rto_rtt_factor, granularity=t.granularity, rto_min=t.rto_min,
@@ -50,7 +53,7 @@ def from_sim_scenario(sc: Scenario) -> Network:
                           feedback_delay=sc.feedback_delay[c], m=sc.m[c], n=sc.n[c], share=sc.share[c],
                           initial_rate=sc.initial_rate))
         else:
-            vcs.append(Vc(route=(0,), category="ubr", pcr=sc.host_rate_factor, ack_delay=sc.rtt[c]))
+            vcs.append(Vc(route=(0,), category="ubr", pcr=sc.host_rate_factor * rate, ack_delay=sc.rtt[c]))
     return Network(ports=(port,), vcs=tuple(vcs), tcp=tcp, link_rate_bps=CELL_BYTES * 8 / sc.slot_seconds,
                    payload_bytes=sc.payload_bytes, tcpip_header_bytes=sc.tcpip_header_bytes,
                    llc_snap_bytes=sc.llc_snap_bytes, aal5_trailer_bytes=sc.aal5_trailer_bytes, atm=atm,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from .._validate import check_choice, check_int, check_real
 from ._abr_source import AbrSourceParams
 from ._erica import EricaParams
+from ..units import CELL_BYTES, CELL_PAYLOAD_BYTES
 from ..sim.variants import VARIANTS as TCP_VARIANTS, canonical_variant
 
 __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSource", "Network",
@@ -22,8 +23,6 @@ __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSourc
 POLICIES = ("tail", "ppd", "epd", "sd", "fba", "gfr", "threshold")
 CATEGORIES = ("ubr", "gfr", "abr")
 FEEDBACKS = ("none", "instcap", "effcap", "constant", "rm")
-CELL_BYTES = 53
-CELL_PAYLOAD_BYTES = 48
 
 
 def _s(obj, name, value):

@@ -25,7 +25,7 @@ from numba import njit
 from ._layout import *  # noqa: F401,F403  (re-exported: the fast path's columns for run.py)
 from ._layout import (
     BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
-    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_SLOTB,
+    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_RATE, GF_SLOTB,
     GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, S_CDROP, S_CSENT, S_CSERVED,
     S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_NSTATE, S_PPDTX, S_RTOEXP, S_SEGSENT,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
@@ -135,6 +135,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     meas_len = gpar[G_MEAS]
     samp_len = gpar[G_SAMPLE]
     slotb = gfpar[GF_SLOTB]
+    linkrate = gfpar[GF_RATE]
     unitb = gfpar[GF_UNITB]
     caps = np.empty(2)
     caps[0] = 1.0
@@ -395,7 +396,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
         if t >= warm:
             cap_win += ci
         if bq_cnt > 0:
-            link_cred += ci * slotb
+            link_cred += ci * slotb * linkrate
             while link_cred >= unitb and bq_cnt > 0:
                 link_cred -= unitb
                 code = bq_code[bq_head]

@@ -76,7 +76,8 @@ G_NPAR = 17
 GF_SLOTB = 0        # bytes per slot at the reference rate (53)
 GF_UNITB = 1        # bytes per transmission unit (53 for cells, the IP packet for TCP alone)
 GF_LOW = 2          # fast path: low capacity as a fraction of the high one
-GF_NPAR = 3
+GF_RATE = 3         # fast path: bottleneck high rate / one cell per slot (TCP alone: slot_bytes / 53)
+GF_NPAR = 4
 
 # ---- per-port integer parameters (ppar) ----------------------------------------------
 PP_LINKDELAY = 0    # propagation delay of the port's outgoing link to the next switch, slots

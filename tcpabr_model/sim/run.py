@@ -208,6 +208,7 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     g[K.G_RTOINIT] = sc.to_slots(sc.tcp.rto_initial)
     gf = np.zeros(K.GF_NPAR)
     gf[K.GF_SLOTB] = float(CELL_BYTES)
+    gf[K.GF_RATE] = sc.slot_bytes / CELL_BYTES
     gf[K.GF_UNITB] = unitb
     gf[K.GF_LOW] = sc.rate_ratio
     cp = np.zeros((nc, K.CP_NPAR), dtype=np.int64)
@@ -224,7 +225,7 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
         cp[c, K.CP_ABR] = (2 if sc.feedback == "constant" else 1) if atm else 0
         cp[c, K.CP_RTOFIX] = max(1, int(round(sc.tcp.rto_rtt_factor * sc.rtt[c] / sc.slot_seconds)))
         cf[c, K.CF_SHARE] = sc.share[c]
-        cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * CELL_BYTES
+        cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * gf[K.GF_RATE] * CELL_BYTES
         cf[c, K.CF_INITRATE] = sc.initial_rate
         cf[c, K.CF_SSTHRESH0] = float(sc.tcp.initial_ssthresh or wmax)
         cf[c, K.CF_IW] = 1.0
@@ -285,7 +286,7 @@ def _process_pool(workers: int):
 
 def _rep_metrics(sc: Scenario, st, gout, g):
     atm = sc.feedback != "none"
-    capwin = gout[K.O_CAPWIN] * CELL_BYTES  # wire bytes of capacity in the measured window
+    capwin = gout[K.O_CAPWIN] * sc.slot_bytes  # wire bytes of capacity in the measured window
     secs = (g[K.G_NSLOTS] - g[K.G_WARMUP]) * sc.slot_seconds
     good = st[:, K.S_GOOD].astype(float)
     ipb = sc.ip_packet_bytes
@@ -311,7 +312,7 @@ def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
         raise ValueError(f"batches={nb} is invalid: the run has only {idx.size} samples after warm-up")
     edges = idx[np.linspace(0, idx.size - 1, nb + 1).round().astype(int)]
     good = smp_i[:, :, 0].astype(float)
-    cap = smp_g[:, 2] * CELL_BYTES
+    cap = smp_g[:, 2] * sc.slot_bytes
     ipb = sc.ip_packet_bytes
     wireb = sc.frame_wire_bytes if sc.feedback != "none" else ipb
     out = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": []}

@@ -13,16 +13,15 @@ On the wire each packet is an AAL5 frame: payload + TCP/IP header (40 B) + LLC/S
 cells = 636 B.  The high-rate link therefore carries 12 cells per time unit (127.2 kB/s of
 cells); the simulator's slot is one cell time at the high rate, 5 ms / 12 = 0.4167 ms.
 
-TCP alone uses the same physical link without ATM: an IP packet (payload + 40 B) is one
-transmission unit of 540 B, the link carries 12 x 53 = 636 B per time unit, so a packet
-takes 540 / 636 time units at the high rate.  The router buffer counts packets.
+TCP alone uses a link without ATM that carries one IP packet (payload + 40 B = 540 B) per
+time unit at the high rate, so ``delta`` is the same pipe of ``delta`` packets in every mode
+(:mod:`tcpabr_model.units`).  The router buffer counts packets.
 
 See ``docs/simulator.md`` for every modelling choice.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields, replace
 
 from .._validate import check_choice, check_int, check_real
@@ -31,8 +30,10 @@ from .variants import canonical_variant
 
 __all__ = ["TcpConfig", "Scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
 
-CELL_BYTES = 53
-CELL_PAYLOAD_BYTES = 48
+from ..units import CELL_BYTES, CELL_PAYLOAD_BYTES, normalized_to_physical
+from ..units import cells_per_frame as _cells_per_frame
+from ..units import slot_bytes as _slot_bytes
+from ..units import time_unit as _time_unit
 
 FEEDBACKS = ("instcap", "effcap", "none", "constant")
 RTO_MODES = ("fixed", "estimator")
@@ -279,8 +280,8 @@ class Scenario:
     @property
     def cells_per_frame(self) -> int:
         """AAL5 frame length in cells: ceil((payload + TCP/IP + LLC/SNAP + trailer) / 48)."""
-        b = self.payload_bytes + self.tcpip_header_bytes + self.llc_snap_bytes + self.aal5_trailer_bytes
-        return math.ceil(b / CELL_PAYLOAD_BYTES)
+        return _cells_per_frame(self.payload_bytes, self.tcpip_header_bytes, self.llc_snap_bytes,
+                                self.aal5_trailer_bytes)
 
     @property
     def frame_wire_bytes(self) -> int:
@@ -298,7 +299,13 @@ class Scenario:
     @property
     def time_unit(self) -> float:
         """The paper's time unit: one packet time at the high rate, seconds."""
-        return self.payload_bytes / self.high_rate
+        return _time_unit(self.payload_bytes, self.high_rate)
+
+    @property
+    def slot_bytes(self) -> float:
+        """Bytes the bottleneck serves per slot at the high rate (:func:`tcpabr_model.units.slot_bytes`):
+        53 over ATM; ``ip_packet_bytes / cells_per_frame`` for TCP alone (one packet per time unit)."""
+        return _slot_bytes(self.feedback != "none", self.ip_packet_bytes, self.cells_per_frame)
 
     @property
     def slot_seconds(self) -> float:
@@ -384,6 +391,6 @@ class Scenario:
             kwargs["duration"] = check_real("duration_units", duration_units, 0.0, low_open=True) * unit
         if warmup_units is not None:
             kwargs["warmup"] = check_real("warmup_units", warmup_units, 0.0) * unit
-        rtt = tuple(d * unit for d in deltas)
-        return cls(feedback=feedback, rtt=rtt, tau=psi * max(rtt), rate_ratio=rate_ratio,
+        rtt, tau = normalized_to_physical(deltas, psi, payload, high)
+        return cls(feedback=feedback, rtt=rtt, tau=tau, rate_ratio=rate_ratio,
                    buffer_packets=bmax, tcp=tcp, **kwargs)
