@@ -12,6 +12,10 @@ Changed on purpose:
   -> after: none-psi1-n1 10484 / 0.4774 -> 10125 / 0.5429; none-psi1-n2 12432 / 0.5608 ->
   11648 / 0.6210; none-psi20-n1 14761 / 0.5836 -> 14624 / 0.6776; none-psi20-n2 15672 /
   0.7015 -> 14096 / 0.7428 (full counters in ``docs/simulator.md``, "Golden counters").
+* issue 14 item 5 (no replications of a network without randomness): the two seed 003
+  presets ran 2 identical replications; they now run one, so every counter is half the old
+  total (e.g. abr_backbone_novbr_buf1000 delivered_segments 11216 -> 5608) and the
+  efficiency is unchanged.
 """
 
 from __future__ import annotations
@@ -189,40 +193,42 @@ SIM_GOLDEN = {'effcap-psi1-n1': {'counters': {'acks_sent': 12222,
                                 'timeouts': 37},
                    'efficiency': '0x1.7c49be4e2dcd9p-1'}}
 
-NET_GOLDEN = {'abr_backbone_novbr_buf1000': {'counters': {'acks_sent': 15518,
+NET_GOLDEN = {'abr_backbone_novbr_buf1000': {'counters': {'acks_sent': 7759,
                                              'cells_dropped': 0,
-                                             'cells_sent': 186216,
-                                             'delivered_segments': 11216,
-                                             'delivered_segments_measured': 11216,
-                                             'fast_retransmits': 30,
+                                             'cells_sent': 93108,
+                                             'delivered_segments': 5608,
+                                             'delivered_segments_measured': 5608,
+                                             'fast_retransmits': 15,
                                              'frames_corrupted_at_destination': 0,
                                              'frames_dropped': 0,
-                                             'frames_reassembled': 15518,
-                                             'frames_sent': 15518,
-                                             'retransmissions': 30,
-                                             'segments_sent': 15518,
+                                             'frames_reassembled': 7759,
+                                             'frames_sent': 7759,
+                                             'retransmissions': 15,
+                                             'segments_sent': 7759,
                                              'timeouts': 0,
                                              'vbr_cells_dropped': 0,
                                              'vbr_cells_sent': 0},
                                 'duration': 0.5,
-                                'efficiency': '0x1.77c0145e6816ap-2'},
- 'abr_vbr_d080_p10ms': {'counters': {'acks_sent': 8334,
+                                'efficiency': '0x1.77c0145e6816ap-2',
+                                'replications': 1},
+ 'abr_vbr_d080_p10ms': {'counters': {'acks_sent': 4167,
                                      'cells_dropped': 0,
-                                     'cells_sent': 125622,
-                                     'delivered_segments': 8334,
-                                     'delivered_segments_measured': 8334,
+                                     'cells_sent': 62811,
+                                     'delivered_segments': 4167,
+                                     'delivered_segments_measured': 4167,
                                      'fast_retransmits': 0,
                                      'frames_corrupted_at_destination': 0,
                                      'frames_dropped': 0,
-                                     'frames_reassembled': 8334,
-                                     'frames_sent': 10484,
+                                     'frames_reassembled': 4167,
+                                     'frames_sent': 5242,
                                      'retransmissions': 0,
-                                     'segments_sent': 15418,
+                                     'segments_sent': 7709,
                                      'timeouts': 0,
                                      'vbr_cells_dropped': 0,
-                                     'vbr_cells_sent': 234700},
+                                     'vbr_cells_sent': 117350},
                         'duration': 0.5,
-                        'efficiency': '0x1.83a3bfc7efb07p-1'},
+                        'efficiency': '0x1.83a3bfc7efb07p-1',
+                        'replications': 1},
  'seed000_wan_15src_buf12000_gr01_epd_sack': {'counters': {'acks_sent': 42535,
                                                            'cells_dropped': 55920,
                                                            'cells_sent': 577415,
@@ -239,7 +245,8 @@ NET_GOLDEN = {'abr_backbone_novbr_buf1000': {'counters': {'acks_sent': 15518,
                                                            'vbr_cells_dropped': 0,
                                                            'vbr_cells_sent': 806942},
                                               'duration': 2.0,
-                                              'efficiency': '0x1.73b55c6178268p-1'},
+                                              'efficiency': '0x1.73b55c6178268p-1',
+                                              'replications': 2},
  'seed001_testbed': {'counters': {'acks_sent': 4511,
                                   'cells_dropped': 2080,
                                   'cells_sent': 276037,
@@ -256,7 +263,8 @@ NET_GOLDEN = {'abr_backbone_novbr_buf1000': {'counters': {'acks_sent': 15518,
                                   'vbr_cells_dropped': 0,
                                   'vbr_cells_sent': 0},
                      'duration': 2.0,
-                     'efficiency': '0x1.87d3429b3491dp-1'},
+                     'efficiency': '0x1.87d3429b3491dp-1',
+                     'replications': 2},
  'seed002_gfr_15tcp': {'counters': {'acks_sent': 55228,
                                     'cells_dropped': 15640,
                                     'cells_sent': 1286480,
@@ -273,7 +281,8 @@ NET_GOLDEN = {'abr_backbone_novbr_buf1000': {'counters': {'acks_sent': 15518,
                                     'vbr_cells_dropped': 0,
                                     'vbr_cells_sent': 0},
                        'duration': 2.0,
-                       'efficiency': '0x1.ba906d079df34p-1'}}
+                       'efficiency': '0x1.ba906d079df34p-1',
+                       'replications': 2}}
 
 
 def _sim_scenario(key):
@@ -297,6 +306,6 @@ def test_network_presets_keep_their_counters(name):
     from tcpabr_model.net.presets import preset
 
     g = NET_GOLDEN[name]
-    r = simulate_network(preset(name).network.with_(duration=g["duration"]), replications=2, seed=7)
+    r = simulate_network(preset(name).network.with_(duration=g["duration"]), replications=g["replications"], seed=7)
     assert r.counters == g["counters"]
     assert r.efficiency.mean.hex() == g["efficiency"]

@@ -54,21 +54,26 @@ def run_preset(args) -> int:
     net = p.network
     if args.duration is not None:
         net = net.with_(duration=args.duration)
-    res = simulate_network(net, replications=args.replications, seed=args.seed, workers=args.workers)
+    reps = args.replications
+    if reps is None:
+        reps = 10 if net.is_random else 1
+    res = simulate_network(net, replications=reps, seed=args.seed, workers=args.workers)
     d = res.to_dict()
     d["preset"] = {"name": p.name, "description": p.description, "provenance": p.provenance, "paper": p.paper}
 
     def f(e):
-        return f"{e.mean:.4f} +/- {e.half_width:.4f}"
+        return e.format()
 
     lines = [f"preset {p.name}: {p.description}",
-             f"duration {net.duration:g} s, replications {res.replications}, seed {res.seed}",
+             f"duration {net.duration:g} s, replications {res.replications}, seed {res.seed}"
+             + ("" if net.is_random else " (no randomness in this network: one replication is the answer)"),
              f"efficiency      {f(res.efficiency)} (seed 000 definition; paper {p.paper.get('efficiency', '-')})",
              f"fairness        {f(res.fairness)} (Jain, per connection; paper {p.paper.get('fairness', '-')})",
              f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio {res.frame_loss_ratio.mean:.3e}, "
              f"timeouts {res.counters['timeouts']}"]
     for i, e in enumerate(res.vc_goodput_bps):
-        s = f"  VC {i}: goodput {e.mean / 1e6:.3f} +/- {e.half_width / 1e6:.3f} Mbit/s"
+        s = f"  VC {i}: goodput {e.mean / 1e6:.3f}" + (f" +/- {e.half_width / 1e6:.3f}" if e.has_interval else "") \
+            + " Mbit/s"
         if res.share_ratio is not None:
             s += f", (mu_i/mu)/(r_i/r) {f(res.share_ratio[i])}"
         lines.append(s)

@@ -483,6 +483,15 @@ class Network:
         return self.payload_bytes / self.frame_wire_bytes
 
     @property
+    def is_random(self) -> bool:
+        """True when replications differ: a port has a capacity process, a queue uses the GFR
+        drop lottery, or connections start at random times (``start_jitter`` > 0).  Otherwise
+        every replication is the same run and :func:`simulate_network` refuses more than one."""
+        return (self.start_jitter > 0
+                or any(p.capacity is not None for p in self.ports)
+                or any(pol.kind == "gfr" for p in self.ports for pol in (p.ubr_policy, p.abr_policy)))
+
+    @property
     def n_connections(self) -> int:
         return sum(v.connections for v in self.vcs)
 

@@ -17,7 +17,7 @@ import numpy as np
 from .._validate import check_int, check_real
 from ..errors import ModelError
 from ..sim.capacity import capacity_path
-from ..sim.run import Estimate, jain_index
+from ..stats import Estimate, jain_index
 from ..sim import _layout as L
 from ._abr_build import abr_inputs, abr_rep_summary
 from ._kernel import simulate_network_kernel
@@ -305,7 +305,8 @@ def rep_metrics(net: Network, out, kin) -> dict:
     m = {
         "eff": float(good.sum() * net.payload_bytes / (net.payload_fraction * avail)) if avail > 0 else float("nan"),
         "eff_ip": float(good.sum() * ipb / cap_bytes) if cap_bytes > 0 else float("nan"),
-        "jain": jain_index(gp), "vc_jain": jain_index(vgp), "goodput": gp, "vc_goodput": vgp,
+        "jain": jain_index(gp, undefined="nan"), "vc_jain": jain_index(vgp, undefined="nan"),
+        "goodput": gp, "vc_goodput": vgp,
         "clr": float(st[:, L.S_CDROP].sum() / max(1, st[:, L.S_CSENT].sum())),
         "flr": float(st[:, L.S_FDROP].sum() / max(1, st[:, L.S_FSENT].sum())),
         "qmean": pfs[:, L.PFS_QINT] / max(1, nmeas), "qmax": pst[:, L.PS_QMAX].copy(),
@@ -350,6 +351,11 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
     seed = check_int("seed", seed, 0)
     level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
     workers = check_int("workers", workers, 1, 256)
+    if replications > 1 and not network.is_random:
+        raise ValueError(f"replications={replications} is invalid for network {network.name or ''!r}: it has no "
+                         "randomness (no capacity process, no GFR lottery, start_jitter=0), so every replication "
+                         "is the same run and a confidence interval cannot exist; use replications=1, or give "
+                         "the connections random start times with start_jitter > 0 (seconds)")
     kernel_inputs(network, force_drops)  # validate before spawning work
     ss = np.random.SeedSequence(seed)
     tasks = [(network, child, tuple(force_drops)) for child in ss.spawn(replications)]

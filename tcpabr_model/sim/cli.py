@@ -50,7 +50,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "them); uses --duration, --replications, --seed, --workers, --json")
     p.add_argument("--list-presets", action="store_true", help="list the preset names and exit")
     p.add_argument("--warmup", type=float, default=20.0, help="discarded warm-up, seconds (default 20)")
-    p.add_argument("--replications", type=int, default=10, help="independent replications (default 10)")
+    p.add_argument("--replications", type=int, default=None,
+                   help="independent replications (default 10; with --preset, 1 for a network without "
+                        "randomness)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes running replications in parallel; results do not depend on it (default 1)")
     p.add_argument("--ci", choices=("replications", "batch"), default="replications",
@@ -128,7 +130,7 @@ def handler(args) -> int:
         from ..net.cli import run_preset
         return run_preset(args)
     sc = _scenario(args)
-    res = simulate(sc, replications=args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,
+    res = simulate(sc, replications=10 if args.replications is None else args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,
                    batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
                    trace=args.trace is not None)
     d = res.to_dict()
@@ -140,15 +142,13 @@ def handler(args) -> int:
     lines = [
         f"feedback={sc.feedback} delta={list(args.delta)} bmax={sc.buffer_packets} psi={sc.psi:g} "
         f"M={list(sc.m)} N={list(sc.n)} replications={res.replications} seed={res.seed}",
-        f"efficiency      {e.mean:.4f} +/- {e.half_width:.4f} (95% CI; ceiling {sc.overhead_factor:.4f} "
-        f"over ATM)",
-        f"efficiency_wire {res.efficiency_wire.mean:.4f} +/- {res.efficiency_wire.half_width:.4f}",
+        f"efficiency      {e.format()} (95% CI; ceiling {sc.overhead_factor if sc.feedback != 'none' else 1.0:.4f})",
+        f"efficiency_wire {res.efficiency_wire.format()}",
     ]
     for i, (ec, gp) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
-        lines.append(f"  connection {i}: efficiency {ec.mean:.4f} +/- {ec.half_width:.4f}, "
-                     f"goodput {gp.mean:.1f} B/s")
+        lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean:.1f} B/s")
     if sc.n_connections > 1:
-        lines.append(f"Jain fairness   {res.fairness.mean:.4f} +/- {res.fairness.half_width:.4f}")
+        lines.append(f"Jain fairness   {res.fairness.format()}")
     lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
                  f"{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
     lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "

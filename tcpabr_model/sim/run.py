@@ -12,54 +12,20 @@ replications, or over batch means of one long run (``ci_method='batch'``).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from .._validate import check_choice, check_int, check_real
 from ..errors import ModelError
+from ..stats import Estimate, jain_index
 from . import _kernel as K
 from .capacity import capacity_path
 from .scenario import CELL_BYTES, Scenario
 from .variants import VARIANT_IDS as _VARIANT_IDS
 
 __all__ = ["simulate", "SimulationResult", "Estimate", "Trace", "run_replication", "jain_index"]
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A point estimate with its confidence interval.
-
-    ``half_width`` is NaN with fewer than two replications/batches.
-    """
-
-    mean: float
-    half_width: float
-    low: float
-    high: float
-    n: int
-    level: float = 0.95
-
-    @classmethod
-    def from_samples(cls, x, level: float = 0.95) -> "Estimate":
-        x = np.asarray(x, dtype=float)
-        n = x.size
-        m = float(x.mean())
-        if n < 2:
-            hw = float("nan")
-        else:
-            hw = float(stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-        return cls(m, hw, m - hw, m + hw, n, level)
-
-    def to_dict(self) -> dict:
-        """JSON-able dict; NaN (undefined half-width) becomes None."""
-        def f(v):
-            return None if math.isnan(v) else v
-        return {"mean": f(self.mean), "half_width": f(self.half_width), "low": f(self.low),
-                "high": f(self.high), "n": self.n, "level": self.level}
 
 
 @dataclass(frozen=True)
@@ -157,13 +123,6 @@ class SimulationResult:
         if include_trace and self.trace is not None:
             d["trace"] = self.trace.to_dict()
         return d
-
-
-def jain_index(x) -> float:
-    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` (1 for equal shares)."""
-    x = np.asarray(x, dtype=float)
-    ss = float((x * x).sum())
-    return float(x.sum() ** 2 / (x.size * ss)) if ss > 0 else float("nan")
 
 
 _COUNTER_NAMES = {
@@ -297,7 +256,7 @@ def _rep_metrics(sc: Scenario, st, gout, g):
         "eff_wire": float((good * wireb).sum() / capwin),
         "eff_c": eff_c,
         "goodput": good * sc.payload_bytes / secs,
-        "jain": jain_index(good),
+        "jain": jain_index(good, undefined="nan"),
         "clr": float(st[:, K.S_CDROP].sum() / max(1, st[:, K.S_CSENT].sum())),
         "flr": float(st[:, K.S_FDROP].sum() / max(1, st[:, K.S_FSENT].sum())),
     }
@@ -324,7 +283,7 @@ def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
         out["eff_wire"].append(dg.sum() * wireb / dc)
         out["eff_c"].append(dg * ipb / dc)
         out["goodput"].append(dg * sc.payload_bytes / secs)
-        out["jain"].append(jain_index(dg))
+        out["jain"].append(jain_index(dg, undefined="nan"))
     return out
 
 
