@@ -22,7 +22,7 @@ _COMMAND_MODULES = (
     "tcpabr_model.closed_forms.cli",  # effcap, formula
     "tcpabr_model.sweep.cli",       # sweep
     "tcpabr_model.reproduce.cli",   # reproduce
-    "tcpabr_model.net.cli",         # presets
+    "tcpabr_model.sim.presets_cli", # presets
 )
 
 

@@ -1,6 +1,6 @@
 """Array layouts of both cell-level kernels and of the one TCP (private).
 
-The general network kernel (:mod:`tcpabr_model.net._kernel`), the single-bottleneck fast
+The general network kernel (:mod:`tcpabr_model.sim._network_kernel`), the single-bottleneck fast
 path (:mod:`tcpabr_model.sim._kernel`) and the TCP hooks (:mod:`tcpabr_model.sim._tcp`)
 take plain arrays; the column of each quantity is one of the module constants below (numba
 freezes them at compile time).  Columns marked *fast path* are used only by the

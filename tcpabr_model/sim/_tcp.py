@@ -7,7 +7,7 @@ packet for TCP alone).  The variant of each connection is ``cpar[c, CP_VARIANT]`
 (vocabulary and ids in :mod:`tcpabr_model.sim.variants`).  The rules every variant shares
 (slow start, congestion avoidance, the RTO and go-back-N, the receiver) are written once;
 what differs is in two hooks, one dispatch on the variant id each, in the manner of the
-drop policies (:mod:`tcpabr_model.net._drop_policies`):
+drop policies (:mod:`tcpabr_model.sim._drop_policies`):
 
 :func:`on_dupack`
     a duplicate ACK: nothing (timeout-only), fast retransmit / inflation (reno, newreno),

@@ -123,11 +123,11 @@ def handler(args) -> int:
     from ..cli import emit
 
     if args.list_presets:
-        from ..net.cli import list_presets_text
+        from .presets_cli import list_presets_text
         print(list_presets_text())
         return 0
     if args.preset is not None:
-        from ..net.cli import run_preset
+        from .presets_cli import run_preset
         return run_preset(args)
     sc = _scenario(args)
     res = simulate(sc, replications=10 if args.replications is None else args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,

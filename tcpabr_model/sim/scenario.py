@@ -343,6 +343,14 @@ class Scenario:
         d["time_unit"] = self.time_unit
         return d
 
+    def to_network(self):
+        """The same system as a :class:`tcpabr_model.sim.Network` (one port, one VC per
+        connection, all propagation on the ACK path).  The general kernel gives it the same
+        counters as the fast path (``tests/test_sim_fastpath.py``)."""
+        from .compat import from_sim_scenario
+
+        return from_sim_scenario(self)
+
     def with_(self, **changes) -> "Scenario":
         """A copy with some fields changed (validated again)."""
         return replace(self, **changes)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sim._layout import POL_EPD, POL_FBA, POL_GFR, POL_SD
+from ._layout import POL_EPD, POL_FBA, POL_GFR, POL_SD
 
 __all__ = ["epd_admit", "sd_admit", "fba_admit", "gfr_admit", "frame_admit", "uniform01"]
 

@@ -34,7 +34,7 @@ from numba import njit
 
 from . import _abr_source as A
 from . import _erica as E
-from ..sim._layout import CP_UPF, S_SEGSENT, S_SQCELLS, S_SQCIDX, S_SQCNT, VP_CONN0, VP_NCONN
+from ._layout import CP_UPF, S_SEGSENT, S_SQCELLS, S_SQCIDX, S_SQCNT, VP_CONN0, VP_NCONN
 
 RA_NONE = 0
 RA_ERICA = 1

@@ -11,7 +11,7 @@ up to the next timed event, measurement boundary or ERICA averaging-interval end
 ERICA port's timer keeps running while nothing moves).
 
 Order of work inside slot ``t`` (the same as the single-bottleneck kernel, so the
-network built by :func:`tcpabr_model.net.from_sim_scenario` reproduces it exactly):
+network built by :meth:`tcpabr_model.sim.Scenario.to_network` reproduces it exactly):
 
 1. boundaries: measurement interval end -> rate allocation hook of every port
    (:mod:`._ratealloc`);
@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from ._drop_policies import frame_admit, uniform01
-from ..sim._layout import (
+from ._layout import (
     BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
     GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
     O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
@@ -60,9 +60,9 @@ from ..sim._layout import (
 from ._abr_net import (RA_ERICA, SG_NEXT, abr_next_interval_end, abr_port_input, abr_port_tick,
                        abr_sample, abr_source_cell, abr_source_queue, abr_timed, abr_trim_source,
                        abr_turnaround, abr_vbr_served)
-from ..sim._layout import KIND_RMF, SRC_ABR
+from ._layout import KIND_RMF, SRC_ABR
 from ._ratealloc import port_interval
-from ..sim._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
+from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
 
 __all__ = ["simulate_network_kernel"]
 

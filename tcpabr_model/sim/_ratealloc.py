@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..sim._layout import SRC_FEEDBACK, V_FBCNT, V_FBHEAD, VP_FBDELAY, VP_FBPORT, VP_M, VP_N, VP_SRCMODE
+from ._layout import SRC_FEEDBACK, V_FBCNT, V_FBHEAD, VP_FBDELAY, VP_FBPORT, VP_M, VP_N, VP_SRCMODE
 
 __all__ = ["port_interval"]
 
