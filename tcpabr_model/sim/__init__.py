@@ -26,18 +26,30 @@ VARIANTS
     The TCP variants: timeout-only, reno, newreno, sack.
 """
 
-from ..stats import Estimate, jain_index
-from .capacity import capacity_path
-from .compat import from_sim_scenario
-from .feedback import effcap_reference, m_from_delta, n_from_k
-from .network import CapacityProcess, DropPolicy, Network, Port, TcpParams, VbrSource, Vc
-from .network_run import NetResult, simulate_network
-from .presets import preset, preset_names
-from .run import SimulationResult, Trace, simulate
-from .scenario import Scenario, TcpConfig
-from .variants import VARIANTS
+import importlib
 
-__all__ = ["Scenario", "TcpConfig", "simulate", "SimulationResult", "Estimate", "Trace",
-           "capacity_path", "m_from_delta", "n_from_k", "effcap_reference", "jain_index",
-           "Network", "Port", "Vc", "VbrSource", "TcpParams", "DropPolicy", "CapacityProcess",
-           "simulate_network", "NetResult", "from_sim_scenario", "preset", "preset_names", "VARIANTS"]
+# names are imported on first use (PEP 562) so that ``tcpabr simulate --help`` and the other
+# command modules stay light at import; ``from tcpabr_model.sim import X`` works as usual
+_WHERE = {
+    "Estimate": "..stats", "jain_index": "..stats", "capacity_path": ".capacity",
+    "from_sim_scenario": ".compat", "effcap_reference": ".feedback", "m_from_delta": ".feedback",
+    "n_from_k": ".feedback", "CapacityProcess": ".network", "DropPolicy": ".network", "Network": ".network",
+    "Port": ".network", "TcpParams": ".network", "VbrSource": ".network", "Vc": ".network",
+    "NetResult": ".network_run", "simulate_network": ".network_run", "preset": ".presets",
+    "preset_names": ".presets", "SimulationResult": ".run", "Trace": ".run", "simulate": ".run",
+    "Scenario": ".scenario", "TcpConfig": ".scenario", "VARIANTS": ".variants",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

@@ -10,10 +10,9 @@ seconds; the paper's time unit is 5 ms with the default 500-byte packets at 100 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-from .feedback import n_from_k
-from .run import simulate
-from .scenario import Scenario, TcpConfig
 from .variants import VARIANTS
 
 __all__ = ["register", "handler"]
@@ -81,11 +80,61 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="write the first replication's series (window, queue, source rate, ...) "
                         "sampled every s to PATH as .npz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=handler)
+    p.set_defaults(func=handler, _defaults={a.dest: a.default for a in p._actions if a.dest != "help"})
     return p
 
 
-def _scenario(args) -> Scenario:
+# flags that --preset uses; every other simulate flag describes the single-bottleneck scenario
+_PRESET_FLAGS = {"preset", "duration", "replications", "seed", "workers", "json", "list_presets"}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _given(args) -> list:
+    """Destinations whose value differs from the parser's default (flags the user gave)."""
+    d = getattr(args, "_defaults", {})
+    return [k for k, v in d.items() if getattr(args, k, v) != v]
+
+
+def _refuse_ignored(args) -> None:
+    """Refuse flags the chosen mode would silently ignore."""
+    given = _given(args)
+    if args.preset is not None:
+        bad = [_flag(k) for k in given if k not in _PRESET_FLAGS]
+        if bad:
+            raise ValueError(f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} ignored with --preset (the "
+                             "preset fixes the network): with --preset use only --duration, --replications, "
+                             "--seed, --workers, --json")
+        return
+    rules = (("host_rate_factor", args.feedback == "none", "--feedback none (TCP alone)"),
+             ("batches", args.ci == "batch", "--ci batch"),
+             ("granularity", args.rto == "estimator", "--rto estimator"))
+    for dest, applies, needs in rules:
+        if dest in given and not applies:
+            raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
+
+
+def _check_trace_path(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--trace {path!r} is invalid: the folder {folder!r} does not exist")
+
+
+def _progress_bar(total: int, est_seconds: float):
+    """A tqdm bar on stderr for runs expected to take more than a few seconds on a terminal."""
+    if est_seconds < 3.0 or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="replication", file=sys.stderr, leave=False)
+
+
+def _scenario(args):
+    from .feedback import n_from_k
+    from .scenario import Scenario, TcpConfig
+
     kw = {}
     if args.feedback == "effcap":
         if args.m is not None:
@@ -121,7 +170,9 @@ def _scenario(args) -> Scenario:
 def handler(args) -> int:
     """Run ``tcpabr simulate``; returns the exit status."""
     from ..cli import emit
+    from .run import estimated_kernel_seconds, simulate
 
+    _refuse_ignored(args)
     if args.list_presets:
         from .presets_cli import list_presets_text
         print(list_presets_text())
@@ -129,10 +180,18 @@ def handler(args) -> int:
     if args.preset is not None:
         from .presets_cli import run_preset
         return run_preset(args)
+    if args.trace is not None:
+        _check_trace_path(args.trace)
     sc = _scenario(args)
-    res = simulate(sc, replications=10 if args.replications is None else args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,
-                   batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
-                   trace=args.trace is not None)
+    reps = 10 if args.replications is None else args.replications
+    bar = _progress_bar(reps, estimated_kernel_seconds(sc) * reps / max(1, args.workers))
+    try:
+        res = simulate(sc, replications=reps, seed=args.seed, ci_method=args.ci, workers=args.workers,
+                       batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
+                       trace=args.trace is not None, progress=None if bar is None else bar.update)
+    finally:
+        if bar is not None:
+            bar.close()
     d = res.to_dict()
     if args.trace is not None:
         import numpy as np

@@ -39,7 +39,14 @@ def handler(args) -> int:
             lines.append(f"  paper: {p.paper}")
         emit(d, args.json, "\n".join(lines))
         return 0
-    names = [n for n in preset_names() if args.filter in n]
+    allnames = preset_names()
+    names = [n for n in allnames if args.filter in n]
+    if not names:   # say so instead of printing nothing (exit 1, like grep: nothing found)
+        import sys
+
+        print(f"tcpabr presets: no preset name contains {args.filter!r} ({len(allnames)} presets; "
+              "`tcpabr presets` lists them all)", file=sys.stderr)
+        return 1
     emit({"presets": names}, args.json, "\n".join(names))
     return 0
 

@@ -204,6 +204,50 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     return g, gf, cp, cf, fc, fq, sq_cap, ak_cap, fb_cap, rb_cap
 
 
+#: Limits of one replication, checked before anything is allocated (CHOICE: far above every
+#: paper setting; psi = 0.05 with 2000 s is 2e5 capacity changes and 7e4 intervals).
+MAX_CAPACITY_CHANGES = 50_000_000          # 400 MB of change epochs
+MAX_SERIES_BYTES = 2 * 2**30               # per-interval measurement / feedback / sample series
+_SLOTS_PER_SECOND = 3e7                    # rough kernel speed for the progress-bar decision
+
+
+def resource_estimate(sc: Scenario, trace: bool = False) -> dict:
+    """Expected capacity changes and bytes of per-interval series of one replication."""
+    horizon = sc.total_slots * sc.slot_seconds
+    mean_sojourn = sc.tau if sc.capacity_mode == "continuous" else sc.period
+    changes = horizon / mean_sojourn
+    nmeas = sc.total_slots / max(1, sc.to_slots(sc.interval))
+    nsamp = nmeas if trace else 4000.0
+    series = 8.0 * nmeas * (1 + sc.n_connections) + 8.0 * nsamp * (6 * sc.n_connections + 4)
+    return {"capacity_changes": changes, "series_bytes": series, "intervals": nmeas}
+
+
+def check_resources(sc: Scenario, trace: bool = False) -> None:
+    """Refuse a replication that would exhaust memory, naming the estimate and the limit.
+
+    Raises
+    ------
+    ValueError
+        Naming ``psi`` (or ``tau``) and ``duration``, or ``duration`` and ``interval``.
+    """
+    e = resource_estimate(sc, trace)
+    if e["capacity_changes"] > MAX_CAPACITY_CHANGES:
+        raise ValueError(
+            f"psi={sc.psi:g} is invalid with duration={sc.duration:g} s: the capacity would change about "
+            f"{e['capacity_changes']:.3g} times per replication ({8 * e['capacity_changes'] / 2**30:.3g} GiB of "
+            f"change epochs); the limit is {MAX_CAPACITY_CHANGES:.3g}: raise psi or shorten duration")
+    if e["series_bytes"] > MAX_SERIES_BYTES:
+        raise ValueError(
+            f"duration={sc.duration:g} s is invalid: one replication keeps {e['intervals']:.3g} measurement "
+            f"intervals of {sc.interval:g} s, about {e['series_bytes'] / 2**30:.3g} GiB; the limit is "
+            f"{MAX_SERIES_BYTES / 2**30:g} GiB: shorten duration or lengthen interval")
+
+
+def estimated_kernel_seconds(sc: Scenario) -> float:
+    """Rough kernel time of one replication (for progress reporting only, never asserted)."""
+    return sc.total_slots / _SLOTS_PER_SECOND
+
+
 def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=(), trace: bool = True):
     """Run one replication; returns the raw kernel outputs and the kernel wall time.
 
@@ -290,7 +334,7 @@ def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
 def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_method: str = "replications",
              batches: int = 20, level: float = 0.95, target_rel_halfwidth: float | None = None,
              max_replications: int = 1000, trace: bool = False, force_drops=(),
-             workers: int = 1) -> SimulationResult:
+             workers: int = 1, progress=None) -> SimulationResult:
     """Simulate a scenario at cell level and estimate efficiency with confidence intervals.
 
     Parameters
@@ -317,6 +361,8 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
         Processes running replications in parallel.  Replication r always uses seed
         child r and results are combined in replication order, so the numbers do not
         depend on ``workers``.
+    progress : callable, optional
+        Called with 1 after each replication (e.g. ``tqdm.update``).
 
     Returns
     -------
@@ -333,6 +379,7 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     workers = check_int("workers", workers, 1, 256)
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
+    check_resources(scenario, trace)
     ss = np.random.SeedSequence(seed)
     samples = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": [], "clr": [], "flr": []}
     counters = {k: 0 for k in _COUNTER_NAMES}
@@ -351,6 +398,8 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
                 st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
                 ktime += dt
                 nrep += 1
+                if progress is not None:
+                    progress(1)
                 slots += int(g[K.G_NSLOTS])
                 cells += int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())
                 for k, col in _COUNTER_NAMES.items():

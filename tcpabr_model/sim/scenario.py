@@ -388,11 +388,12 @@ class Scenario:
         psi = check_real("psi", psi, 0.0, low_open=True)
         bmax = check_int("bmax", bmax, 1, 1_000_000)
         deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
-        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, low_open=True)
-                       for i, d in enumerate(deltas))
         payload = kwargs.get("payload_bytes", 500)
         high = kwargs.get("high_rate", 100e3)
         unit = check_int("payload_bytes", payload, 1) / check_real("high_rate", high, 0.0, low_open=True)
+        # the physical limit (rtt <= 1e4 s) stated in the caller's unit, time units
+        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, 1e4 / unit,
+                                  low_open=True) for i, d in enumerate(deltas))
         if tcp is None:
             tcp = TcpConfig(wmax=wmax)
         if duration_units is not None:
