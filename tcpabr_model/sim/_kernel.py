@@ -30,43 +30,9 @@ from ._layout import (
     S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_NSTATE, S_PPDTX, S_RTOEXP, S_SEGSENT,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
 )
+from ._capacity_path import cap_integral, path_cursor
+from ._ratealloc import effcap_update
 from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
-
-
-@njit(cache=True, error_model="numpy")
-def _cap_integral(a, b, ptimes, pstate, caps):
-    """Integral of the normalised capacity over [a, b) (slots); advances the path.
-
-    ``pstate[0]`` is the index of the next change in ``ptimes`` and ``pstate[1]`` the
-    current state (0 high, 1 low).  ``ptimes`` ends with +inf.
-    """
-    acc = 0.0
-    x = float(a)
-    fb = float(b)
-    i = pstate[0]
-    s = pstate[1]
-    while ptimes[i] < fb:
-        tc = ptimes[i]
-        if tc > x:
-            acc += caps[s] * (tc - x)
-            x = tc
-        s = 1 - s
-        i += 1
-    acc += caps[s] * (fb - x)
-    pstate[0] = i
-    pstate[1] = s
-    return acc
-
-
-@njit(cache=True, error_model="numpy")
-def _path_cursor(ptimes, pstate, caps):
-    """(last slot t such that [t, t+1) holds no capacity change, current capacity)."""
-    x = ptimes[pstate[0]]
-    if x >= 4.0e18:
-        n = BIG
-    else:
-        n = np.int64(np.floor(x)) - 1
-    return n, caps[pstate[1]]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -137,9 +103,10 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     slotb = gfpar[GF_SLOTB]
     linkrate = gfpar[GF_RATE]
     unitb = gfpar[GF_UNITB]
-    caps = np.empty(2)
-    caps[0] = 1.0
-    caps[1] = gfpar[GF_LOW]
+    caps = np.empty((1, 2))     # the one port's capacity levels (see _capacity_path)
+    caps[0, 0] = 1.0
+    caps[0, 1] = gfpar[GF_LOW]
+    ptimes2 = ptimes.reshape((1, ptimes.shape[0]))
 
     st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
     fs = np.zeros((nconn, F_NSTATE))
@@ -175,8 +142,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     smp_f = np.zeros((nsamp_max, nconn, 3))
     smp_g = np.zeros((nsamp_max, 4))
 
-    pstate = np.zeros(2, dtype=np.int64)
-    pstate[1] = gpar[G_INITSTATE]
+    pstate = np.zeros((1, 2), dtype=np.int64)
+    pstate[0, 1] = gpar[G_INITSTATE]
 
     for c in range(nconn):
         init_conn(c, st, fs, cfpar, gpar)
@@ -208,7 +175,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     ksamp = 0
     t = np.int64(0)
 
-    nchg, ccap = _path_cursor(ptimes, pstate, caps)
+    nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
     t_chk = np.int64(0)
     seg_total = np.int64(0)
     for c in range(nconn):
@@ -223,19 +190,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 meas[kmeas] = x
                 kmeas += 1
                 for c in range(nconn):
-                    m = cpar[c, CP_M]
-                    n = cpar[c, CP_N]
-                    cnt = m if m < kmeas else kmeas
-                    s = 0.0
-                    for i in range(kmeas - cnt, kmeas):
-                        s += xh[i % mmax]
-                    avg[c, (kmeas - 1) % nmax] = s / cnt
-                    cnt = n if n < kmeas else kmeas
-                    v = np.inf
-                    for j in range(kmeas - cnt, kmeas):
-                        a = avg[c, j % nmax]
-                        if a < v:
-                            v = a
+                    v = effcap_update(xh, avg[c], kmeas, cpar[c, CP_M], cpar[c, CP_N])
                     fbv[c, kmeas - 1] = v
                     if cpar[c, CP_ABR] == 1:
                         if st[c, S_FBCNT] >= fb_cap:
@@ -252,7 +207,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 smp_g[ksamp, 0] = t
                 smp_g[ksamp, 1] = bq_cnt
                 smp_g[ksamp, 2] = cap_tot
-                smp_g[ksamp, 3] = pstate[1]
+                smp_g[ksamp, 3] = pstate[0, 1]
                 for c in range(nconn):
                     smp_i[ksamp, c, 0] = st[c, S_GOODALL]
                     smp_i[ksamp, c, 1] = st[c, S_SQCELLS]
@@ -310,21 +265,21 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 if tn > lo:
                     # split so that the warm-up boundary is honoured
                     if lo > t:
-                        ci = _cap_integral(t, lo, ptimes, pstate, caps)
+                        ci = cap_integral(0, t, lo, ptimes2, pstate, caps)
                         meas_acc += ci
                         cap_tot += ci
-                    ci = _cap_integral(lo, tn, ptimes, pstate, caps)
+                    ci = cap_integral(0, lo, tn, ptimes2, pstate, caps)
                     meas_acc += ci
                     cap_tot += ci
                     cap_win += ci
                 else:
-                    ci = _cap_integral(t, tn, ptimes, pstate, caps)
+                    ci = cap_integral(0, t, tn, ptimes2, pstate, caps)
                     meas_acc += ci
                     cap_tot += ci
                 for c in range(nconn):
                     fs[c, F_CRED] = 0.0
                 link_cred = 0.0
-                nchg, ccap = _path_cursor(ptimes, pstate, caps)
+                nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
                 t = tn
                 continue
 
@@ -389,8 +344,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
         if nchg >= t:
             ci = ccap
         else:
-            ci = _cap_integral(t, t + 1, ptimes, pstate, caps)
-            nchg, ccap = _path_cursor(ptimes, pstate, caps)
+            ci = cap_integral(0, t, t + 1, ptimes2, pstate, caps)
+            nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
         meas_acc += ci
         cap_tot += ci
         if t >= warm:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .scenario import Scenario
-from .network import CELL_BYTES, CapacityProcess, DropPolicy, Network, Port, TcpParams, Vc
+from .network import CELL_BYTES, CapacityProcess, DropPolicy, Network, Port, Vc
 
 __all__ = ["from_sim_scenario"]
 
@@ -40,12 +40,7 @@ def from_sim_scenario(sc: Scenario) -> Network:
         port = Port(rate=rate, abr_buffer=bufu, abr_policy=pol, capacity=cap)
     else:
         port = Port(rate=rate, ubr_buffer=bufu, ubr_policy=pol, capacity=cap)
-    t = sc.tcp
-    tcp = TcpParams(variant=t.variant, wmax=t.wmax,
-                    rto=t.rto, rto_rtt_factor=t.rto_rtt_factor, granularity=t.granularity, rto_min=t.rto_min,
-                    rto_max=t.rto_max, rto_initial=t.rto_initial, delayed_ack=t.delayed_ack,
-                    delack_timeout=t.delack_timeout, dupthresh=t.dupthresh, initial_window=1,
-                    initial_ssthresh=t.initial_ssthresh)
+    tcp = sc.tcp     # a TcpConfig is a TcpParams: one settings type for both kernels
     vcs = []
     for c in range(sc.n_connections):
         if atm:

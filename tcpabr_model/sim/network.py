@@ -31,7 +31,8 @@ def _s(obj, name, value):
 
 @dataclass(frozen=True)
 class TcpParams:
-    """TCP of every connection of a network.
+    """TCP settings of every connection, for both kernels (:class:`TcpConfig` is the same type
+    with the core paper's defaults).
 
     Parameters
     ----------

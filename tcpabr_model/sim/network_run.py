@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validate import check_int, check_real
 from ..errors import ModelError
 from .capacity import capacity_path
 from ..stats import Estimate, jain_index
@@ -22,6 +21,7 @@ from . import _layout as L
 from ._abr_build import abr_inputs, abr_rep_summary
 from ._network_kernel import simulate_network_kernel
 from .network import CELL_BYTES, Network
+from .run import _process_pool, replication_args, run_tasks
 from .variants import VARIANT_IDS as _VAR
 
 __all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs"]
@@ -347,10 +347,7 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
     """
     if not isinstance(network, Network):
         raise ValueError(f"network={network!r} is invalid: must be a Network")
-    replications = check_int("replications", replications, 1, 100_000)
-    seed = check_int("seed", seed, 0)
-    level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
-    workers = check_int("workers", workers, 1, 256)
+    replications, seed, level, workers = replication_args(replications, seed, level, workers)
     if replications > 1 and not network.is_random:
         raise ValueError(f"replications={replications} is invalid for network {network.name or ''!r}: it has no "
                          "randomness (no capacity process, no GFR lottery, start_jitter=0), so every replication "
@@ -360,11 +357,10 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
     ss = np.random.SeedSequence(seed)
     tasks = [(network, child, tuple(force_drops)) for child in ss.spawn(replications)]
     if workers > 1:
-        from .run import _process_pool
         with _process_pool(workers) as pool:
-            results = list(pool.map(_task, tasks))
+            results = list(run_tasks(_task, tasks, pool))
     else:
-        results = [_task(t) for t in tasks]
+        results = list(run_tasks(_task, tasks))
     samples = {}
     counters = {k: 0 for k in _COUNTERS}
     counters.update({"vbr_cells_sent": 0, "vbr_cells_dropped": 0, "frames_corrupted_at_destination": 0})

@@ -187,7 +187,7 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
         cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * gf[K.GF_RATE] * CELL_BYTES
         cf[c, K.CF_INITRATE] = sc.initial_rate
         cf[c, K.CF_SSTHRESH0] = float(sc.tcp.initial_ssthresh or wmax)
-        cf[c, K.CF_IW] = 1.0
+        cf[c, K.CF_IW] = float(sc.tcp.initial_window)
     fc = np.array([c for c, _ in force], dtype=np.int64)
     fq = np.array([q for _, q in force], dtype=np.int64)
     for c, q in force:
@@ -287,6 +287,19 @@ def _process_pool(workers: int):
     return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
 
+def replication_args(replications, seed, level, workers) -> tuple:
+    """Validated (replications, seed, level, workers) of a replication driver."""
+    return (check_int("replications", replications, 1, 100_000), check_int("seed", seed, 0),
+            check_real("level", level, 0.0, 1.0, low_open=True, high_open=True),
+            check_int("workers", workers, 1, 256))
+
+
+def run_tasks(fn, tasks, pool=None):
+    """``fn`` over ``tasks`` in task order, in ``pool`` if given: replication r always uses
+    seed child r and results come back in replication order, whatever the worker count."""
+    return pool.map(fn, tasks) if pool is not None else map(fn, tasks)
+
+
 def _rep_metrics(sc: Scenario, st, gout, g):
     atm = sc.feedback != "none"
     capwin = gout[K.O_CAPWIN] * sc.slot_bytes  # wire bytes of capacity in the measured window
@@ -370,13 +383,10 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a Scenario")
-    replications = check_int("replications", replications, 1, 100_000)
-    seed = check_int("seed", seed, 0)
+    replications, seed, level, workers = replication_args(replications, seed, level, workers)
     check_choice("ci_method", ci_method, ("replications", "batch"))
     batches = check_int("batches", batches, 2, 100_000)
-    level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
     max_replications = check_int("max_replications", max_replications, replications)
-    workers = check_int("workers", workers, 1, 256)
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
     check_resources(scenario, trace)
@@ -393,7 +403,7 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
         while True:
             tasks = [(scenario, child, force_drops, trace and tr is None and i == 0)
                      for i, child in enumerate(ss.spawn(replications))]
-            results = pool.map(_replication_task, tasks) if pool else map(_replication_task, tasks)
+            results = run_tasks(_replication_task, tasks, pool)
             for out, dt, g in results:  # replication order, whatever the number of workers
                 st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
                 ktime += dt

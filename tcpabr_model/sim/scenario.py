@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from .._validate import check_choice, check_int, check_real
 from .feedback import m_from_delta, n_from_k
-from .variants import canonical_variant
+from .network import TcpParams
 
 __all__ = ["TcpConfig", "Scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
 
@@ -36,74 +36,25 @@ from ..units import slot_bytes as _slot_bytes
 from ..units import time_unit as _time_unit
 
 FEEDBACKS = ("instcap", "effcap", "none", "constant")
-RTO_MODES = ("fixed", "estimator")
 CAPACITY_MODES = ("continuous", "embedded")
 DISCARDS = ("ppd", "epd")
 
 
 @dataclass(frozen=True)
-class TcpConfig:
-    """TCP sender/receiver options.
+class TcpConfig(TcpParams):
+    """TCP settings of the single-bottleneck scenarios: :class:`TcpParams` (one settings type,
+    one validation) with the core paper's defaults instead of the seeds' network ones.
 
-    Parameters
-    ----------
-    variant : {'timeout-only', 'reno', 'newreno', 'sack'}, optional(default='timeout-only')
-        'timeout-only' is the paper's model (Section III-A, assumption 7): losses are
-        recovered only by the coarse timeout, then slow start (go-back-N from the first
-        unacknowledged segment).  'reno' adds fast retransmit / fast recovery (3 duplicate
-        ACKs, ssthresh = max(flight/2, 2), cwnd = ssthresh + 3, inflation, deflation on
-        the first new ACK); 'newreno' is RFC 6582; 'sack' the scoreboard of
-        :mod:`tcpabr_model.sim.variants`.  The old name 'no-fast-retransmit' is accepted
-        with a DeprecationWarning.
-    rto : {'fixed', 'estimator'}, optional(default='fixed')
-        'fixed': RTO = ``rto_rtt_factor`` x the connection's round-trip propagation delay
-        (the paper's testbed, footnote 3), no back-off.  'estimator': RFC 6298 (Jacobson
-        with Karn's rule, one timed segment at a time), RTO = SRTT + max(G, 4 RTTVAR),
-        clamped to [rto_min, rto_max], doubled on each timeout, expiry rounded up to a
-        multiple of the timer granularity G.
-    rto_rtt_factor : float, optional(default=2.0)
-    granularity, rto_min, rto_max, rto_initial : float, optional
-        Estimator settings in seconds (defaults 0.01, 0.2, 60, 1.0).
-    wmax : int, optional(default=128)
-        Maximum window in packets (receiver window); cwnd is clamped to it.
-    delayed_ack : bool, optional(default=False)
-        Acknowledge every second in-order segment, or when ``delack_timeout`` expires;
-        out-of-order and hole-filling segments are acknowledged at once.
-    delack_timeout : float, optional(default=0.2)
-    dupthresh : int, optional(default=3)
-    initial_ssthresh : int or None, optional(default=None)
-        Packets; None means ``wmax``.
+    Differences from :class:`TcpParams`: ``variant='timeout-only'`` (the paper's model,
+    Section III-A assumption 7), ``rto='fixed'`` (RTO = ``rto_rtt_factor`` x the round trip,
+    the testbed's footnote 3, no back-off), ``granularity=0.01`` s.  Every field and its
+    range is documented on :class:`TcpParams`; the old variant name 'no-fast-retransmit'
+    is accepted with a DeprecationWarning.
     """
 
     variant: str = "timeout-only"
     rto: str = "fixed"
-    rto_rtt_factor: float = 2.0
     granularity: float = 0.01
-    rto_min: float = 0.2
-    rto_max: float = 60.0
-    rto_initial: float = 1.0
-    wmax: int = 128
-    delayed_ack: bool = False
-    delack_timeout: float = 0.2
-    dupthresh: int = 3
-    initial_ssthresh: int | None = None
-
-    def __post_init__(self):
-        s = object.__setattr__
-        s(self, "variant", canonical_variant(self.variant))
-        check_choice("rto", self.rto, RTO_MODES)
-        s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))
-        s(self, "granularity", check_real("granularity", self.granularity, 0.0, 10.0, low_open=True))
-        s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, 1e4))
-        s(self, "rto_max", check_real("rto_max", self.rto_max, self.rto_min, 1e5))
-        s(self, "rto_initial", check_real("rto_initial", self.rto_initial, 0.0, 1e4, low_open=True))
-        s(self, "wmax", check_int("wmax", self.wmax, 1, 100_000))
-        if not isinstance(self.delayed_ack, bool):
-            raise ValueError(f"delayed_ack={self.delayed_ack!r} is invalid: must be True or False")
-        s(self, "delack_timeout", check_real("delack_timeout", self.delack_timeout, 0.0, 10.0, low_open=True))
-        s(self, "dupthresh", check_int("dupthresh", self.dupthresh, 1, 1000))
-        if self.initial_ssthresh is not None:
-            s(self, "initial_ssthresh", check_int("initial_ssthresh", self.initial_ssthresh, 2, 10**6))
 
 
 def _tuple_of(name, value, n, check, allow_none=True):
@@ -265,8 +216,8 @@ class Scenario:
             s(self, "epd_threshold_packets", check_real("epd_threshold_packets", self.epd_threshold_packets,
                                                         0.0, float(self.buffer_packets), low_open=True))
         s(self, "host_rate_factor", check_real("host_rate_factor", self.host_rate_factor, 1.0, 1e4))
-        if not isinstance(self.tcp, TcpConfig):
-            raise ValueError(f"tcp={self.tcp!r} is invalid: must be a TcpConfig")
+        if not isinstance(self.tcp, TcpParams):
+            raise ValueError(f"tcp={self.tcp!r} is invalid: must be a TcpConfig (or TcpParams)")
         s(self, "duration", check_real("duration", self.duration, 0.0, 1e8, low_open=True))
         s(self, "warmup", check_real("warmup", self.warmup, 0.0, 1e8))
         if self.total_slots > 2**40:
