@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 __all__ = ["CELL_BYTES", "CELL_PAYLOAD_BYTES", "cells_per_frame", "time_unit", "slot_bytes",
-           "normalized_to_physical"]
+           "normalized_to_physical", "to_slots", "total_slots"]
 
 CELL_BYTES = 53
 CELL_PAYLOAD_BYTES = 48
@@ -54,3 +54,14 @@ def normalized_to_physical(delta, psi: float, payload_bytes: int = 500, high_rat
     deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
     rtt = tuple(d * unit for d in deltas)
     return rtt, psi * max(rtt)
+
+
+def to_slots(seconds: float, slot_seconds: float) -> int:
+    """Round a time to whole slots (at least 1 for positive times)."""
+    v = int(round(seconds / slot_seconds))
+    return max(v, 1) if seconds > 0 else v
+
+
+def total_slots(duration: float, warmup: float, slot_seconds: float) -> int:
+    """Slots of one replication: warm-up plus measured duration."""
+    return int(round((duration + warmup) / slot_seconds))

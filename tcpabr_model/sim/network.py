@@ -8,13 +8,13 @@ packets when ``Network.atm`` is False, i.e. TCP alone).  The simulator's slot is
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields, replace
 
+from .. import units as _units
 from .._validate import check_choice, check_int, check_real
 from ._abr_source import AbrSourceParams
 from ._erica import EricaParams
-from ..units import CELL_BYTES, CELL_PAYLOAD_BYTES
+from ..units import CELL_BYTES
 from .variants import VARIANTS as TCP_VARIANTS, canonical_variant
 
 __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSource", "Network",
@@ -463,8 +463,8 @@ class Network:
 
     @property
     def cells_per_frame(self) -> int:
-        b = self.payload_bytes + self.tcpip_header_bytes + self.llc_snap_bytes + self.aal5_trailer_bytes
-        return math.ceil(b / CELL_PAYLOAD_BYTES)
+        return _units.cells_per_frame(self.payload_bytes, self.tcpip_header_bytes, self.llc_snap_bytes,
+                                      self.aal5_trailer_bytes)
 
     @property
     def units_per_frame(self) -> int:
@@ -498,12 +498,11 @@ class Network:
 
     @property
     def total_slots(self) -> int:
-        return int(round((self.duration + self.warmup) / self.slot_seconds))
+        return _units.total_slots(self.duration, self.warmup, self.slot_seconds)
 
     def to_slots(self, seconds: float) -> int:
         """Round a time to whole slots (at least 1 for positive times)."""
-        v = int(round(seconds / self.slot_seconds))
-        return max(v, 1) if seconds > 0 else v
+        return _units.to_slots(seconds, self.slot_seconds)
 
     def forward_delay(self, i: int) -> float:
         """Forward propagation delay of VC ``i`` (access + inter-port links + egress), s."""

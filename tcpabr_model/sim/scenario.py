@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
+from .. import units as _units
 from .._validate import check_choice, check_int, check_real
 from .feedback import m_from_delta, n_from_k
 from .network import TcpParams
@@ -275,12 +276,11 @@ class Scenario:
 
     @property
     def total_slots(self) -> int:
-        return int(round((self.duration + self.warmup) / self.slot_seconds))
+        return _units.total_slots(self.duration, self.warmup, self.slot_seconds)
 
     def to_slots(self, seconds: float) -> int:
         """Round a time to whole slots (at least 1 for positive times)."""
-        v = int(round(seconds / self.slot_seconds))
-        return max(v, 1) if seconds > 0 else v
+        return _units.to_slots(seconds, self.slot_seconds)
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "tcp"}
