@@ -107,35 +107,41 @@ def _send_new(c, t, st, fs, cpar, gpar, sq_seq):
 
 
 @njit(cache=True, error_model="numpy")
+def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
+    """SACK recovery: retransmit holes first, then new data, while pipe < cwnd."""
+    cap = sb.shape[1]
+    wmax = cpar[c, CP_WMAX]
+    cw = np.int64(np.floor(fs[c, F_CWND] + 1e-9))
+    while st[c, S_PIPE] < cw:
+        q = st[c, S_RTXNEXT]
+        if q < st[c, S_UNA]:
+            q = st[c, S_UNA]
+        hs = st[c, S_HIGHSACK]
+        while q < hs and sb[c, q % cap] != 0:
+            q += 1
+        if q < hs:
+            if not push_seg(c, q, st, cpar, sq_seq):
+                return False
+            sb[c, q % cap] = 2
+            st[c, S_RETX] += 1
+            st[c, S_RTXNEXT] = q + 1
+            st[c, S_PIPE] += 1
+            continue
+        st[c, S_RTXNEXT] = q
+        if st[c, S_NXT] < st[c, S_UNA] + wmax:
+            if not _send_new(c, t, st, fs, cpar, gpar, sq_seq):
+                return False
+            st[c, S_PIPE] += 1
+        else:
+            break
+    return True
+
+
+@njit(cache=True, error_model="numpy", inline="always")
 def try_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
     """Send what the window allows (the SACK recovery rule during SACK recovery)."""
     if cpar[c, CP_VARIANT] == TCP_SACK and st[c, S_INREC] == 1:
-        cap = sb.shape[1]
-        wmax = cpar[c, CP_WMAX]
-        cw = np.int64(np.floor(fs[c, F_CWND] + 1e-9))
-        while st[c, S_PIPE] < cw:
-            q = st[c, S_RTXNEXT]
-            if q < st[c, S_UNA]:
-                q = st[c, S_UNA]
-            hs = st[c, S_HIGHSACK]
-            while q < hs and sb[c, q % cap] != 0:
-                q += 1
-            if q < hs:
-                if not push_seg(c, q, st, cpar, sq_seq):
-                    return False
-                sb[c, q % cap] = 2
-                st[c, S_RETX] += 1
-                st[c, S_RTXNEXT] = q + 1
-                st[c, S_PIPE] += 1
-                continue
-            st[c, S_RTXNEXT] = q
-            if st[c, S_NXT] < st[c, S_UNA] + wmax:
-                if not _send_new(c, t, st, fs, cpar, gpar, sq_seq):
-                    return False
-                st[c, S_PIPE] += 1
-            else:
-                break
-        return True
+        return _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
     win = fs[c, F_CWND]
     wmax = cpar[c, CP_WMAX]
     if win > wmax:
@@ -283,7 +289,7 @@ def on_recovery_ack(c, a, st, fs, cpar, sq_seq):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
     """ACK with cumulative value ``a`` (next expected segment) and SACKed segment ``sk``
     (-1: none) reaches the sender at slot ``t``.  Returns False on a ring overflow.
@@ -377,7 +383,7 @@ def send_ack(c, t, sk, st, cpar, ak_t, ak_v, ak_s):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def rcv_frame(c, q, t, st, cpar, gpar, ooo, ak_t, ak_v, ak_s):
     """A complete frame carrying segment ``q`` reaches the receiver at slot ``t``."""
     if st[c, S_DAEXP] < t:          # a delayed-ACK timer that expired before this arrival
