@@ -30,7 +30,7 @@ def run_baseline(sc: Scenario, seed: int = 0) -> dict:
     atm = sc.feedback != "none"
     upf = sc.cells_per_frame if atm else 1
     unit = 53.0 if atm else float(sc.ip_packet_bytes)
-    svc_high = unit / 53.0                      # slots per unit at the high rate
+    svc_high = unit / sc.slot_bytes             # slots per unit at the high rate (units.slot_bytes)
     bufcap = sc.buffer_packets * upf
     delta = sc.to_slots(sc.rtt[0])
     fbdelay = sc.to_slots(sc.feedback_delay[0])
@@ -190,6 +190,6 @@ def run_baseline(sc: Scenario, seed: int = 0) -> dict:
             try_send(t)
     integrate(end)
     wall = time.perf_counter() - t0
-    capb = cap_win * 53.0
+    capb = cap_win * sc.slot_bytes
     return {"efficiency": good * sc.ip_packet_bytes / capb, "cells": cells, "seconds": wall,
             "cells_per_second": cells / wall}

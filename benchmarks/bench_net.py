@@ -29,10 +29,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 
-from tcpabr_model.net import from_sim_scenario, simulate_network  # noqa: E402
-from tcpabr_model.net import _layout as L  # noqa: E402
-from tcpabr_model.net.presets import preset, seed000_network  # noqa: E402
-from tcpabr_model.net.run import run_network_replication  # noqa: E402
+from tcpabr_model.sim import from_sim_scenario, simulate_network  # noqa: E402
+from tcpabr_model.sim import _layout as L  # noqa: E402
+from tcpabr_model.sim.presets import preset, seed000_network  # noqa: E402
+from tcpabr_model.sim.network_run import run_network_replication  # noqa: E402
 from tcpabr_model.sim import Scenario  # noqa: E402
 from tcpabr_model.sim import _kernel as K  # noqa: E402
 from tcpabr_model.sim.run import run_replication  # noqa: E402

@@ -9,7 +9,7 @@ numbers from code that no longer exists.
 This module installs, before any kernel is decorated, cache locators that apply to the
 files of this package only and stamp every cached function with one hash of the
 package's kernel sources: every module that imports numba and every package module those
-import, transitively (the constants of ``net/_layout.py`` are frozen into the kernels, so
+import, transitively (the constants of ``sim/_layout.py`` are frozen into the kernels, so
 they count).  A change in any of them invalidates every cached kernel of the package
 (numba recompiles and overwrites the index); functions of other packages keep numba's
 own locators.  The locators reuse numba's cache folders

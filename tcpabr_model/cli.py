@@ -30,7 +30,7 @@ _COMMAND_MODULES = (
     "tcpabr_model.reproduce.cli",   # reproduce
     "tcpabr_model.plot.cli",        # plot
     "tcpabr_model.validation.cli",  # validate
-    "tcpabr_model.net.cli",         # presets
+    "tcpabr_model.sim.presets_cli",  # presets
     "tcpabr_model.capacity.cli",    # trace fit
 )
 
@@ -44,7 +44,7 @@ _COMMANDS = {
     "reproduce": "tcpabr_model.reproduce.cli",
     "plot": "tcpabr_model.plot.cli",
     "validate": "tcpabr_model.validation.cli",
-    "presets": "tcpabr_model.net.cli",
+    "presets": "tcpabr_model.sim.presets_cli",
 }
 
 # reStructuredText roles and literals in docstrings reused as help texts.

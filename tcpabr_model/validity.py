@@ -85,24 +85,6 @@ _AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio")
 TESTBED_INTERVAL_UNITS = 6.0
 
 
-def _pipe_scale(feedback: str, **kwargs) -> float:
-    """Simulator delay units per analysis time unit.
-
-    Over ATM one frame of ``cells_per_frame`` cells takes exactly one time unit at the
-    high rate, as in the analysis.  TCP alone sends IP packets (540 B by default) over the
-    same physical link (636 B of cells per time unit), so one packet takes
-    ``ip / wire = 540/636`` time units: to give the simulated pipe the analysis' Delta
-    packets, its delay is scaled by that factor (CHOICE, docs/validity.md).
-    """
-    if feedback != "none":
-        return 1.0
-    from .sim import Scenario
-
-    probe = Scenario(**{k: v for k, v in kwargs.items()
-                        if k in ("payload_bytes", "tcpip_header_bytes", "llc_snap_bytes", "aal5_trailer_bytes")})
-    return probe.ip_packet_bytes / probe.frame_wire_bytes
-
-
 def _interval_override(feedback: str, kwargs: dict, default: float) -> float:
     """``interval`` (seconds) may be overridden only for TCP alone, where it is only a trace clock."""
     if "interval" not in kwargs:
@@ -123,7 +105,7 @@ def embedded_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0
     probability 1/psi per epoch, assumption III-B.1); INSTCAP measures the available
     capacity over the last Delta (``interval`` = Delta) and the source applies it at once
     (``feedback_delay=0``), so ``S_t = R_{t - Delta}`` (III-A.8).  For TCP alone the
-    delay is scaled so that the pipe holds Delta IP packets (see :func:`_pipe_scale`).
+    pipe holds Delta IP packets in every mode (one time unit, :mod:`tcpabr_model.units`).
 
     Parameters
     ----------
@@ -153,11 +135,10 @@ def embedded_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0
     check_choice("feedback", feedback, ("instcap", "none", "constant"))
     delta = check_real("delta", delta, 1.0, 1e5)
     psi = check_real("psi", psi, 1.0)
-    d_sim = delta * _pipe_scale(feedback, **kwargs)
     unit = kwargs.get("payload_bytes", 500) / kwargs.get("high_rate", 100e3)
     extra = {"initial_rate": source_rate} if source_rate is not None else {}
-    interval = _interval_override(feedback, kwargs, d_sim * unit)
-    return Scenario.from_normalized(delta=d_sim, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
+    interval = _interval_override(feedback, kwargs, delta * unit)
+    return Scenario.from_normalized(delta=delta, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
                                     feedback=feedback, capacity_mode="embedded", interval=interval,
                                     feedback_delay=0.0, **extra, **kwargs)
 
@@ -168,16 +149,15 @@ def continuous_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20
 
     Exponential capacity sojourns of mean ``tau = psi Delta``; INSTCAP measured every
     s = 30 ms (6 time units) and fed back after one round-trip delay (the paper's testbed).
-    Parameters as :func:`embedded_sim_scenario`; TCP alone's delay is scaled the same way.
+    Parameters as :func:`embedded_sim_scenario`.
     """
     from .sim import Scenario
 
     check_choice("feedback", feedback, ("instcap", "none"))
     delta = check_real("delta", delta, 1.0, 1e5)
-    d_sim = delta * _pipe_scale(feedback, **kwargs)
     unit = kwargs.get("payload_bytes", 500) / kwargs.get("high_rate", 100e3)
     interval = _interval_override(feedback, kwargs, TESTBED_INTERVAL_UNITS * unit)
-    return Scenario.from_normalized(delta=d_sim, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
+    return Scenario.from_normalized(delta=delta, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
                                     feedback=feedback, capacity_mode="continuous", interval=interval, **kwargs)
 
 

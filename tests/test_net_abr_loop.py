@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from tcpabr_model.net import _abr_loop as L
-from tcpabr_model.net import _erica as E
-from tcpabr_model.net._abr_metrics import queue_divergence
-from tcpabr_model.net._erica import EricaParams
-from tcpabr_model.net.presets_abr import slides_source_params
+from tcpabr_model.sim import _abr_loop as L
+from tcpabr_model.sim import _erica as E
+from tcpabr_model.sim._abr_metrics import queue_divergence
+from tcpabr_model.sim._erica import EricaParams
+from tcpabr_model.sim.presets_abr import slides_source_params
 
 LINK = 155.52e6 / 424          # cells/s
 SLOT = 1.0 / LINK

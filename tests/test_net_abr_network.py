@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from tcpabr_model.net import Port, Vc, simulate_network
-from tcpabr_model.net.presets_abr import get_abr_preset, slides_source_params
+from tcpabr_model.sim import Port, Vc, simulate_network
+from tcpabr_model.sim.presets_abr import get_abr_preset, slides_source_params
 
 
 def _run(name, dur, **kw):

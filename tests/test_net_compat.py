@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from tcpabr_model.net import from_sim_scenario, simulate_network
-from tcpabr_model.net import _layout as L
-from tcpabr_model.net.run import run_network_replication
+from tcpabr_model.sim import from_sim_scenario, simulate_network
+from tcpabr_model.sim import _layout as L
+from tcpabr_model.sim.network_run import run_network_replication
 from tcpabr_model.sim import Scenario, TcpConfig, simulate
 from tcpabr_model.sim import _kernel as K
 from tcpabr_model.sim.run import run_replication

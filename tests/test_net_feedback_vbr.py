@@ -4,8 +4,8 @@ import dataclasses as dc
 
 import pytest
 
-from tcpabr_model.net import Port, simulate_network
-from tcpabr_model.net.presets_abr import get_abr_preset
+from tcpabr_model.sim import Port, simulate_network
+from tcpabr_model.sim.presets_abr import get_abr_preset
 
 
 def _case(vbr_fraction, duty, period, rate_allocation="instcap"):

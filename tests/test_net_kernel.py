@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from tcpabr_model.net import DropPolicy, Network, Port, TcpParams, VbrSource, Vc, simulate_network
-from tcpabr_model.net import _layout as L
-from tcpabr_model.net.run import run_network_replication
+from tcpabr_model.sim import DropPolicy, Network, Port, TcpParams, VbrSource, Vc, simulate_network
+from tcpabr_model.sim import _layout as L
+from tcpabr_model.sim.network_run import run_network_replication
 
 
 def run1(net, seed=0, force=()):
@@ -119,7 +119,7 @@ def test_conservation_of_cells_and_packets(make):
 
 
 def test_multi_hop_traffic_reaches_destinations_through_delay_lines():
-    net = _chain()
+    net = _chain().with_(start_jitter=0.01)   # replications of a network need randomness
     res = simulate_network(net, replications=2, seed=4)
     assert all(g.mean > 0 for g in res.vc_goodput_bps)
     assert len(res.goodput_bps) == 6
@@ -127,7 +127,7 @@ def test_multi_hop_traffic_reaches_destinations_through_delay_lines():
 
 
 def test_same_numbers_for_any_worker_count():
-    net = _chain().with_(duration=0.1)
+    net = _chain().with_(duration=0.1, start_jitter=0.01)
     a = simulate_network(net, replications=3, seed=9, workers=1)
     b = simulate_network(net, replications=3, seed=9, workers=2)
     assert a.efficiency == b.efficiency and a.counters == b.counters
@@ -144,6 +144,7 @@ def test_same_numbers_for_any_worker_count():
     (lambda: Network(tcp=TcpParams(rto="fixed")), "rto='fixed'"),
     (lambda: Network(ports=(Port(),), vcs=(Vc(route=(1,)),)), "route"),
     (lambda: simulate_network(Network(ports=(Port(ubr_policy=DropPolicy("gfr")),)), 1), "threshold=None"),
+    (lambda: simulate_network(Network(), 2), "replications=2 is invalid for network '': it has no randomness"),
 ])
 def test_bad_input_names_the_parameter(bad, name):
     with pytest.raises(ValueError, match=name.replace("(", r"\(").replace(")", r"\)")):

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from tcpabr_model.net import DropPolicy
-from tcpabr_model.net import _layout as L
-from tcpabr_model.net._drop_policies import epd_admit, fba_admit, frame_admit, gfr_admit, sd_admit, uniform01
-from tcpabr_model.net._kernel import _arrive
+from tcpabr_model.sim import DropPolicy
+from tcpabr_model.sim import _layout as L
+from tcpabr_model.sim._drop_policies import epd_admit, fba_admit, frame_admit, gfr_admit, sd_admit, uniform01
+from tcpabr_model.sim._network_kernel import _arrive
 
 
 # ---- GFR: every branch of the seed-002 pseudocode ------------------------------------

@@ -5,8 +5,8 @@ import json
 import pytest
 
 from tcpabr_model.cli import main
-from tcpabr_model.net import Network, simulate_network
-from tcpabr_model.net.presets import TABLE1, preset, preset_names
+from tcpabr_model.sim import Network, simulate_network
+from tcpabr_model.sim.presets import TABLE1, preset, preset_names
 
 
 def test_every_preset_builds_and_states_its_provenance():

@@ -14,7 +14,7 @@ PKG_ROOT = Path(tcpabr_model.__file__).resolve().parent
 
 
 def test_package_kernels_use_the_guarded_locator():
-    from tcpabr_model.net import _abr_loop
+    from tcpabr_model.sim import _abr_loop
     from tcpabr_model.sim import _kernel
 
     stamp = _numba_cache.package_stamp(PKG_ROOT)
@@ -45,7 +45,7 @@ def test_package_stamp_covers_kernels_and_what_they_import(tmp_path):
 
 def test_the_package_kernel_sources_include_the_layout_constants():
     names = {p.relative_to(PKG_ROOT).as_posix() for p in _numba_cache.kernel_sources(PKG_ROOT)}
-    assert {"net/_layout.py", "net/_erica.py", "net/_tcp.py", "sim/_kernel.py"} <= names
+    assert {"sim/_layout.py", "sim/_erica.py", "sim/_tcp.py", "sim/_kernel.py", "sim/_network_kernel.py"} <= names
     assert "cli.py" not in names and "plot/_efficiency.py" not in names
 
 

@@ -79,7 +79,7 @@ def test_conservation_of_cells_and_packets(feedback, psi, tcp):
         assert st[c, K.S_CDROP] >= st[c, K.S_FDROP]
 
 
-@pytest.mark.parametrize("variant", ["no-fast-retransmit", "reno"])
+@pytest.mark.parametrize("variant", ["timeout-only", "reno"])
 def test_single_forced_loss(variant):
     sc = _constant(wmax=32, tcp=TcpConfig(wmax=32, variant=variant), duration=30.0)
     res = simulate(sc, replications=1, seed=0, force_drops=[(0, 100)], trace=True)
@@ -90,7 +90,7 @@ def test_single_forced_loss(variant):
     assert fs[0, K.F_SSTH] == 16.0
     assert st[0, K.S_GOODALL] == st[0, K.S_RCVNXT]
     cw = res.trace.cwnd[:, 0]
-    if variant == "no-fast-retransmit":
+    if variant == "timeout-only":
         assert c["timeouts"] == 1 and c["fast_retransmits"] == 0
         # after the timeout: cwnd = 1, then slow start (doubling per RTT) up to ssthresh
         i = int(np.argmax(cw[10:] <= 2.0)) + 10

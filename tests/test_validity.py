@@ -104,7 +104,7 @@ def test_embedded_scenario_is_the_analysis_rate_rule():
 def test_tcp_alone_pipe_is_delta_ip_packets():
     for mk in (embedded_sim_scenario, continuous_sim_scenario):
         sc = mk(delta=40, bmax=10, psi=5, wmax=128, feedback="none")
-        packet_s = sc.ip_packet_bytes / (sc.frame_wire_bytes / sc.time_unit)  # IP packet at the high rate
+        packet_s = sc.ip_packet_bytes / (sc.slot_bytes / sc.slot_seconds)   # IP packet at the high rate
         assert sc.rtt[0] / packet_s == pytest.approx(40, rel=1e-12)
         assert sc.psi == pytest.approx(5)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._validate import check_int, check_real
+from ..units import CELL_BYTES, CELL_PAYLOAD_BYTES
 
 __all__ = [
     "CELL_BYTES",
@@ -33,8 +34,7 @@ __all__ = [
     "atm_cell_efficiency",
 ]
 
-CELL_BYTES = 53
-CELL_PAYLOAD = 48
+CELL_PAYLOAD = CELL_PAYLOAD_BYTES
 #: STS-3c: 260 of 270 columns carry the payload -> 149.76 of 155.52 Mbit/s
 SONET_PAYLOAD_FRACTION = 26.0 / 27.0
 

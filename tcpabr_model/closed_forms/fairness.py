@@ -16,32 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_real
+from ..stats import _rates, jain_index
 
 __all__ = ["jain_index", "efficiency_seed000", "efficiency_seed001", "efficiency_seed004"]
-
-
-def _rates(x, name="x"):
-    a = np.asarray(x, dtype=float)
-    if a.ndim == 0 or a.shape[-1] == 0 or np.any(~np.isfinite(a)) or np.any(a < 0):
-        raise ValueError(f"{name}={x!r} is invalid: must be a non-empty array of finite values >= 0")
-    return a
-
-
-def jain_index(x, axis=-1):
-    """Jain's fairness index :math:`(\\sum x)^2/(n\\sum x^2)` along ``axis`` (vectorised).
-
-    Raises ``ValueError`` when all throughputs along the axis are zero (undefined).
-    """
-    a = _rates(x)
-    top = np.max(a, axis=axis, keepdims=True)
-    if np.any(top == 0):
-        raise ValueError("x is invalid: the fairness index is undefined when every throughput is 0")
-    a = a / top  # scale-free: avoids under/overflow of the squares
-    s2 = np.sum(a * a, axis=axis)
-    n = a.shape[axis]
-    j = np.sum(a, axis=axis) ** 2 / (n * s2)
-    j = np.minimum(j, 1.0)  # guard the rounding of the equal-rates case
-    return float(j) if np.ndim(j) == 0 else j
 
 
 def efficiency_seed000(throughputs, max_tcp_throughput):

@@ -1,21 +1,13 @@
-"""Network (topology) cell-level simulator: service categories, UBR+/GFR drop policies,
-VBR with a guaranteed rate for UBR, SACK TCP, and the seeds' scenarios.
+"""Deprecated: the network simulator now lives in :mod:`tcpabr_model.sim` (one cell-level
+simulator, issue 14).  ``tcpabr_model.net`` and its public submodules (``model``, ``run``,
+``presets``, ``presets_abr``, ``compat``, ``cli``) re-export the new names for one release."""
 
-Public names
-------------
-Network, Port, Vc, VbrSource, TcpParams, DropPolicy, CapacityProcess
-    Validated description of a network (``docs/network.md``).
-simulate_network, NetResult
-    Replications with confidence intervals.
-from_sim_scenario
-    The single-bottleneck system of :mod:`tcpabr_model.sim` as a network.
-PRESETS, preset, preset_names
-    The seeds' configurations (``presets.py``), each with its provenance.
-"""
+import warnings
 
-from .compat import from_sim_scenario
-from .model import CapacityProcess, DropPolicy, Network, Port, TcpParams, VbrSource, Vc
-from .run import NetResult, simulate_network
+from ..sim import (CapacityProcess, DropPolicy, NetResult, Network, Port, TcpParams, VbrSource, Vc,
+                   from_sim_scenario, simulate_network)
+
+warnings.warn("tcpabr_model.net is deprecated: import from tcpabr_model.sim", DeprecationWarning, stacklevel=2)
 
 __all__ = ["Network", "Port", "Vc", "VbrSource", "TcpParams", "DropPolicy", "CapacityProcess",
            "simulate_network", "NetResult", "from_sim_scenario"]

@@ -1,25 +1,55 @@
-"""Cell-level Monte Carlo simulator of TCP over ATM/ABR (and TCP alone).
+"""One cell-level Monte Carlo simulator of TCP over ATM/ABR, UBR+/GFR and TCP alone.
+
+Two kernels run over the same arrays (``_layout.py``) and the same TCP (``_tcp.py``): the
+general network kernel (ports, VCs, VBR, drop policies, ERICA; ``docs/network.md``) and
+the single-bottleneck fast path of the core paper's system (``docs/simulator.md``).
 
 Public names
 ------------
 Scenario, TcpConfig
-    Validated scenario in physical units (``Scenario.from_normalized`` for the paper's
-    normalised units).
-simulate, SimulationResult, Estimate, Trace
-    Run replications and get efficiency, fairness and loss estimates with confidence
-    intervals.
-capacity_path
-    Sample path of the two-state available-capacity process.
-m_from_delta, n_from_k, effcap_reference
-    EFFCAP helpers (Section VI notation) and eq. (28) computed directly.
-jain_index
-    Jain's fairness index.
+    The single-bottleneck system in physical units (``Scenario.from_normalized`` for the
+    paper's normalised units); ``Scenario.to_network()`` builds the same system as a
+    :class:`Network`.
+simulate, SimulationResult, Trace
+    Replications of a :class:`Scenario` on the fast path.
+Network, Port, Vc, VbrSource, TcpParams, DropPolicy, CapacityProcess
+    A network (topology) description.
+simulate_network, NetResult
+    Replications of a :class:`Network` on the general kernel.
+preset, preset_names
+    The seeds' configurations (``presets.py``), each with its provenance.
+Estimate, jain_index
+    From :mod:`tcpabr_model.stats`.
+capacity_path, m_from_delta, n_from_k, effcap_reference
+    The two-state capacity process; EFFCAP helpers (Section VI) and eq. (28).
+VARIANTS
+    The TCP variants: timeout-only, reno, newreno, sack.
 """
 
-from .capacity import capacity_path
-from .feedback import effcap_reference, m_from_delta, n_from_k
-from .run import Estimate, SimulationResult, Trace, jain_index, simulate
-from .scenario import Scenario, TcpConfig
+import importlib
 
-__all__ = ["Scenario", "TcpConfig", "simulate", "SimulationResult", "Estimate", "Trace",
-           "capacity_path", "m_from_delta", "n_from_k", "effcap_reference", "jain_index"]
+# names are imported on first use (PEP 562) so that ``tcpabr simulate --help`` and the other
+# command modules stay light at import; ``from tcpabr_model.sim import X`` works as usual
+_WHERE = {
+    "Estimate": "..stats", "jain_index": "..stats", "capacity_path": ".capacity",
+    "from_sim_scenario": ".compat", "effcap_reference": ".feedback", "m_from_delta": ".feedback",
+    "n_from_k": ".feedback", "CapacityProcess": ".network", "DropPolicy": ".network", "Network": ".network",
+    "Port": ".network", "TcpParams": ".network", "VbrSource": ".network", "Vc": ".network",
+    "NetResult": ".network_run", "simulate_network": ".network_run", "preset": ".presets",
+    "preset_names": ".presets", "SimulationResult": ".run", "Trace": ".run", "simulate": ".run",
+    "Scenario": ".scenario", "TcpConfig": ".scenario", "VARIANTS": ".variants",
+}
+
+__all__ = list(_WHERE)
+
+
+def __getattr__(name):
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name], __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))

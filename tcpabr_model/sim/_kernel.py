@@ -12,9 +12,9 @@ transmission time later.  Slots in which every queue is empty are skipped in one
 The kernel takes only arrays and scalars, draws no random numbers (the capacity path is
 generated outside, see :mod:`tcpabr_model.sim.capacity`), and is fully deterministic.
 The TCP sender and receiver state of each connection is a row of the integer array
-``st`` and the float array ``fs`` (the "TCB as a state record").
-
-All indices below are module constants; numba freezes them at compile time.
+``st`` and the float array ``fs`` (the "TCB as a state record"); the TCP rules are the
+ones of the general network kernel, :mod:`tcpabr_model.sim._tcp`, and the columns come
+from :mod:`tcpabr_model.sim._layout`.
 """
 
 from __future__ import annotations
@@ -22,352 +22,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-BIG = np.int64(2**62)
-
-# ---- global integer parameters (gpar) ------------------------------------------------
-G_NSLOTS = 0        # slots to simulate
-G_WARMUP = 1        # goodput / capacity are counted from this slot on
-G_UPF = 2           # units (cells) per frame
-G_BUF = 3           # bottleneck buffer in units, counting the unit in service
-G_EPD = 4           # EPD threshold in units (-1: partial packet discard only)
-G_MEAS = 5          # measurement / feedback interval s, in slots
-G_SAMPLE = 6        # sampling interval of the recorded series, in slots
-G_VARIANT = 7       # 0: no fast retransmit (paper), 1: Reno
-G_RTOMODE = 8       # 0: fixed RTO, 1: RFC 6298 estimator
-G_GRAN = 9          # timer granularity in slots (estimator mode)
-G_RTOMIN = 10       # minimum RTO in slots (estimator)
-G_RTOMAX = 11       # maximum RTO in slots (estimator)
-G_DELACK = 12       # 1: delayed ACK (every second segment or timer)
-G_DELACKTO = 13     # delayed-ACK timer in slots
-G_DUPTHRESH = 14    # duplicate-ACK threshold (Reno)
-G_INITSTATE = 15    # capacity state at slot 0 (0 high, 1 low)
-G_RTOINIT = 16      # initial RTO in slots (estimator)
-G_NPAR = 17
-
-# ---- global float parameters (gfpar) -------------------------------------------------
-GF_SLOTB = 0        # bytes per slot at the high rate (53)
-GF_UNITB = 1        # bytes per unit (53 for cells, IP packet size for TCP alone)
-GF_LOW = 2          # low capacity as a fraction of the high one
-GF_NPAR = 3
-
-# ---- per-connection integer parameters (cpar) ----------------------------------------
-CP_DELTA = 0        # round-trip propagation delay Delta_i, slots
-CP_FBDELAY = 1      # feedback delay, slots
-CP_M = 2            # EFFCAP M (measurement intervals per average)
-CP_N = 3            # EFFCAP N (averages in the minimum)
-CP_WMAX = 4         # maximum window, packets
-CP_ABR = 5          # 1: source follows rate feedback; 2: ABR source at a constant rate; 0: host link
-CP_RTOFIX = 6       # fixed RTO in slots (fixed mode)
-CP_NPAR = 7
-
-# ---- per-connection float parameters (cfpar) ------------------------------------------
-CF_SHARE = 0        # share of the capacity estimate fed back
-CF_HOSTRATE = 1     # source rate in bytes/slot when CP_ABR == 0
-CF_INITRATE = 2     # initial allowed rate (normalised capacity) before any feedback
-CF_SSTHRESH0 = 3    # initial ssthresh, packets
-CF_NPAR = 4
-
-# ---- per-connection integer state (st) ------------------------------------------------
-S_UNA = 0
-S_NXT = 1
-S_MAX = 2
-S_DUP = 3
-S_INREC = 4
-S_RTOEXP = 5
-S_RTTACT = 6
-S_RTTSEQ = 7
-S_RTTSTART = 8
-S_RCVNXT = 9
-S_DAPEND = 10
-S_DAEXP = 11
-S_TXID = 12         # (unused)
-S_SQHEAD = 13       # segmentation queue (frames) ring head
-S_SQCNT = 14        # frames in the segmentation queue
-S_SQCIDX = 15       # next cell index within the head frame
-S_SQCELLS = 16      # cells waiting in the segmentation queue
-S_AKHEAD = 17
-S_AKCNT = 18
-S_FBHEAD = 19
-S_FBCNT = 20
-S_PPDTX = 21        # 1 while the rest of the head frame is discarded at the bottleneck
-S_RATX = 22         # (unused: reassembly needs no per-cell state, see the service loop)
-S_RAGOT = 23        # (unused)
-# counters
-S_TIMEOUTS = 24
-S_FASTRTX = 25
-S_SEGSENT = 26      # segments handed to the segmentation queue (incl. retransmissions)
-S_RETX = 27
-S_GOOD = 28         # in-order segments delivered at the receiver after warm-up
-S_GOODALL = 29      # in-order segments delivered since t = 0
-S_CSENT = 30        # cells (units) sent by the source
-S_CDROP = 31        # cells dropped at the bottleneck
-S_FDROP = 32        # frames with at least one dropped cell
-S_CSERVED = 33      # cells served by the bottleneck
-S_FDELIV = 34       # complete frames reassembled (incl. duplicates)
-S_ACKS = 35         # ACKs sent by the receiver
-S_FSENT = 36        # frames whose first cell left the source
-S_NSTATE = 37
-
-# ---- per-connection float state (fs) ---------------------------------------------------
-F_CWND = 0
-F_SSTH = 1
-F_SRTT = 2
-F_RTTVAR = 3
-F_RTO = 4           # slots (estimator mode)
-F_ACR = 5           # allowed rate, bytes per slot
-F_CRED = 6          # source byte credit
-F_NSTATE = 7
-
-# ---- global outputs (gout) -------------------------------------------------------------
-O_CAPTOT = 0        # integral of normalised capacity over [0, nslots), slots
-O_CAPWIN = 1        # same over [warmup, nslots)
-O_ERR = 2           # 0 ok; 1 segmentation ring overflow; 2 ACK ring overflow; 3 feedback ring
-O_QEND = 3          # units in the bottleneck at the end
-O_NMEAS = 4         # measurements taken
-O_NSAMP = 5         # samples recorded
-O_NOUT = 6
-
-
-@njit(cache=True, error_model="numpy")
-def _cap_integral(a, b, ptimes, pstate, caps):
-    """Integral of the normalised capacity over [a, b) (slots); advances the path.
-
-    ``pstate[0]`` is the index of the next change in ``ptimes`` and ``pstate[1]`` the
-    current state (0 high, 1 low).  ``ptimes`` ends with +inf.
-    """
-    acc = 0.0
-    x = float(a)
-    fb = float(b)
-    i = pstate[0]
-    s = pstate[1]
-    while ptimes[i] < fb:
-        tc = ptimes[i]
-        if tc > x:
-            acc += caps[s] * (tc - x)
-            x = tc
-        s = 1 - s
-        i += 1
-    acc += caps[s] * (fb - x)
-    pstate[0] = i
-    pstate[1] = s
-    return acc
-
-
-@njit(cache=True, error_model="numpy")
-def _path_cursor(ptimes, pstate, caps):
-    """(last slot t such that [t, t+1) holds no capacity change, current capacity)."""
-    x = ptimes[pstate[0]]
-    if x >= 4.0e18:
-        n = BIG
-    else:
-        n = np.int64(np.floor(x)) - 1
-    return n, caps[pstate[1]]
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _rto_slots(c, st, fs, cpar, gpar):
-    if gpar[G_RTOMODE] == 0:
-        return cpar[c, CP_RTOFIX]
-    return np.int64(np.ceil(fs[c, F_RTO]))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _arm_timer(c, t, st, fs, cpar, gpar):
-    exp = t + _rto_slots(c, st, fs, cpar, gpar)
-    if gpar[G_RTOMODE] == 1:
-        g = gpar[G_GRAN]
-        if g > 1:
-            exp = ((exp + g - 1) // g) * g
-    st[c, S_RTOEXP] = exp
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _push_seg(c, seq, st, sq_seq, upf):
-    cap = sq_seq.shape[1]
-    if st[c, S_SQCNT] >= cap:
-        return False
-    pos = (st[c, S_SQHEAD] + st[c, S_SQCNT]) % cap
-    sq_seq[c, pos] = seq
-    st[c, S_SQCNT] += 1
-    st[c, S_SQCELLS] += upf
-    st[c, S_SEGSENT] += 1
-    return True
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _try_send(c, t, st, fs, cpar, gpar, sq_seq):
-    win = fs[c, F_CWND]
-    wmax = cpar[c, CP_WMAX]
-    if win > wmax:
-        win = float(wmax)
-    w = np.int64(np.floor(win + 1e-9))
-    if w < 1:
-        w = 1
-    ok = True
-    while st[c, S_NXT] < st[c, S_UNA] + w:
-        seq = st[c, S_NXT]
-        if not _push_seg(c, seq, st, sq_seq, gpar[G_UPF]):
-            ok = False
-            break
-        if seq >= st[c, S_MAX]:
-            st[c, S_MAX] = seq + 1
-            if st[c, S_RTTACT] == 0 and gpar[G_RTOMODE] == 1:
-                st[c, S_RTTACT] = 1
-                st[c, S_RTTSEQ] = seq
-                st[c, S_RTTSTART] = t
-        else:
-            st[c, S_RETX] += 1
-        st[c, S_NXT] += 1
-        if st[c, S_RTOEXP] >= BIG:
-            _arm_timer(c, t, st, fs, cpar, gpar)
-    return ok
-
-
-@njit(cache=True, error_model="numpy")
-def _rtt_sample(c, r, fs, gpar):
-    r = float(r)
-    if fs[c, F_SRTT] < 0.0:
-        fs[c, F_SRTT] = r
-        fs[c, F_RTTVAR] = 0.5 * r
-    else:
-        fs[c, F_RTTVAR] = 0.75 * fs[c, F_RTTVAR] + 0.25 * abs(fs[c, F_SRTT] - r)
-        fs[c, F_SRTT] = 0.875 * fs[c, F_SRTT] + 0.125 * r
-    g = float(gpar[G_GRAN])
-    v = 4.0 * fs[c, F_RTTVAR]
-    if v < g:
-        v = g
-    rto = fs[c, F_SRTT] + v
-    if rto < gpar[G_RTOMIN]:
-        rto = float(gpar[G_RTOMIN])
-    if rto > gpar[G_RTOMAX]:
-        rto = float(gpar[G_RTOMAX])
-    fs[c, F_RTO] = rto
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _on_ack(c, a, t, st, fs, cpar, gpar, sq_seq):
-    wmax = float(cpar[c, CP_WMAX])
-    if a > st[c, S_UNA]:
-        if st[c, S_RTTACT] == 1 and a > st[c, S_RTTSEQ]:
-            _rtt_sample(c, t - st[c, S_RTTSTART], fs, gpar)
-            st[c, S_RTTACT] = 0
-        if st[c, S_INREC] == 1:
-            fs[c, F_CWND] = fs[c, F_SSTH]
-            st[c, S_INREC] = 0
-        elif fs[c, F_CWND] < fs[c, F_SSTH]:
-            fs[c, F_CWND] += 1.0
-        else:
-            fs[c, F_CWND] += 1.0 / fs[c, F_CWND]
-        if fs[c, F_CWND] > wmax:
-            fs[c, F_CWND] = wmax
-        st[c, S_UNA] = a
-        st[c, S_DUP] = 0
-        if st[c, S_NXT] < a:
-            st[c, S_NXT] = a
-        if st[c, S_UNA] < st[c, S_MAX]:
-            _arm_timer(c, t, st, fs, cpar, gpar)
-        else:
-            st[c, S_RTOEXP] = BIG
-    elif a == st[c, S_UNA] and st[c, S_MAX] > st[c, S_UNA]:
-        st[c, S_DUP] += 1
-        if gpar[G_VARIANT] == 1:
-            if st[c, S_INREC] == 0 and st[c, S_DUP] == gpar[G_DUPTHRESH]:
-                flight = st[c, S_MAX] - st[c, S_UNA]
-                ss = float(flight // 2)
-                if ss < 2.0:
-                    ss = 2.0
-                fs[c, F_SSTH] = ss
-                _push_seg(c, st[c, S_UNA], st, sq_seq, gpar[G_UPF])
-                st[c, S_RETX] += 1
-                st[c, S_FASTRTX] += 1
-                fs[c, F_CWND] = ss + 3.0
-                st[c, S_INREC] = 1
-                st[c, S_RTTACT] = 0
-                _arm_timer(c, t, st, fs, cpar, gpar)
-            elif st[c, S_INREC] == 1:
-                fs[c, F_CWND] += 1.0
-    return _try_send(c, t, st, fs, cpar, gpar, sq_seq)
-
-
-@njit(cache=True, error_model="numpy")
-def _on_timeout(c, t, st, fs, cpar, gpar, sq_seq):
-    w = fs[c, F_CWND]
-    wmax = float(cpar[c, CP_WMAX])
-    if w > wmax:
-        w = wmax
-    ss = np.floor(w / 2.0)
-    if ss < 2.0:
-        ss = 2.0
-    fs[c, F_SSTH] = ss
-    fs[c, F_CWND] = 1.0
-    st[c, S_NXT] = st[c, S_UNA]
-    st[c, S_DUP] = 0
-    st[c, S_INREC] = 0
-    st[c, S_RTTACT] = 0
-    st[c, S_TIMEOUTS] += 1
-    if gpar[G_RTOMODE] == 1:
-        r = 2.0 * fs[c, F_RTO]
-        if r > gpar[G_RTOMAX]:
-            r = float(gpar[G_RTOMAX])
-        fs[c, F_RTO] = r
-    st[c, S_RTOEXP] = BIG
-    return _try_send(c, t, st, fs, cpar, gpar, sq_seq)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _send_ack(c, t, st, cpar, ak_t, ak_v):
-    cap = ak_t.shape[1]
-    if st[c, S_AKCNT] >= cap:
-        return False
-    pos = (st[c, S_AKHEAD] + st[c, S_AKCNT]) % cap
-    ak_t[c, pos] = t + cpar[c, CP_DELTA]
-    ak_v[c, pos] = st[c, S_RCVNXT]
-    st[c, S_AKCNT] += 1
-    st[c, S_ACKS] += 1
-    st[c, S_DAPEND] = 0
-    st[c, S_DAEXP] = BIG
-    return True
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _rcv_frame(c, q, t, st, cpar, gpar, ooo, ak_t, ak_v):
-    """A complete frame with sequence number ``q`` reaches the receiver at ``t``."""
-    st[c, S_FDELIV] += 1
-    rb = ooo.shape[1]
-    rn = st[c, S_RCVNXT]
-    if q == rn:
-        rn += 1
-        adv = 1
-        while ooo[c, rn % rb] != 0:
-            ooo[c, rn % rb] = 0
-            rn += 1
-            adv += 1
-        st[c, S_RCVNXT] = rn
-        st[c, S_GOODALL] += adv
-        if t >= gpar[G_WARMUP]:
-            st[c, S_GOOD] += adv
-        if gpar[G_DELACK] == 1 and adv == 1:
-            st[c, S_DAPEND] += 1
-            if st[c, S_DAPEND] >= 2:
-                return _send_ack(c, t, st, cpar, ak_t, ak_v)
-            if st[c, S_DAEXP] >= BIG:
-                st[c, S_DAEXP] = t + gpar[G_DELACKTO]
-            return True
-        return _send_ack(c, t, st, cpar, ak_t, ak_v)
-    if q > rn and q - rn < rb:
-        ooo[c, q % rb] = 1
-    return _send_ack(c, t, st, cpar, ak_t, ak_v)
+from ._layout import *  # noqa: F401,F403  (re-exported: the fast path's columns for run.py)
+from ._layout import (
+    BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
+    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_RATE, GF_SLOTB,
+    GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, S_CDROP, S_CSENT, S_CSERVED,
+    S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_NSTATE, S_PPDTX, S_RTOEXP, S_SEGSENT,
+    S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
+)
+from ._capacity_path import cap_integral, path_cursor
+from ._ratealloc import effcap_update
+from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _conn_next(c, st, ak_t, fb_t):
-    n = st[c, S_RTOEXP]
-    if st[c, S_DAEXP] < n:
-        n = st[c, S_DAEXP]
-    if st[c, S_AKCNT] > 0:
-        v = ak_t[c, st[c, S_AKHEAD]]
-        if v < n:
-            n = v
+    """Earliest timed event of connection ``c``: its TCP events or a feedback arrival."""
+    n = conn_next(c, st, ak_t)
     if st[c, S_FBCNT] > 0:
         v = fb_t[c, st[c, S_FBHEAD]]
         if v < n:
@@ -430,10 +101,12 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     meas_len = gpar[G_MEAS]
     samp_len = gpar[G_SAMPLE]
     slotb = gfpar[GF_SLOTB]
+    linkrate = gfpar[GF_RATE]
     unitb = gfpar[GF_UNITB]
-    caps = np.empty(2)
-    caps[0] = 1.0
-    caps[1] = gfpar[GF_LOW]
+    caps = np.empty((1, 2))     # the one port's capacity levels (see _capacity_path)
+    caps[0, 0] = 1.0
+    caps[0, 1] = gfpar[GF_LOW]
+    ptimes2 = ptimes.reshape((1, ptimes.shape[0]))
 
     st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
     fs = np.zeros((nconn, F_NSTATE))
@@ -441,6 +114,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
     ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
     ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
+    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
     fb_t = np.zeros((nconn, fb_cap), dtype=np.int64)
     fb_v = np.zeros((nconn, fb_cap))
     ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
@@ -467,26 +142,19 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     smp_f = np.zeros((nsamp_max, nconn, 3))
     smp_g = np.zeros((nsamp_max, 4))
 
-    pstate = np.zeros(2, dtype=np.int64)
-    pstate[1] = gpar[G_INITSTATE]
+    pstate = np.zeros((1, 2), dtype=np.int64)
+    pstate[0, 1] = gpar[G_INITSTATE]
 
     for c in range(nconn):
-        fs[c, F_CWND] = 1.0
-        fs[c, F_SSTH] = cfpar[c, CF_SSTHRESH0]
-        fs[c, F_SRTT] = -1.0
-        fs[c, F_RTO] = float(gpar[G_RTOINIT])
+        init_conn(c, st, fs, cfpar, gpar)
         if cpar[c, CP_ABR] >= 1:
             fs[c, F_ACR] = cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE] * slotb
         else:
             fs[c, F_ACR] = cfpar[c, CF_HOSTRATE]
-        st[c, S_RTOEXP] = BIG
-        st[c, S_DAEXP] = BIG
-        st[c, S_PPDTX] = 0
-        st[c, S_RATX] = -1
 
     err = 0
     for c in range(nconn):
-        if not _try_send(c, 0, st, fs, cpar, gpar, sq_seq):
+        if not try_send(c, 0, st, fs, cpar, gpar, sq_seq, sb):
             err = 1
     next_evt = BIG
     for c in range(nconn):
@@ -507,7 +175,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     ksamp = 0
     t = np.int64(0)
 
-    nchg, ccap = _path_cursor(ptimes, pstate, caps)
+    nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
     t_chk = np.int64(0)
     seg_total = np.int64(0)
     for c in range(nconn):
@@ -522,19 +190,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 meas[kmeas] = x
                 kmeas += 1
                 for c in range(nconn):
-                    m = cpar[c, CP_M]
-                    n = cpar[c, CP_N]
-                    cnt = m if m < kmeas else kmeas
-                    s = 0.0
-                    for i in range(kmeas - cnt, kmeas):
-                        s += xh[i % mmax]
-                    avg[c, (kmeas - 1) % nmax] = s / cnt
-                    cnt = n if n < kmeas else kmeas
-                    v = np.inf
-                    for j in range(kmeas - cnt, kmeas):
-                        a = avg[c, j % nmax]
-                        if a < v:
-                            v = a
+                    v = effcap_update(xh, avg[c], kmeas, cpar[c, CP_M], cpar[c, CP_N])
                     fbv[c, kmeas - 1] = v
                     if cpar[c, CP_ABR] == 1:
                         if st[c, S_FBCNT] >= fb_cap:
@@ -551,7 +207,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 smp_g[ksamp, 0] = t
                 smp_g[ksamp, 1] = bq_cnt
                 smp_g[ksamp, 2] = cap_tot
-                smp_g[ksamp, 3] = pstate[1]
+                smp_g[ksamp, 3] = pstate[0, 1]
                 for c in range(nconn):
                     smp_i[ksamp, c, 0] = st[c, S_GOODALL]
                     smp_i[ksamp, c, 1] = st[c, S_SQCELLS]
@@ -578,13 +234,13 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                         a = ak_v[c, h]
                         st[c, S_AKHEAD] = (h + 1) % ak_cap
                         st[c, S_AKCNT] -= 1
-                        if not _on_ack(c, a, t, st, fs, cpar, gpar, sq_seq):
+                        if not on_ack(c, a, ak_s[c, h], t, st, fs, cpar, gpar, sq_seq, sb):
                             err = 1
                     if st[c, S_DAEXP] <= t:
-                        if not _send_ack(c, t, st, cpar, ak_t, ak_v):
+                        if not send_ack(c, t, -1, st, cpar, ak_t, ak_v, ak_s):
                             err = 2
                     if st[c, S_RTOEXP] <= t:
-                        if not _on_timeout(c, t, st, fs, cpar, gpar, sq_seq):
+                        if not on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
                             err = 1
                     v = _conn_next(c, st, ak_t, fb_t)
                     if v < next_evt:
@@ -609,21 +265,21 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 if tn > lo:
                     # split so that the warm-up boundary is honoured
                     if lo > t:
-                        ci = _cap_integral(t, lo, ptimes, pstate, caps)
+                        ci = cap_integral(0, t, lo, ptimes2, pstate, caps)
                         meas_acc += ci
                         cap_tot += ci
-                    ci = _cap_integral(lo, tn, ptimes, pstate, caps)
+                    ci = cap_integral(0, lo, tn, ptimes2, pstate, caps)
                     meas_acc += ci
                     cap_tot += ci
                     cap_win += ci
                 else:
-                    ci = _cap_integral(t, tn, ptimes, pstate, caps)
+                    ci = cap_integral(0, t, tn, ptimes2, pstate, caps)
                     meas_acc += ci
                     cap_tot += ci
                 for c in range(nconn):
                     fs[c, F_CRED] = 0.0
                 link_cred = 0.0
-                nchg, ccap = _path_cursor(ptimes, pstate, caps)
+                nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
                 t = tn
                 continue
 
@@ -688,14 +344,14 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
         if nchg >= t:
             ci = ccap
         else:
-            ci = _cap_integral(t, t + 1, ptimes, pstate, caps)
-            nchg, ccap = _path_cursor(ptimes, pstate, caps)
+            ci = cap_integral(0, t, t + 1, ptimes2, pstate, caps)
+            nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
         meas_acc += ci
         cap_tot += ci
         if t >= warm:
             cap_win += ci
         if bq_cnt > 0:
-            link_cred += ci * slotb
+            link_cred += ci * slotb * linkrate
             while link_cred >= unitb and bq_cnt > 0:
                 link_cred -= unitb
                 code = bq_code[bq_head]
@@ -709,7 +365,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 # the frame, including the last one.  So no per-cell reassembly count.
                 if code & 1:
                     c = code >> 1
-                    if not _rcv_frame(c, bq_seq[h], t + 1, st, cpar, gpar, ooo, ak_t, ak_v):
+                    if not rcv_frame(c, bq_seq[h], t + 1, st, cpar, gpar, ooo, ak_t, ak_v, ak_s):
                         err = 2
                     v = _conn_next(c, st, ak_t, fb_t)
                     if v < next_evt:

@@ -10,10 +10,10 @@ seconds; the paper's time unit is 5 ms with the default 500-byte packets at 100 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
-from .feedback import n_from_k
-from .run import simulate
-from .scenario import Scenario, TcpConfig
+from .variants import VARIANTS
 
 __all__ = ["register", "handler"]
 
@@ -49,7 +49,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "them); uses --duration, --replications, --seed, --workers, --json")
     p.add_argument("--list-presets", action="store_true", help="list the preset names and exit")
     p.add_argument("--warmup", type=float, default=20.0, help="discarded warm-up, seconds (default 20)")
-    p.add_argument("--replications", type=int, default=10, help="independent replications (default 10)")
+    p.add_argument("--replications", type=int, default=None,
+                   help="independent replications (default 10; with --preset, 1 for a network without "
+                        "randomness)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes running replications in parallel; results do not depend on it (default 1)")
     p.add_argument("--ci", choices=("replications", "batch"), default="replications",
@@ -63,7 +65,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="measurement/feedback interval s, seconds (default 0.03)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
-    p.add_argument("--variant", choices=("no-fast-retransmit", "reno"), default="no-fast-retransmit")
+    p.add_argument("--variant", choices=VARIANTS + ("no-fast-retransmit",), default="timeout-only",
+                   help="TCP variant (default timeout-only, the paper's model); 'no-fast-retransmit' is "
+                        "the deprecated name of timeout-only")
     p.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
                    help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator")
     p.add_argument("--granularity", type=float, default=0.01, help="timer granularity, s (estimator)")
@@ -76,11 +80,61 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="write the first replication's series (window, queue, source rate, ...) "
                         "sampled every s to PATH as .npz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=handler)
+    p.set_defaults(func=handler, _defaults={a.dest: a.default for a in p._actions if a.dest != "help"})
     return p
 
 
-def _scenario(args) -> Scenario:
+# flags that --preset uses; every other simulate flag describes the single-bottleneck scenario
+_PRESET_FLAGS = {"preset", "duration", "replications", "seed", "workers", "json", "list_presets"}
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def _given(args) -> list:
+    """Destinations whose value differs from the parser's default (flags the user gave)."""
+    d = getattr(args, "_defaults", {})
+    return [k for k, v in d.items() if getattr(args, k, v) != v]
+
+
+def _refuse_ignored(args) -> None:
+    """Refuse flags the chosen mode would silently ignore."""
+    given = _given(args)
+    if args.preset is not None:
+        bad = [_flag(k) for k in given if k not in _PRESET_FLAGS]
+        if bad:
+            raise ValueError(f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} ignored with --preset (the "
+                             "preset fixes the network): with --preset use only --duration, --replications, "
+                             "--seed, --workers, --json")
+        return
+    rules = (("host_rate_factor", args.feedback == "none", "--feedback none (TCP alone)"),
+             ("batches", args.ci == "batch", "--ci batch"),
+             ("granularity", args.rto == "estimator", "--rto estimator"))
+    for dest, applies, needs in rules:
+        if dest in given and not applies:
+            raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
+
+
+def _check_trace_path(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"--trace {path!r} is invalid: the folder {folder!r} does not exist")
+
+
+def _progress_bar(total: int, est_seconds: float):
+    """A tqdm bar on stderr for runs expected to take more than a few seconds on a terminal."""
+    if est_seconds < 3.0 or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="replication", file=sys.stderr, leave=False)
+
+
+def _scenario(args):
+    from .feedback import n_from_k
+    from .scenario import Scenario, TcpConfig
+
     kw = {}
     if args.feedback == "effcap":
         if args.m is not None:
@@ -116,18 +170,28 @@ def _scenario(args) -> Scenario:
 def handler(args) -> int:
     """Run ``tcpabr simulate``; returns the exit status."""
     from ..cli import emit
+    from .run import estimated_kernel_seconds, simulate
 
+    _refuse_ignored(args)
     if args.list_presets:
-        from ..net.cli import list_presets_text
+        from .presets_cli import list_presets_text
         print(list_presets_text())
         return 0
     if args.preset is not None:
-        from ..net.cli import run_preset
+        from .presets_cli import run_preset
         return run_preset(args)
+    if args.trace is not None:
+        _check_trace_path(args.trace)
     sc = _scenario(args)
-    res = simulate(sc, replications=args.replications, seed=args.seed, ci_method=args.ci, workers=args.workers,
-                   batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
-                   trace=args.trace is not None)
+    reps = 10 if args.replications is None else args.replications
+    bar = _progress_bar(reps, estimated_kernel_seconds(sc) * reps / max(1, args.workers))
+    try:
+        res = simulate(sc, replications=reps, seed=args.seed, ci_method=args.ci, workers=args.workers,
+                       batches=args.batches, target_rel_halfwidth=args.target_halfwidth,
+                       trace=args.trace is not None, progress=None if bar is None else bar.update)
+    finally:
+        if bar is not None:
+            bar.close()
     d = res.to_dict()
     if args.trace is not None:
         import numpy as np
@@ -137,15 +201,13 @@ def handler(args) -> int:
     lines = [
         f"feedback={sc.feedback} delta={list(args.delta)} bmax={sc.buffer_packets} psi={sc.psi:g} "
         f"M={list(sc.m)} N={list(sc.n)} replications={res.replications} seed={res.seed}",
-        f"efficiency      {e.mean:.4f} +/- {e.half_width:.4f} (95% CI; ceiling {sc.overhead_factor:.4f} "
-        f"over ATM)",
-        f"efficiency_wire {res.efficiency_wire.mean:.4f} +/- {res.efficiency_wire.half_width:.4f}",
+        f"efficiency      {e.format()} (95% CI; ceiling {sc.overhead_factor if sc.feedback != 'none' else 1.0:.4f})",
+        f"efficiency_wire {res.efficiency_wire.format()}",
     ]
     for i, (ec, gp) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
-        lines.append(f"  connection {i}: efficiency {ec.mean:.4f} +/- {ec.half_width:.4f}, "
-                     f"goodput {gp.mean:.1f} B/s")
+        lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean:.1f} B/s")
     if sc.n_connections > 1:
-        lines.append(f"Jain fairness   {res.fairness.mean:.4f} +/- {res.fairness.half_width:.4f}")
+        lines.append(f"Jain fairness   {res.fairness.format()}")
     lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
                  f"{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
     lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "

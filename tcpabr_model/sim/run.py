@@ -12,54 +12,22 @@ replications, or over batch means of one long run (``ci_method='batch'``).
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
+from .._pool import process_pool  # workers end with this process (issue 17)
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .._validate import check_choice, check_int, check_real
 from ..errors import ModelError
+from ..stats import Estimate, jain_index
 from . import _kernel as K
 from .capacity import capacity_path
 from .scenario import CELL_BYTES, Scenario
+from .variants import VARIANT_IDS as _VARIANT_IDS
 
 __all__ = ["simulate", "SimulationResult", "Estimate", "Trace", "run_replication", "jain_index"]
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A point estimate with its confidence interval.
-
-    ``half_width`` is NaN with fewer than two replications/batches.
-    """
-
-    mean: float
-    half_width: float
-    low: float
-    high: float
-    n: int
-    level: float = 0.95
-
-    @classmethod
-    def from_samples(cls, x, level: float = 0.95) -> "Estimate":
-        x = np.asarray(x, dtype=float)
-        n = x.size
-        m = float(x.mean())
-        if n < 2:
-            hw = float("nan")
-        else:
-            hw = float(stats.t.ppf(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-        return cls(m, hw, m - hw, m + hw, n, level)
-
-    def to_dict(self) -> dict:
-        """JSON-able dict; NaN (undefined half-width) becomes None."""
-        def f(v):
-            return None if math.isnan(v) else v
-        return {"mean": f(self.mean), "half_width": f(self.half_width), "low": f(self.low),
-                "high": f(self.high), "n": self.n, "level": self.level}
 
 
 @dataclass(frozen=True)
@@ -159,13 +127,6 @@ class SimulationResult(ResultMixin):
         return d
 
 
-def jain_index(x) -> float:
-    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` (1 for equal shares)."""
-    x = np.asarray(x, dtype=float)
-    ss = float((x * x).sum())
-    return float(x.sum() ** 2 / (x.size * ss)) if ss > 0 else float("nan")
-
-
 _COUNTER_NAMES = {
     "cells_sent": K.S_CSENT, "cells_dropped": K.S_CDROP, "cells_served": K.S_CSERVED,
     "frames_sent": K.S_FSENT, "frames_dropped": K.S_FDROP, "frames_reassembled": K.S_FDELIV,
@@ -198,7 +159,6 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     # the sampled series feed traces (every s) and batch means (about 4000 points suffice);
     # a multiple of s, so sampling adds no stopping points and results do not depend on it
     g[K.G_SAMPLE] = g[K.G_MEAS] * (1 if trace else max(1, sc.total_slots // 4000 // g[K.G_MEAS]))
-    g[K.G_VARIANT] = 0 if sc.tcp.variant == "no-fast-retransmit" else 1
     g[K.G_RTOMODE] = 0 if sc.tcp.rto == "fixed" else 1
     g[K.G_GRAN] = sc.to_slots(sc.tcp.granularity)
     g[K.G_RTOMIN] = sc.to_slots(sc.tcp.rto_min)
@@ -209,13 +169,16 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     g[K.G_RTOINIT] = sc.to_slots(sc.tcp.rto_initial)
     gf = np.zeros(K.GF_NPAR)
     gf[K.GF_SLOTB] = float(CELL_BYTES)
+    gf[K.GF_RATE] = sc.slot_bytes / CELL_BYTES
     gf[K.GF_UNITB] = unitb
     gf[K.GF_LOW] = sc.rate_ratio
     cp = np.zeros((nc, K.CP_NPAR), dtype=np.int64)
     cf = np.zeros((nc, K.CF_NPAR))
     wmax = sc.tcp.wmax
     for c in range(nc):
-        cp[c, K.CP_DELTA] = sc.to_slots(sc.rtt[c])
+        cp[c, K.CP_ACKDELAY] = sc.to_slots(sc.rtt[c])
+        cp[c, K.CP_UPF] = upf
+        cp[c, K.CP_VARIANT] = _VARIANT_IDS[sc.tcp.variant]
         cp[c, K.CP_FBDELAY] = sc.to_slots(sc.feedback_delay[c])
         cp[c, K.CP_M] = sc.m[c]
         cp[c, K.CP_N] = sc.n[c]
@@ -223,9 +186,10 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
         cp[c, K.CP_ABR] = (2 if sc.feedback == "constant" else 1) if atm else 0
         cp[c, K.CP_RTOFIX] = max(1, int(round(sc.tcp.rto_rtt_factor * sc.rtt[c] / sc.slot_seconds)))
         cf[c, K.CF_SHARE] = sc.share[c]
-        cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * CELL_BYTES
+        cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * gf[K.GF_RATE] * CELL_BYTES
         cf[c, K.CF_INITRATE] = sc.initial_rate
         cf[c, K.CF_SSTHRESH0] = float(sc.tcp.initial_ssthresh or wmax)
+        cf[c, K.CF_IW] = float(sc.tcp.initial_window)
     fc = np.array([c for c, _ in force], dtype=np.int64)
     fq = np.array([q for _, q in force], dtype=np.int64)
     for c, q in force:
@@ -234,12 +198,56 @@ def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
     # the segmentation queue can hold many stale copies after spurious timeouts (fixed RTO,
     # go-back-N): size it generously; overflow raises ModelError rather than corrupting
     sq_cap = max(1 << 16, 64 * wmax)
-    ak_cap = int(max(cp[:, K.CP_DELTA]) // max(1, upf) + 1) * 2 + 4 * wmax + 64
+    ak_cap = int(max(cp[:, K.CP_ACKDELAY]) // max(1, upf) + 1) * 2 + 4 * wmax + 64
     if not atm:
-        ak_cap = int(max(cp[:, K.CP_DELTA]) + 4 * wmax + 64)
+        ak_cap = int(max(cp[:, K.CP_ACKDELAY]) + 4 * wmax + 64)
     fb_cap = int(max(cp[:, K.CP_FBDELAY]) // g[K.G_MEAS]) + 4
     rb_cap = 2 * wmax + 8
     return g, gf, cp, cf, fc, fq, sq_cap, ak_cap, fb_cap, rb_cap
+
+
+#: Limits of one replication, checked before anything is allocated (CHOICE: far above every
+#: paper setting; psi = 0.05 with 2000 s is 2e5 capacity changes and 7e4 intervals).
+MAX_CAPACITY_CHANGES = 50_000_000          # 400 MB of change epochs
+MAX_SERIES_BYTES = 2 * 2**30               # per-interval measurement / feedback / sample series
+_SLOTS_PER_SECOND = 3e7                    # rough kernel speed for the progress-bar decision
+
+
+def resource_estimate(sc: Scenario, trace: bool = False) -> dict:
+    """Expected capacity changes and bytes of per-interval series of one replication."""
+    horizon = sc.total_slots * sc.slot_seconds
+    mean_sojourn = sc.tau if sc.capacity_mode == "continuous" else sc.period
+    changes = horizon / mean_sojourn
+    nmeas = sc.total_slots / max(1, sc.to_slots(sc.interval))
+    nsamp = nmeas if trace else 4000.0
+    series = 8.0 * nmeas * (1 + sc.n_connections) + 8.0 * nsamp * (6 * sc.n_connections + 4)
+    return {"capacity_changes": changes, "series_bytes": series, "intervals": nmeas}
+
+
+def check_resources(sc: Scenario, trace: bool = False) -> None:
+    """Refuse a replication that would exhaust memory, naming the estimate and the limit.
+
+    Raises
+    ------
+    ValueError
+        Naming ``psi`` (or ``tau``) and ``duration``, or ``duration`` and ``interval``.
+    """
+    e = resource_estimate(sc, trace)
+    if e["capacity_changes"] > MAX_CAPACITY_CHANGES:
+        raise ValueError(
+            f"psi={sc.psi:g} is invalid with duration={sc.duration:g} s: the capacity would change about "
+            f"{e['capacity_changes']:.3g} times per replication ({8 * e['capacity_changes'] / 2**30:.3g} GiB of "
+            f"change epochs); the limit is {MAX_CAPACITY_CHANGES:.3g}: raise psi or shorten duration")
+    if e["series_bytes"] > MAX_SERIES_BYTES:
+        raise ValueError(
+            f"duration={sc.duration:g} s is invalid: one replication keeps {e['intervals']:.3g} measurement "
+            f"intervals of {sc.interval:g} s, about {e['series_bytes'] / 2**30:.3g} GiB; the limit is "
+            f"{MAX_SERIES_BYTES / 2**30:g} GiB: shorten duration or lengthen interval")
+
+
+def estimated_kernel_seconds(sc: Scenario) -> float:
+    """Rough kernel time of one replication (for progress reporting only, never asserted)."""
+    return sc.total_slots / _SLOTS_PER_SECOND
 
 
 def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=(), trace: bool = True):
@@ -272,18 +280,22 @@ def _replication_task(task):
     return out, dt, g
 
 
-def _process_pool(workers: int):
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
+def replication_args(replications, seed, level, workers) -> tuple:
+    """Validated (replications, seed, level, workers) of a replication driver."""
+    return (check_int("replications", replications, 1, 100_000), check_int("seed", seed, 0),
+            check_real("level", level, 0.0, 1.0, low_open=True, high_open=True),
+            check_int("workers", workers, 1, 256))
 
-    methods = mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+def run_tasks(fn, tasks, pool=None):
+    """``fn`` over ``tasks`` in task order, in ``pool`` if given: replication r always uses
+    seed child r and results come back in replication order, whatever the worker count."""
+    return pool.map(fn, tasks) if pool is not None else map(fn, tasks)
 
 
 def _rep_metrics(sc: Scenario, st, gout, g):
     atm = sc.feedback != "none"
-    capwin = gout[K.O_CAPWIN] * CELL_BYTES  # wire bytes of capacity in the measured window
+    capwin = gout[K.O_CAPWIN] * sc.slot_bytes  # wire bytes of capacity in the measured window
     secs = (g[K.G_NSLOTS] - g[K.G_WARMUP]) * sc.slot_seconds
     good = st[:, K.S_GOOD].astype(float)
     ipb = sc.ip_packet_bytes
@@ -294,7 +306,7 @@ def _rep_metrics(sc: Scenario, st, gout, g):
         "eff_wire": float((good * wireb).sum() / capwin),
         "eff_c": eff_c,
         "goodput": good * sc.payload_bytes / secs,
-        "jain": jain_index(good),
+        "jain": jain_index(good, undefined="nan"),
         "clr": float(st[:, K.S_CDROP].sum() / max(1, st[:, K.S_CSENT].sum())),
         "flr": float(st[:, K.S_FDROP].sum() / max(1, st[:, K.S_FSENT].sum())),
     }
@@ -309,7 +321,7 @@ def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
         raise ValueError(f"batches={nb} is invalid: the run has only {idx.size} samples after warm-up")
     edges = idx[np.linspace(0, idx.size - 1, nb + 1).round().astype(int)]
     good = smp_i[:, :, 0].astype(float)
-    cap = smp_g[:, 2] * CELL_BYTES
+    cap = smp_g[:, 2] * sc.slot_bytes
     ipb = sc.ip_packet_bytes
     wireb = sc.frame_wire_bytes if sc.feedback != "none" else ipb
     out = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": []}
@@ -321,14 +333,14 @@ def _batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
         out["eff_wire"].append(dg.sum() * wireb / dc)
         out["eff_c"].append(dg * ipb / dc)
         out["goodput"].append(dg * sc.payload_bytes / secs)
-        out["jain"].append(jain_index(dg))
+        out["jain"].append(jain_index(dg, undefined="nan"))
     return out
 
 
 def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_method: str = "replications",
              batches: int = 20, level: float = 0.95, target_rel_halfwidth: float | None = None,
              max_replications: int = 1000, trace: bool = False, force_drops=(),
-             workers: int = 1) -> SimulationResult:
+             workers: int = 1, progress=None) -> SimulationResult:
     """Simulate a scenario at cell level and estimate efficiency with confidence intervals.
 
     Parameters
@@ -355,6 +367,8 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
         Processes running replications in parallel.  Replication r always uses seed
         child r and results are combined in replication order, so the numbers do not
         depend on ``workers``.
+    progress : callable, optional
+        Called with 1 after each replication (e.g. ``tqdm.update``).
 
     Returns
     -------
@@ -362,15 +376,13 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a Scenario")
-    replications = check_int("replications", replications, 1, 100_000)
-    seed = check_int("seed", seed, 0)
+    replications, seed, level, workers = replication_args(replications, seed, level, workers)
     check_choice("ci_method", ci_method, ("replications", "batch"))
     batches = check_int("batches", batches, 2, 100_000)
-    level = check_real("level", level, 0.0, 1.0, low_open=True, high_open=True)
     max_replications = check_int("max_replications", max_replications, replications)
-    workers = check_int("workers", workers, 1, 256)
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
+    check_resources(scenario, trace)
     ss = np.random.SeedSequence(seed)
     samples = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": [], "clr": [], "flr": []}
     counters = {k: 0 for k in _COUNTER_NAMES}
@@ -379,16 +391,18 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     ktime = 0.0
     tr = None
     nrep = 0
-    pool = _process_pool(workers) if workers > 1 else None
+    pool = process_pool(workers) if workers > 1 else None
     try:
         while True:
             tasks = [(scenario, child, force_drops, trace and tr is None and i == 0)
                      for i, child in enumerate(ss.spawn(replications))]
-            results = pool.map(_replication_task, tasks) if pool else map(_replication_task, tasks)
+            results = run_tasks(_replication_task, tasks, pool)
             for out, dt, g in results:  # replication order, whatever the number of workers
                 st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
                 ktime += dt
                 nrep += 1
+                if progress is not None:
+                    progress(1)
                 slots += int(g[K.G_NSLOTS])
                 cells += int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())
                 for k, col in _COUNTER_NAMES.items():

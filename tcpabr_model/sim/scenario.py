@@ -13,94 +13,49 @@ On the wire each packet is an AAL5 frame: payload + TCP/IP header (40 B) + LLC/S
 cells = 636 B.  The high-rate link therefore carries 12 cells per time unit (127.2 kB/s of
 cells); the simulator's slot is one cell time at the high rate, 5 ms / 12 = 0.4167 ms.
 
-TCP alone uses the same physical link without ATM: an IP packet (payload + 40 B) is one
-transmission unit of 540 B, the link carries 12 x 53 = 636 B per time unit, so a packet
-takes 540 / 636 time units at the high rate.  The router buffer counts packets.
+TCP alone uses a link without ATM that carries one IP packet (payload + 40 B = 540 B) per
+time unit at the high rate, so ``delta`` is the same pipe of ``delta`` packets in every mode
+(:mod:`tcpabr_model.units`).  The router buffer counts packets.
 
 See ``docs/simulator.md`` for every modelling choice.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, fields, replace
 
+from .. import units as _units
 from .._validate import check_choice, check_int, check_real
 from .feedback import m_from_delta, n_from_k
+from .network import TcpParams
 
 __all__ = ["TcpConfig", "Scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
 
-CELL_BYTES = 53
-CELL_PAYLOAD_BYTES = 48
+from ..units import CELL_BYTES, CELL_PAYLOAD_BYTES, normalized_to_physical
+from ..units import cells_per_frame as _cells_per_frame
+from ..units import slot_bytes as _slot_bytes
+from ..units import time_unit as _time_unit
 
 FEEDBACKS = ("instcap", "effcap", "none", "constant")
-VARIANTS = ("no-fast-retransmit", "reno")
-RTO_MODES = ("fixed", "estimator")
 CAPACITY_MODES = ("continuous", "embedded")
 DISCARDS = ("ppd", "epd")
 
 
 @dataclass(frozen=True)
-class TcpConfig:
-    """TCP sender/receiver options.
+class TcpConfig(TcpParams):
+    """TCP settings of the single-bottleneck scenarios: :class:`TcpParams` (one settings type,
+    one validation) with the core paper's defaults instead of the seeds' network ones.
 
-    Parameters
-    ----------
-    variant : {'no-fast-retransmit', 'reno'}, optional(default='no-fast-retransmit')
-        'no-fast-retransmit' is the paper's model (Section III-A, assumption 7): losses are
-        recovered only by the coarse timeout, then slow start (go-back-N from the first
-        unacknowledged segment).  'reno' adds fast retransmit / fast recovery (3 duplicate
-        ACKs, ssthresh = max(flight/2, 2), cwnd = ssthresh + 3, inflation, deflation on
-        the first new ACK).
-    rto : {'fixed', 'estimator'}, optional(default='fixed')
-        'fixed': RTO = ``rto_rtt_factor`` x the connection's round-trip propagation delay
-        (the paper's testbed, footnote 3), no back-off.  'estimator': RFC 6298 (Jacobson
-        with Karn's rule, one timed segment at a time), RTO = SRTT + max(G, 4 RTTVAR),
-        clamped to [rto_min, rto_max], doubled on each timeout, expiry rounded up to a
-        multiple of the timer granularity G.
-    rto_rtt_factor : float, optional(default=2.0)
-    granularity, rto_min, rto_max, rto_initial : float, optional
-        Estimator settings in seconds (defaults 0.01, 0.2, 60, 1.0).
-    wmax : int, optional(default=128)
-        Maximum window in packets (receiver window); cwnd is clamped to it.
-    delayed_ack : bool, optional(default=False)
-        Acknowledge every second in-order segment, or when ``delack_timeout`` expires;
-        out-of-order and hole-filling segments are acknowledged at once.
-    delack_timeout : float, optional(default=0.2)
-    dupthresh : int, optional(default=3)
-    initial_ssthresh : int or None, optional(default=None)
-        Packets; None means ``wmax``.
+    Differences from :class:`TcpParams`: ``variant='timeout-only'`` (the paper's model,
+    Section III-A assumption 7), ``rto='fixed'`` (RTO = ``rto_rtt_factor`` x the round trip,
+    the testbed's footnote 3, no back-off), ``granularity=0.01`` s.  Every field and its
+    range is documented on :class:`TcpParams`; the old variant name 'no-fast-retransmit'
+    is accepted with a DeprecationWarning.
     """
 
-    variant: str = "no-fast-retransmit"
+    variant: str = "timeout-only"
     rto: str = "fixed"
-    rto_rtt_factor: float = 2.0
     granularity: float = 0.01
-    rto_min: float = 0.2
-    rto_max: float = 60.0
-    rto_initial: float = 1.0
-    wmax: int = 128
-    delayed_ack: bool = False
-    delack_timeout: float = 0.2
-    dupthresh: int = 3
-    initial_ssthresh: int | None = None
-
-    def __post_init__(self):
-        s = object.__setattr__
-        check_choice("variant", self.variant, VARIANTS)
-        check_choice("rto", self.rto, RTO_MODES)
-        s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))
-        s(self, "granularity", check_real("granularity", self.granularity, 0.0, 10.0, low_open=True))
-        s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, 1e4))
-        s(self, "rto_max", check_real("rto_max", self.rto_max, self.rto_min, 1e5))
-        s(self, "rto_initial", check_real("rto_initial", self.rto_initial, 0.0, 1e4, low_open=True))
-        s(self, "wmax", check_int("wmax", self.wmax, 1, 100_000))
-        if not isinstance(self.delayed_ack, bool):
-            raise ValueError(f"delayed_ack={self.delayed_ack!r} is invalid: must be True or False")
-        s(self, "delack_timeout", check_real("delack_timeout", self.delack_timeout, 0.0, 10.0, low_open=True))
-        s(self, "dupthresh", check_int("dupthresh", self.dupthresh, 1, 1000))
-        if self.initial_ssthresh is not None:
-            s(self, "initial_ssthresh", check_int("initial_ssthresh", self.initial_ssthresh, 2, 10**6))
 
 
 def _tuple_of(name, value, n, check, allow_none=True):
@@ -262,8 +217,8 @@ class Scenario:
             s(self, "epd_threshold_packets", check_real("epd_threshold_packets", self.epd_threshold_packets,
                                                         0.0, float(self.buffer_packets), low_open=True))
         s(self, "host_rate_factor", check_real("host_rate_factor", self.host_rate_factor, 1.0, 1e4))
-        if not isinstance(self.tcp, TcpConfig):
-            raise ValueError(f"tcp={self.tcp!r} is invalid: must be a TcpConfig")
+        if not isinstance(self.tcp, TcpParams):
+            raise ValueError(f"tcp={self.tcp!r} is invalid: must be a TcpConfig (or TcpParams)")
         s(self, "duration", check_real("duration", self.duration, 0.0, 1e8, low_open=True))
         s(self, "warmup", check_real("warmup", self.warmup, 0.0, 1e8))
         if self.total_slots > 2**40:
@@ -277,8 +232,8 @@ class Scenario:
     @property
     def cells_per_frame(self) -> int:
         """AAL5 frame length in cells: ceil((payload + TCP/IP + LLC/SNAP + trailer) / 48)."""
-        b = self.payload_bytes + self.tcpip_header_bytes + self.llc_snap_bytes + self.aal5_trailer_bytes
-        return math.ceil(b / CELL_PAYLOAD_BYTES)
+        return _cells_per_frame(self.payload_bytes, self.tcpip_header_bytes, self.llc_snap_bytes,
+                                self.aal5_trailer_bytes)
 
     @property
     def frame_wire_bytes(self) -> int:
@@ -296,7 +251,13 @@ class Scenario:
     @property
     def time_unit(self) -> float:
         """The paper's time unit: one packet time at the high rate, seconds."""
-        return self.payload_bytes / self.high_rate
+        return _time_unit(self.payload_bytes, self.high_rate)
+
+    @property
+    def slot_bytes(self) -> float:
+        """Bytes the bottleneck serves per slot at the high rate (:func:`tcpabr_model.units.slot_bytes`):
+        53 over ATM; ``ip_packet_bytes / cells_per_frame`` for TCP alone (one packet per time unit)."""
+        return _slot_bytes(self.feedback != "none", self.ip_packet_bytes, self.cells_per_frame)
 
     @property
     def slot_seconds(self) -> float:
@@ -315,12 +276,11 @@ class Scenario:
 
     @property
     def total_slots(self) -> int:
-        return int(round((self.duration + self.warmup) / self.slot_seconds))
+        return _units.total_slots(self.duration, self.warmup, self.slot_seconds)
 
     def to_slots(self, seconds: float) -> int:
         """Round a time to whole slots (at least 1 for positive times)."""
-        v = int(round(seconds / self.slot_seconds))
-        return max(v, 1) if seconds > 0 else v
+        return _units.to_slots(seconds, self.slot_seconds)
 
     def to_dict(self) -> dict:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "tcp"}
@@ -333,6 +293,14 @@ class Scenario:
         d["slot_seconds"] = self.slot_seconds
         d["time_unit"] = self.time_unit
         return d
+
+    def to_network(self):
+        """The same system as a :class:`tcpabr_model.sim.Network` (one port, one VC per
+        connection, all propagation on the ACK path).  The general kernel gives it the same
+        counters as the fast path (``tests/test_sim_fastpath.py``)."""
+        from .compat import from_sim_scenario
+
+        return from_sim_scenario(self)
 
     def with_(self, **changes) -> "Scenario":
         """A copy with some fields changed (validated again)."""
@@ -371,17 +339,18 @@ class Scenario:
         psi = check_real("psi", psi, 0.0, low_open=True)
         bmax = check_int("bmax", bmax, 1, 1_000_000)
         deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
-        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, low_open=True)
-                       for i, d in enumerate(deltas))
         payload = kwargs.get("payload_bytes", 500)
         high = kwargs.get("high_rate", 100e3)
         unit = check_int("payload_bytes", payload, 1) / check_real("high_rate", high, 0.0, low_open=True)
+        # the physical limit (rtt <= 1e4 s) stated in the caller's unit, time units
+        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, 1e4 / unit,
+                                  low_open=True) for i, d in enumerate(deltas))
         if tcp is None:
             tcp = TcpConfig(wmax=wmax)
         if duration_units is not None:
             kwargs["duration"] = check_real("duration_units", duration_units, 0.0, low_open=True) * unit
         if warmup_units is not None:
             kwargs["warmup"] = check_real("warmup_units", warmup_units, 0.0) * unit
-        rtt = tuple(d * unit for d in deltas)
-        return cls(feedback=feedback, rtt=rtt, tau=psi * max(rtt), rate_ratio=rate_ratio,
+        rtt, tau = normalized_to_physical(deltas, psi, payload, high)
+        return cls(feedback=feedback, rtt=rtt, tau=tau, rate_ratio=rate_ratio,
                    buffer_packets=bmax, tcp=tcp, **kwargs)

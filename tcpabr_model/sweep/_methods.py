@@ -9,7 +9,7 @@
 ``effcap_design``
     The EFFCAP M, N design rule (seed 004 Sec. VI).
 ``network``
-    The network (topology) simulator on a named preset (:mod:`tcpabr_model.net`, seeds
+    The network (topology) simulator on a named preset (:mod:`tcpabr_model.sim`, seeds
     000-003), e.g. the seed 003 backbone with ERICA+, INSTCAP or EFFCAP rate allocation.
 
 The registry :data:`METHODS` is open: :func:`register_method` adds a method.  A method
@@ -253,7 +253,7 @@ NETWORK_KEYS = ("preset", "rate_allocation", "duration", "warmup", "replications
 
 
 def network_point(params: dict, seed: int, *, replications: int = 5) -> dict:
-    """The network simulator (:func:`tcpabr_model.net.simulate_network`) on a named preset.
+    """The network simulator (:func:`tcpabr_model.sim.simulate_network`) on a named preset.
 
     Parameters
     ----------
@@ -283,9 +283,9 @@ def network_point(params: dict, seed: int, *, replications: int = 5) -> dict:
     """
     import numpy as np
 
-    from ..net import simulate_network
-    from ..net.presets import preset
-    from ..net.presets_abr import abr_presets
+    from ..sim import simulate_network
+    from ..sim.presets import preset
+    from ..sim.presets_abr import abr_presets
     from ..sim.run import Estimate
 
     _split_unknown(params, NETWORK_KEYS, "network")

@@ -1,7 +1,10 @@
-"""Array layouts shared by the network kernel and its policy modules (private).
+"""Array layouts of both cell-level kernels and of the one TCP (private).
 
-Every numba function of :mod:`tcpabr_model.net` takes plain arrays; the column of each
-quantity is one of the module constants below (numba freezes them at compile time).
+The general network kernel (:mod:`tcpabr_model.sim._network_kernel`), the single-bottleneck fast
+path (:mod:`tcpabr_model.sim._kernel`) and the TCP hooks (:mod:`tcpabr_model.sim._tcp`)
+take plain arrays; the column of each quantity is one of the module constants below (numba
+freezes them at compile time).  Columns marked *fast path* are used only by the
+single-bottleneck kernel (the general kernel keeps the same quantities per VC or per port).
 Extending a state record means appending a column *before* the ``*_N*`` sentinel and
 bumping the sentinel (see ``docs/network.md``, "Extension points for ABR").
 """
@@ -47,6 +50,7 @@ QP_NPAR = 2
 TCP_TIMEOUT_ONLY = 0   # slow start / congestion avoidance, coarse timeout only ("Vanilla")
 TCP_RENO = 1
 TCP_SACK = 2
+TCP_NEWRENO = 3        # RFC 6582 (names and ids: tcpabr_model.sim.variants)
 
 # ---- global integer parameters (gpar) ------------------------------------------------
 G_NSLOTS = 0
@@ -61,12 +65,19 @@ G_DELACKTO = 8
 G_DUPTHRESH = 9
 G_RTOINIT = 10
 G_SEED = 11         # key of the counter-based uniform generator (GFR drop lottery)
-G_NPAR = 12
+G_UPF = 12          # fast path: units (cells) per frame
+G_BUF = 13          # fast path: bottleneck buffer in units, counting the unit in service
+G_EPD = 14          # fast path: EPD threshold in units (-1: partial packet discard only)
+G_SAMPLE = 15       # fast path: sampling interval of the recorded series, slots
+G_INITSTATE = 16    # fast path: capacity state at slot 0 (0 high, 1 low)
+G_NPAR = 17
 
 # ---- global float parameters (gfpar) -------------------------------------------------
 GF_SLOTB = 0        # bytes per slot at the reference rate (53)
 GF_UNITB = 1        # bytes per transmission unit (53 for cells, the IP packet for TCP alone)
-GF_NPAR = 2
+GF_LOW = 2          # fast path: low capacity as a fraction of the high one
+GF_RATE = 3         # fast path: bottleneck high rate / one cell per slot (TCP alone: slot_bytes / 53)
+GF_NPAR = 4
 
 # ---- per-port integer parameters (ppar) ----------------------------------------------
 PP_LINKDELAY = 0    # propagation delay of the port's outgoing link to the next switch, slots
@@ -159,12 +170,19 @@ CP_RTOFIX = 3       # fixed RTO, slots (fixed mode)
 CP_VARIANT = 4      # TCP_*
 CP_UPF = 5          # units per frame (copy of the VC's)
 CP_START = 6        # slot at which the connection starts sending
-CP_NPAR = 7
+CP_FBDELAY = 7      # fast path: feedback delay, slots
+CP_M = 8            # fast path: EFFCAP M (measurement intervals per average)
+CP_N = 9            # fast path: EFFCAP N (averages in the minimum)
+CP_ABR = 10         # fast path: 1 source follows feedback; 2 ABR source at a constant rate; 0 host link
+CP_NPAR = 11
 
 # ---- per-connection float parameters (cfpar) -----------------------------------------
 CF_SSTHRESH0 = 0
 CF_IW = 1           # initial congestion window, segments
-CF_NPAR = 2
+CF_SHARE = 2        # fast path: share of the capacity estimate fed back
+CF_HOSTRATE = 3     # fast path: source rate in bytes/slot when CP_ABR == 0
+CF_INITRATE = 4     # fast path: allowed rate (normalised capacity) before any feedback
+CF_NPAR = 5
 
 # ---- per-connection integer state (st) -----------------------------------------------
 S_UNA = 0
@@ -186,7 +204,7 @@ S_SQCELLS = 15
 S_AKHEAD = 16
 S_AKCNT = 17
 S_PIPE = 18         # SACK: estimated segments in flight during recovery
-S_RECOVER = 19      # SACK: highest sequence sent when recovery started
+S_RECOVER = 19      # highest sequence sent (+1) at the last timeout or recovery start
 S_HIGHSACK = 20     # SACK: 1 + highest sequence reported SACKed
 S_RTXNEXT = 21      # SACK: where the next hole search starts
 # counters
@@ -203,20 +221,30 @@ S_FDELIV = 31
 S_ACKS = 32
 S_FSENT = 33
 S_STARTED = 34      # 1 once the connection has started (start time CP_START)
-S_NSTATE = 35
+S_FBHEAD = 35       # fast path: feedback ring head
+S_FBCNT = 36        # fast path: feedback messages in flight
+S_PPDTX = 37        # fast path: 1 while the rest of the head frame is discarded at the bottleneck
+S_CSERVED = 38      # fast path: cells served by the bottleneck
+S_NSTATE = 39
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0
 F_SSTH = 1
 F_SRTT = 2
 F_RTTVAR = 3
-F_RTO = 4
-F_NSTATE = 5
+F_RTO = 4           # slots (estimator mode)
+F_ACR = 5           # fast path: allowed rate, bytes per slot
+F_CRED = 6          # fast path: source byte credit
+F_NSTATE = 7
 
 # ---- global outputs (gout) -----------------------------------------------------------
 O_ERR = 0           # 0 ok; 1 segmentation ring; 2 ACK ring; 3 feedback ring; 4 delay line; 5 VBR ring
 O_NMEAS = 1
-O_NOUT = 2
+O_CAPTOT = 2        # fast path: integral of normalised capacity over [0, nslots), slots
+O_CAPWIN = 3        # fast path: same over [warmup, nslots)
+O_QEND = 4          # fast path: units in the bottleneck at the end
+O_NSAMP = 5         # fast path: samples recorded
+O_NOUT = 6
 
 ERR_NAMES = {1: "segmentation queue", 2: "ACK ring", 3: "feedback ring", 4: "link delay line",
              5: "internal queue ring"}

@@ -24,7 +24,31 @@ from numba import njit
 
 from ._layout import SRC_FEEDBACK, V_FBCNT, V_FBHEAD, VP_FBDELAY, VP_FBPORT, VP_M, VP_N, VP_SRCMODE
 
-__all__ = ["port_interval"]
+__all__ = ["port_interval", "effcap_update"]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def effcap_update(xh, avg, kmeas, m, n):
+    """Eq. (28) after the ``kmeas``-th measurement (1-based; already stored in the ring ``xh``).
+
+    Stores the mean of the last ``min(M, kmeas)`` measurements in the ring ``avg`` and
+    returns the minimum of the last ``min(N, kmeas)`` such means: EFFCAP's value (INSTCAP
+    is M = N = 1).  ``xh`` and ``avg`` are one VC's (or connection's) rings, 1-D.
+    """
+    mmax = xh.shape[0]
+    nmax = avg.shape[0]
+    cnt = m if m < kmeas else kmeas
+    s = 0.0
+    for i in range(kmeas - cnt, kmeas):
+        s += xh[i % mmax]
+    avg[(kmeas - 1) % nmax] = s / cnt
+    cnt = n if n < kmeas else kmeas
+    val = np.inf
+    for j in range(kmeas - cnt, kmeas):
+        a = avg[j % nmax]
+        if a < val:
+            val = a
+    return val
 
 
 @njit(cache=True, error_model="numpy")
@@ -35,7 +59,6 @@ def port_interval(p, t, kmeas, x, xh, avg, vpar, vst, fb_t, fb_v):
     Returns ``(error, earliest new feedback arrival)``; error 3 is a feedback ring overflow.
     """
     mmax = xh.shape[1]
-    nmax = avg.shape[1]
     fb_cap = fb_t.shape[1]
     xh[p, (kmeas - 1) % mmax] = x
     err = 0
@@ -43,19 +66,7 @@ def port_interval(p, t, kmeas, x, xh, avg, vpar, vst, fb_t, fb_v):
     for v in range(vpar.shape[0]):
         if vpar[v, VP_SRCMODE] != SRC_FEEDBACK or vpar[v, VP_FBPORT] != p:
             continue
-        m = vpar[v, VP_M]
-        n = vpar[v, VP_N]
-        cnt = m if m < kmeas else kmeas
-        s = 0.0
-        for i in range(kmeas - cnt, kmeas):
-            s += xh[p, i % mmax]
-        avg[v, (kmeas - 1) % nmax] = s / cnt
-        cnt = n if n < kmeas else kmeas
-        val = np.inf
-        for j in range(kmeas - cnt, kmeas):
-            a = avg[v, j % nmax]
-            if a < val:
-                val = a
+        val = effcap_update(xh[p], avg[v], kmeas, vpar[v, VP_M], vpar[v, VP_N])
         if vst[v, V_FBCNT] >= fb_cap:
             err = 3
         else:

@@ -1,6 +1,6 @@
 """Build the ABR arrays of a network and summarise them after a run (private).
 
-:func:`abr_inputs` is called by :func:`tcpabr_model.net.run.kernel_inputs`; it returns the
+:func:`abr_inputs` is called by :func:`tcpabr_model.sim.network_run.kernel_inputs`; it returns the
 ``abr`` tuple of :mod:`._abr_net` for the kernel.  :func:`abr_rep_summary` turns the arrays
 (mutated in place by the kernel) into per-replication numbers.
 """
@@ -14,6 +14,7 @@ from . import _abr_source as A
 from . import _erica as E
 from . import _layout as L
 from ._abr_metrics import queue_divergence
+from ..units import CELL_BYTES as L_CELL_BYTES
 
 __all__ = ["abr_inputs", "abr_rep_summary", "abr_to_jsonable", "abr_summary_lines", "SAMPLE_SECONDS"]
 
@@ -56,8 +57,6 @@ def abr_inputs(net, kin) -> tuple:
     N.abr_init(abr)
     return abr
 
-
-L_CELL_BYTES = 53
 
 
 def abr_rep_summary(net, kin, out) -> dict:

@@ -121,7 +121,7 @@ class AbrSourceParams:
         Seconds; an FRM is due after ``trm`` once ``mrm`` cells were sent, in (0, 0.1]
         (TM 4.0 range 100 ms x 2^-7 .. 100 ms).
 
-    Defaults are TM 4.0's; :func:`tcpabr_model.net.presets_abr.slides_source_params`
+    Defaults are TM 4.0's; :func:`tcpabr_model.sim.presets_abr.slides_source_params`
     gives the slides' values.
     """
 

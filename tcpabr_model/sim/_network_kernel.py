@@ -11,7 +11,7 @@ up to the next timed event, measurement boundary or ERICA averaging-interval end
 ERICA port's timer keeps running while nothing moves).
 
 Order of work inside slot ``t`` (the same as the single-bottleneck kernel, so the
-network built by :func:`tcpabr_model.net.from_sim_scenario` reproduces it exactly):
+network built by :meth:`tcpabr_model.sim.Scenario.to_network` reproduces it exactly):
 
 1. boundaries: measurement interval end -> rate allocation hook of every port
    (:mod:`._ratealloc`);
@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._capacity_path import cap_integral, path_cursor
 from ._drop_policies import frame_admit, uniform01
 from ._layout import (
     BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
@@ -65,37 +66,6 @@ from ._ratealloc import port_interval
 from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
 
 __all__ = ["simulate_network_kernel"]
-
-
-@njit(cache=True, error_model="numpy")
-def _cap_integral(p, a, b, ptimes, pstate, caps):
-    """Integral of port ``p``'s normalised capacity over [a, b) slots; advances its path."""
-    acc = 0.0
-    x = float(a)
-    fb = float(b)
-    i = pstate[p, 0]
-    s = pstate[p, 1]
-    while ptimes[p, i] < fb:
-        tc = ptimes[p, i]
-        if tc > x:
-            acc += caps[p, s] * (tc - x)
-            x = tc
-        s = 1 - s
-        i += 1
-    acc += caps[p, s] * (fb - x)
-    pstate[p, 0] = i
-    pstate[p, 1] = s
-    return acc
-
-
-@njit(cache=True, error_model="numpy")
-def _path_cursor(p, ptimes, pstate, caps):
-    x = ptimes[p, pstate[p, 0]]
-    if x >= 4.0e18:
-        n = BIG
-    else:
-        n = np.int64(np.floor(x)) - 1
-    return n, caps[p, pstate[p, 1]]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -324,7 +294,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
         caps[p, 0] = 1.0
         caps[p, 1] = pfpar[p, PF_LOW]
         pstate[p, 1] = ppar[p, PP_INITSTATE]
-        nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
+        nchg[p], ccap[p] = path_cursor(p, ptimes, pstate, caps)
 
     err = 0
     nvbr_on = 0
@@ -471,19 +441,19 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 for p in range(nport):
                     if tn > lo:
                         if lo > t:
-                            ci = _cap_integral(p, t, lo, ptimes, pstate, caps)
+                            ci = cap_integral(p, t, lo, ptimes, pstate, caps)
                             pfs[p, PFS_MEASACC] += ci
                             pfs[p, PFS_CAPTOT] += ci
-                        ci = _cap_integral(p, lo, tn, ptimes, pstate, caps)
+                        ci = cap_integral(p, lo, tn, ptimes, pstate, caps)
                         pfs[p, PFS_MEASACC] += ci
                         pfs[p, PFS_CAPTOT] += ci
                         pfs[p, PFS_CAPWIN] += ci
                     else:
-                        ci = _cap_integral(p, t, tn, ptimes, pstate, caps)
+                        ci = cap_integral(p, t, tn, ptimes, pstate, caps)
                         pfs[p, PFS_MEASACC] += ci
                         pfs[p, PFS_CAPTOT] += ci
                     pfs[p, PFS_CRED] = 0.0
-                    nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
+                    nchg[p], ccap[p] = path_cursor(p, ptimes, pstate, caps)
                 for v in range(nvc):
                     vfs[v, VS_CRED] = 0.0
                 # queue samples due in the skipped slots see the idle (empty) state
@@ -594,8 +564,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
             if nchg[p] >= t:
                 ci = ccap[p]
             else:
-                ci = _cap_integral(p, t, t + 1, ptimes, pstate, caps)
-                nchg[p], ccap[p] = _path_cursor(p, ptimes, pstate, caps)
+                ci = cap_integral(p, t, t + 1, ptimes, pstate, caps)
+                nchg[p], ccap[p] = path_cursor(p, ptimes, pstate, caps)
             pfs[p, PFS_MEASACC] += ci
             pfs[p, PFS_CAPTOT] += ci
             if t >= warm:

@@ -6,7 +6,7 @@ source rules of :mod:`._abr_source` and the port algorithm of :mod:`._erica` end
 (FRM emission, forwarding through the port, turnaround at the destination, ER stamping on
 the backward pass through the switch, ACR update at the source) without the topology
 kernel, so the two modules can be tested in closed loop on their own.  TCP over ABR on
-a topology is the network kernel's job (:mod:`tcpabr_model.net`).
+a topology is the network kernel's job (:mod:`tcpabr_model.sim._network_kernel`).
 
 Time is slotted at one cell time of the bottleneck link (link rate = 1 cell/slot); all
 sources see the same delays: source -> switch ``d1``, switch -> destination ``d2``, and

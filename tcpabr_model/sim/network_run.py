@@ -1,0 +1,410 @@
+"""Public driver of the network simulator: :func:`simulate_network`.
+
+Replication ``r`` uses ``numpy.random.default_rng(SeedSequence(seed).spawn(...)[r])``:
+it draws the capacity path of every port with a capacity process (in port order) and
+then the key of the GFR lottery, so results depend only on the seed and the replication
+index, never on the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
+from ..errors import ModelError
+from .capacity import capacity_path
+from ..stats import Estimate, jain_index
+from . import _layout as L
+from ._abr_build import abr_inputs, abr_rep_summary
+from ._network_kernel import simulate_network_kernel
+from .network import CELL_BYTES, Network
+from .._pool import process_pool
+from .run import replication_args, run_tasks
+from .variants import VARIANT_IDS as _VAR
+
+__all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs"]
+
+_POL = {"tail": L.POL_TAIL, "ppd": L.POL_PPD, "epd": L.POL_EPD, "sd": L.POL_SD, "fba": L.POL_FBA,
+        "gfr": L.POL_GFR, "threshold": L.POL_THRESH}
+_SRC = {"none": L.SRC_FIXED, "instcap": L.SRC_FEEDBACK, "effcap": L.SRC_FEEDBACK, "constant": L.SRC_CONSTANT,
+        "rm": L.SRC_ABR}
+
+
+def kernel_inputs(net: Network, force=()):
+    """Plain arrays for :func:`~tcpabr_model.sim._network_kernel.simulate_network_kernel`.
+
+    Returns a dict; ``ptimes``, ``G_SEED`` and ``PP_INITSTATE`` are filled per replication
+    by :func:`run_network_replication`.
+    """
+    ts = net.to_slots
+    upf = net.units_per_frame
+    nport = len(net.ports)
+    nvc_d = len(net.vcs)
+    nvc = nvc_d + len(net.vbr)
+    ncon = net.n_connections
+    tcp = net.tcp
+    g = np.zeros(L.G_NPAR, dtype=np.int64)
+    g[L.G_NSLOTS] = net.total_slots
+    g[L.G_WARMUP] = int(round(net.warmup / net.slot_seconds))
+    g[L.G_MEAS] = ts(net.interval)
+    g[L.G_RTOMODE] = 0 if tcp.rto == "fixed" else 1
+    g[L.G_GRAN] = ts(tcp.granularity)
+    g[L.G_RTOMIN] = ts(tcp.rto_min)
+    g[L.G_RTOMAX] = ts(tcp.rto_max)
+    g[L.G_DELACK] = 1 if tcp.delayed_ack else 0
+    g[L.G_DELACKTO] = ts(tcp.delack_timeout)
+    g[L.G_DUPTHRESH] = tcp.dupthresh
+    g[L.G_RTOINIT] = ts(tcp.rto_initial)
+    gf = np.zeros(L.GF_NPAR)
+    gf[L.GF_SLOTB] = float(CELL_BYTES)
+    gf[L.GF_UNITB] = float(net.unit_bytes)
+
+    pp = np.zeros((nport, L.PP_NPAR), dtype=np.int64)
+    pf = np.zeros((nport, L.PF_NPAR))
+    qcap = np.zeros((nport, L.NCLASS), dtype=np.int64)
+    qpol = np.zeros((nport, L.NCLASS), dtype=np.int64)
+    qf = np.zeros((nport, L.NCLASS, L.QP_NPAR))
+    dl_cap = np.zeros(nport, dtype=np.int64)
+    for p, port in enumerate(net.ports):
+        pp[p, L.PP_LINKDELAY] = ts(port.link_delay)
+        pf[p, L.PF_RATE] = port.rate
+        pf[p, L.PF_LOW] = port.capacity.rate_ratio if port.capacity is not None else 1.0
+        pf[p, L.PF_GR] = port.gr
+        pf[p, L.PF_NETVBR] = 1.0 if port.feedback_net_of_vbr else 0.0
+        qcap[p] = (port.vbr_buffer, port.abr_buffer, port.ubr_buffer)
+        qpol[p] = (L.POL_TAIL, _POL[port.abr_policy.kind], _POL[port.ubr_policy.kind])
+        qf[p, L.CL_ABR] = port.abr_policy.resolved(port.abr_buffer, upf)
+        qf[p, L.CL_UBR] = port.ubr_policy.resolved(port.ubr_buffer, upf)
+        per_slot = math.ceil(port.rate * CELL_BYTES / net.unit_bytes) + 1
+        dl_cap[p] = (pp[p, L.PP_LINKDELAY] + 2) * per_slot + 16
+
+    vp = np.zeros((nvc, L.VP_NPAR), dtype=np.int64)
+    vf = np.zeros((nvc, L.VF_NPAR))
+    maxh = max(len(v.route) for v in list(net.vcs) + list(net.vbr))
+    vroute = np.zeros((nvc, maxh), dtype=np.int64)
+    vthr = np.zeros((nvc, nport, 2))
+    cp = np.zeros((ncon, L.CP_NPAR), dtype=np.int64)
+    cf = np.zeros((ncon, L.CF_NPAR))
+    c = 0
+    for i, vc in enumerate(net.vcs):
+        vroute[i, :len(vc.route)] = vc.route
+        vp[i, L.VP_CLASS] = L.CL_ABR if vc.category == "abr" else L.CL_UBR
+        vp[i, L.VP_NHOPS] = len(vc.route)
+        vp[i, L.VP_UPF] = upf
+        vp[i, L.VP_SRCMODE] = _SRC[vc.feedback]
+        vp[i, L.VP_FBPORT] = vc.feedback_port if vc.feedback_port is not None else vc.route[0]
+        rtt = net.round_trip(i)
+        vp[i, L.VP_FBDELAY] = ts(vc.feedback_delay if vc.feedback_delay is not None else rtt)
+        vp[i, L.VP_M] = vc.m
+        vp[i, L.VP_N] = vc.n
+        vp[i, L.VP_CONN0] = c
+        vp[i, L.VP_NCONN] = vc.connections
+        vp[i, L.VP_TAG] = 1 if vc.tagged else 0
+        vf[i, L.VF_RATE] = vc.pcr * CELL_BYTES
+        vf[i, L.VF_SHARE] = vc.share
+        vf[i, L.VF_INITRATE] = vc.initial_rate
+        for p in vc.route:
+            kind = net.ports[p].ubr_policy.kind if vp[i, L.VP_CLASS] == L.CL_UBR else net.ports[p].abr_policy.kind
+            if kind in ("gfr", "threshold") and vc.threshold is None:
+                raise ValueError(f"threshold=None is invalid for VC {i}: port {p} uses the {kind!r} policy, "
+                                 "which needs the VC's R_i")
+            vthr[i, p, 0] = vc.threshold if vc.threshold is not None else 0.0
+            vthr[i, p, 1] = vc.weight if vc.weight is not None else 1.0
+        back = vc.ack_delay if vc.ack_delay is not None else net.forward_delay(i)
+        ackd = ts(back + vc.access_delay + vc.egress_delay)
+        for _ in range(vc.connections):
+            cp[c, L.CP_VC] = i
+            cp[c, L.CP_ACKDELAY] = ackd
+            cp[c, L.CP_WMAX] = tcp.wmax
+            cp[c, L.CP_RTOFIX] = max(1, int(round(tcp.rto_rtt_factor * rtt / net.slot_seconds)))
+            cp[c, L.CP_VARIANT] = _VAR[tcp.variant]
+            cp[c, L.CP_UPF] = upf
+            cf[c, L.CF_SSTHRESH0] = float(tcp.initial_ssthresh or tcp.wmax)
+            cf[c, L.CF_IW] = float(tcp.initial_window)
+            c += 1
+    for j, vb in enumerate(net.vbr):
+        i = nvc_d + j
+        vroute[i, :len(vb.route)] = vb.route
+        vp[i, L.VP_CLASS] = L.CL_VBR
+        vp[i, L.VP_NHOPS] = len(vb.route)
+        vp[i, L.VP_UPF] = 1
+        vp[i, L.VP_SRCMODE] = L.SRC_VBR
+        vp[i, L.VP_FBPORT] = vb.route[0]
+        vp[i, L.VP_M] = 1
+        vp[i, L.VP_N] = 1
+        vp[i, L.VP_ON] = ts(vb.on)
+        vp[i, L.VP_OFF] = ts(vb.off)
+        vp[i, L.VP_PHASE] = ts(vb.phase)
+        vp[i, L.VP_CONN0] = ncon
+        vf[i, L.VF_RATE] = vb.rate * CELL_BYTES
+        vf[i, L.VF_SHARE] = 1.0
+        vf[i, L.VF_INITRATE] = 1.0
+    fc = np.array([x for x, _ in force], dtype=np.int64)
+    fq = np.array([q for _, q in force], dtype=np.int64)
+    for x, q in force:
+        if not 0 <= x < ncon or q < 0:
+            raise ValueError(f"force_drops entry {(x, q)!r} is invalid: needs 0 <= connection < {ncon}, seq >= 0")
+    wmax = tcp.wmax
+    sq_cap = max(1 << 16, 64 * wmax)
+    maxack = int(cp[:, L.CP_ACKDELAY].max())
+    ak_cap = (maxack // max(1, upf) + 1) * 2 + 4 * wmax + 64 if net.atm else maxack + 4 * wmax + 64
+    fb_cap = int(vp[:, L.VP_FBDELAY].max() // g[L.G_MEAS]) + 4
+    rb_cap = 2 * wmax + 8
+    kin = {"gpar": g, "gfpar": gf, "ppar": pp, "pfpar": pf, "qcap": qcap, "qpol": qpol, "qfpar": qf,
+           "vpar": vp, "vfpar": vf, "vroute": vroute, "vthr": vthr, "cpar": cp, "cfpar": cf,
+           "force_conn": fc, "force_seq": fq, "sq_cap": sq_cap, "ak_cap": ak_cap, "fb_cap": fb_cap,
+           "rb_cap": rb_cap, "dl_cap": dl_cap}
+    kin["abr"] = abr_inputs(net, kin)   # ABR RM-cell state (docs/abr_erica.md)
+    return kin
+
+
+_ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "qcap", "qpol", "qfpar", "vpar", "vfpar", "vroute",
+              "vthr", "cpar", "cfpar", "force_conn", "force_seq", "sq_cap", "ak_cap", "fb_cap", "rb_cap", "dl_cap",
+              "abr")
+
+
+def run_network_replication(net: Network, rng: np.random.Generator, force_drops=()):
+    """One replication: (kernel outputs, kernel wall seconds, inputs dict)."""
+    kin = kernel_inputs(net, force_drops)
+    horizon = float(kin["gpar"][L.G_NSLOTS]) + 1.0
+    paths = []
+    for p, port in enumerate(net.ports):
+        cp = port.capacity
+        if cp is None:
+            paths.append(np.array([np.inf]))
+            continue
+        period = (cp.period if cp.period is not None else 1.0) / net.slot_seconds
+        pt, s0 = capacity_path(rng, horizon, cp.tau / net.slot_seconds, cp.mode, period, cp.initial)
+        kin["ppar"][p, L.PP_INITSTATE] = s0
+        paths.append(pt)
+    width = max(len(x) for x in paths)
+    pt2 = np.full((len(paths), width), np.inf)
+    for p, x in enumerate(paths):
+        pt2[p, :len(x)] = x
+    kin["ptimes"] = pt2
+    kin["gpar"][L.G_SEED] = int(rng.integers(0, 2**62))
+    if net.start_jitter > 0:
+        # connection start times, uniform on [0, start_jitter) (CHOICE, docs/network.md)
+        kin["cpar"][:, L.CP_START] = np.floor(rng.uniform(0.0, net.start_jitter, size=kin["cpar"].shape[0])
+                                              / net.slot_seconds).astype(np.int64)
+    t0 = time.perf_counter()
+    out = simulate_network_kernel(*(kin[k] for k in _ARG_ORDER))
+    dt = time.perf_counter() - t0
+    err = int(out[6][L.O_ERR])
+    if err:
+        what = L.ERR_NAMES.get(err, "internal")
+        raise ModelError(f"network simulation aborted: {what} overflow (check rates, RTO and window settings)")
+    return out, dt, kin
+
+
+@dataclass(frozen=True)
+class NetResult(ResultMixin):
+    """Results of :func:`simulate_network` (estimates over replications, 95 % Student-t CIs).
+
+    Attributes
+    ----------
+    efficiency : Estimate
+        Seed 000 Sec. 4.2: sum of TCP goodputs (payload bytes delivered in order) / the
+        maximum possible TCP throughput, i.e. payload fraction x (bottleneck capacity
+        minus the VBR cells it served), over the measured window.
+    efficiency_ip : Estimate
+        The core paper's definition (``tcpabr_model.sim``): IP bytes (payload + TCP/IP
+        header) of in-order segments / bottleneck capacity in wire bytes.
+    fairness : Estimate
+        Jain's index of the per-connection goodputs (seed 000 Sec. 4.2).
+    vc_fairness : Estimate
+        Jain's index of the per-VC goodputs.
+    goodput_bps, vc_goodput_bps : tuple of Estimate
+        Payload bits per second, per connection and per VC.
+    share_ratio : tuple of Estimate or None
+        Seed 002: (mu_i / mu) / (r_i / r) per VC, with r_i the VC's ``threshold``
+        (None unless every VC has one).
+    cell_loss_ratio, frame_loss_ratio : Estimate
+        Seed 001: cells dropped / cells sent by the TCP sources (all ports), and frames with
+        at least one dropped cell / frames sent.
+    queue_max : tuple of int
+        Largest occupancy of each port (cells, all classes), over all replications.
+    queue_mean : tuple of Estimate
+        Time-average occupancy of each port over the measured window (cells).
+    abr : tuple of dict
+        Per replication, the ABR RM-cell results (source queues, RM accounting, switch
+        queue series and divergence verdict; ``docs/abr_erica.md``); empty without
+        ``feedback='rm'`` VCs.
+    counters : dict
+        Totals over all replications.
+    samples : dict of ndarray
+        Per-replication values behind the estimates (keys ``eff``, ``eff_ip``, ``jain``,
+        ``vc_jain``, ``goodput``, ``vc_goodput``, ``clr``, ``flr``, ``qmean``, ``ratio``).
+    """
+
+    network: Network
+    seed: int
+    replications: int
+    efficiency: Estimate
+    efficiency_ip: Estimate
+    fairness: Estimate
+    vc_fairness: Estimate
+    goodput_bps: tuple
+    vc_goodput_bps: tuple
+    share_ratio: tuple | None
+    cell_loss_ratio: Estimate
+    frame_loss_ratio: Estimate
+    queue_max: tuple
+    queue_mean: tuple
+    counters: dict
+    cells_simulated: int
+    kernel_seconds: float
+    cells_per_second: float
+    slots_simulated: int
+    abr: tuple = ()
+    samples: dict | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        def ests(x):
+            return None if x is None else [e.to_dict() for e in x]
+        return {
+            "network": self.network.to_dict(), "seed": self.seed, "replications": self.replications,
+            "efficiency": self.efficiency.to_dict(), "efficiency_ip": self.efficiency_ip.to_dict(),
+            "fairness": self.fairness.to_dict(), "vc_fairness": self.vc_fairness.to_dict(),
+            "goodput_bps": ests(self.goodput_bps), "vc_goodput_bps": ests(self.vc_goodput_bps),
+            "share_ratio": ests(self.share_ratio),
+            "cell_loss_ratio": self.cell_loss_ratio.to_dict(), "frame_loss_ratio": self.frame_loss_ratio.to_dict(),
+            "queue_max": list(self.queue_max), "queue_mean": ests(self.queue_mean), "counters": self.counters,
+            "speed": {"cells_simulated": self.cells_simulated, "kernel_seconds": self.kernel_seconds,
+                      "cells_per_second": self.cells_per_second, "slots_simulated": self.slots_simulated},
+        }
+
+
+_COUNTERS = {
+    "cells_sent": L.S_CSENT, "cells_dropped": L.S_CDROP, "frames_sent": L.S_FSENT, "frames_dropped": L.S_FDROP,
+    "frames_reassembled": L.S_FDELIV, "segments_sent": L.S_SEGSENT, "retransmissions": L.S_RETX,
+    "timeouts": L.S_TIMEOUTS, "fast_retransmits": L.S_FASTRTX, "acks_sent": L.S_ACKS,
+    "delivered_segments": L.S_GOODALL, "delivered_segments_measured": L.S_GOOD,
+}
+
+
+def rep_metrics(net: Network, out, kin) -> dict:
+    """Per-replication metrics from raw kernel outputs."""
+    st, fs, vst, vfs, pst, pfs, gout, inflight = out
+    g = kin["gpar"]
+    nmeas = g[L.G_NSLOTS] - g[L.G_WARMUP]
+    secs = nmeas * net.slot_seconds
+    b = net.bottleneck
+    rate = net.ports[b].rate
+    cap_bytes = pfs[b, L.PFS_CAPWIN] * rate * CELL_BYTES
+    vbr_bytes = pst[b, L.PS_SERVEDW0 + L.CL_VBR] * CELL_BYTES
+    good = st[:, L.S_GOOD].astype(float)
+    ipb = net.payload_bytes + net.tcpip_header_bytes
+    gp = good * net.payload_bytes * 8 / secs
+    vcs = np.array([cp_vc for cp_vc in kin["cpar"][:, L.CP_VC]])
+    nvc = len(net.vcs)
+    vgp = np.array([gp[vcs == i].sum() for i in range(nvc)])
+    avail = cap_bytes - vbr_bytes
+    m = {
+        "eff": float(good.sum() * net.payload_bytes / (net.payload_fraction * avail)) if avail > 0 else float("nan"),
+        "eff_ip": float(good.sum() * ipb / cap_bytes) if cap_bytes > 0 else float("nan"),
+        "jain": jain_index(gp, undefined="nan"), "vc_jain": jain_index(vgp, undefined="nan"),
+        "goodput": gp, "vc_goodput": vgp,
+        "clr": float(st[:, L.S_CDROP].sum() / max(1, st[:, L.S_CSENT].sum())),
+        "flr": float(st[:, L.S_FDROP].sum() / max(1, st[:, L.S_FSENT].sum())),
+        "qmean": pfs[:, L.PFS_QINT] / max(1, nmeas), "qmax": pst[:, L.PS_QMAX].copy(),
+    }
+    if all(v.threshold is not None for v in net.vcs):
+        r = np.array([v.threshold for v in net.vcs])
+        tot = vgp.sum()
+        m["ratio"] = (vgp / tot) / (r / r.sum()) if tot > 0 else np.full(nvc, np.nan)
+    return m
+
+
+def _task(task):
+    net, child, force = task
+    out, dt, kin = run_network_replication(net, np.random.default_rng(child), force)
+    return out, dt, kin
+
+
+def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, level: float = 0.95,
+                     workers: int = 1, force_drops=()) -> NetResult:
+    """Simulate a network at cell level; estimates with confidence intervals.
+
+    Parameters
+    ----------
+    network : Network
+    replications : int, optional(default=5)
+        Independent replications (each with its own warm-up).
+    seed : int, optional(default=0)
+        Root of ``numpy.random.SeedSequence``; replication r uses child r.
+    level : float, optional(default=0.95)
+    workers : int, optional(default=1)
+        Processes running replications; the numbers do not depend on it.
+    force_drops : sequence of (int, int), optional
+        (connection, segment) frames dropped at their first port on first transmission.
+
+    Returns
+    -------
+    NetResult
+    """
+    if not isinstance(network, Network):
+        raise ValueError(f"network={network!r} is invalid: must be a Network")
+    replications, seed, level, workers = replication_args(replications, seed, level, workers)
+    if replications > 1 and not network.is_random:
+        raise ValueError(f"replications={replications} is invalid for network {network.name or ''!r}: it has no "
+                         "randomness (no capacity process, no GFR lottery, start_jitter=0), so every replication "
+                         "is the same run and a confidence interval cannot exist; use replications=1, or give "
+                         "the connections random start times with start_jitter > 0 (seconds)")
+    kernel_inputs(network, force_drops)  # validate before spawning work
+    ss = np.random.SeedSequence(seed)
+    tasks = [(network, child, tuple(force_drops)) for child in ss.spawn(replications)]
+    if workers > 1:
+        with process_pool(workers) as pool:
+            results = list(run_tasks(_task, tasks, pool))
+    else:
+        results = list(run_tasks(_task, tasks))
+    samples = {}
+    counters = {k: 0 for k in _COUNTERS}
+    counters.update({"vbr_cells_sent": 0, "vbr_cells_dropped": 0, "frames_corrupted_at_destination": 0})
+    cells = 0
+    slots = 0
+    ktime = 0.0
+    qmax = np.zeros(len(network.ports), dtype=np.int64)
+    abr_reps = []
+    nd = len(network.vcs)
+    for out, dt, kin in results:
+        st, vst, pst = out[0], out[2], out[4]
+        ktime += dt
+        slots += int(kin["gpar"][L.G_NSLOTS])
+        cells += int(vst[:, L.V_CSENT].sum() + pst[:, L.PS_SERVED0:L.PS_SERVED0 + 3].sum()
+                     + pst[:, L.PS_DROP0:L.PS_DROP0 + 3].sum())
+        for k, col in _COUNTERS.items():
+            counters[k] += int(st[:, col].sum())
+        counters["vbr_cells_sent"] += int(vst[nd:, L.V_VBRSENT].sum())
+        counters["vbr_cells_dropped"] += int(vst[nd:, L.V_CDROP].sum())
+        counters["frames_corrupted_at_destination"] += int(vst[:nd, L.V_FCORR].sum())
+        m = rep_metrics(network, out, kin)
+        abr_reps.append(abr_rep_summary(network, kin, out))
+        qmax = np.maximum(qmax, m.pop("qmax"))
+        for k, v in m.items():
+            samples.setdefault(k, []).append(v)
+
+    def est(x):
+        return Estimate.from_samples(x, level)
+
+    def cols(k):
+        a = np.array(samples[k])
+        return tuple(est(a[:, i]) for i in range(a.shape[1]))
+
+    return NetResult(
+        network=network, seed=seed, replications=replications,
+        efficiency=est(samples["eff"]), efficiency_ip=est(samples["eff_ip"]),
+        fairness=est(samples["jain"]), vc_fairness=est(samples["vc_jain"]),
+        goodput_bps=cols("goodput"), vc_goodput_bps=cols("vc_goodput"),
+        share_ratio=cols("ratio") if "ratio" in samples else None,
+        cell_loss_ratio=est(samples["clr"]), frame_loss_ratio=est(samples["flr"]),
+        queue_max=tuple(int(x) for x in qmax), queue_mean=cols("qmean"), counters=counters,
+        cells_simulated=cells, kernel_seconds=ktime,
+        cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots,
+        abr=tuple(a for a in abr_reps if a),
+        samples={k: np.array(v) for k, v in samples.items()})

@@ -1,0 +1,81 @@
+"""The single-bottleneck fast path and the general network kernel give identical counters on
+every configuration the fast path accepts (hypothesis over scenarios); each kernel equals
+itself without JIT on a small case; the deprecated ``tcpabr_model.net`` path still works."""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.sim import Scenario, TcpConfig
+from tcpabr_model.sim import _layout as L
+from tcpabr_model.sim.network_run import run_network_replication
+from tcpabr_model.sim.run import run_replication
+from tcpabr_model.sim.variants import VARIANTS
+
+COUNTERS = [L.S_GOOD, L.S_GOODALL, L.S_CSENT, L.S_CDROP, L.S_FDROP, L.S_FSENT, L.S_TIMEOUTS, L.S_ACKS,
+            L.S_FASTRTX, L.S_RETX, L.S_SEGSENT, L.S_FDELIV]
+
+
+@st.composite
+def scenarios(draw):
+    n = draw(st.integers(1, 3))
+    deltas = [draw(st.sampled_from([8, 20, 40, 60])) for _ in range(n)]
+    fb = draw(st.sampled_from(["instcap", "effcap", "none", "constant"]))
+    kw = {}
+    if fb == "constant":
+        kw["initial_rate"] = draw(st.sampled_from([0.3, 0.7, 1.0]))
+    tcp = TcpConfig(variant=draw(st.sampled_from(VARIANTS)), rto=draw(st.sampled_from(["fixed", "estimator"])),
+                    delayed_ack=draw(st.booleans()), wmax=draw(st.sampled_from([8, 32, 128])))
+    return Scenario.from_normalized(delta=deltas if n > 1 else deltas[0], bmax=draw(st.integers(1, 20)),
+                                    psi=draw(st.sampled_from([0.5, 2.0, 10.0])),
+                                    rate_ratio=draw(st.sampled_from([0.25, 0.5, 1.0])), feedback=fb, tcp=tcp,
+                                    discard=draw(st.sampled_from(["ppd", "epd"])), duration=20.0, warmup=1.0,
+                                    **kw)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sc=scenarios(), seed=st.integers(0, 2**32))
+def test_fast_path_and_general_kernel_give_identical_counters(sc, seed):
+    child = np.random.SeedSequence(seed).spawn(1)[0]
+    fast, _, _ = run_replication(sc, np.random.default_rng(child), trace=False)
+    gen, _, _ = run_network_replication(sc.to_network(), np.random.default_rng(child))
+    np.testing.assert_array_equal(gen[0][:, COUNTERS], fast[0][:, COUNTERS])
+    np.testing.assert_array_equal(gen[1][:, L.F_CWND], fast[1][:, L.F_CWND])
+
+
+_SMALL = """
+import json, numpy as np
+from tcpabr_model.sim import Scenario, TcpConfig
+from tcpabr_model.sim.run import run_replication
+from tcpabr_model.sim.network_run import run_network_replication
+sc = Scenario.from_normalized(delta=[20, 30], bmax=4, psi=1, feedback="effcap", duration=3.0, warmup=0.5,
+                              tcp=TcpConfig(variant="newreno"))
+a = run_replication(sc, np.random.default_rng(3), trace=False)[0][0]
+b = run_network_replication(sc.to_network(), np.random.default_rng(3))[0][0]
+print(json.dumps([a.tolist(), b.tolist()]))
+"""
+
+
+def test_each_kernel_equals_itself_without_jit():
+    out = {}
+    for jit in ("0", "1"):
+        env = dict(os.environ, NUMBA_DISABLE_JIT=jit)
+        r = subprocess.run([sys.executable, "-c", _SMALL], env=env, capture_output=True, text=True, check=True)
+        out[jit] = json.loads(r.stdout)
+    assert out["0"] == out["1"]
+    assert np.asarray(out["0"][0])[:, L.S_GOODALL].sum() > 0
+
+
+def test_the_deprecated_net_package_still_works_and_warns():
+    code = ("import warnings; warnings.simplefilter('always')\n"
+            "import tcpabr_model.net as n\nfrom tcpabr_model.net.presets import preset\n"
+            "from tcpabr_model.sim import Network\nassert n.Network is Network\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "DeprecationWarning: tcpabr_model.net is deprecated: import from tcpabr_model.sim" in r.stderr

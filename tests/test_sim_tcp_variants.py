@@ -1,0 +1,162 @@
+"""The one TCP (``tcpabr_model.sim._tcp``): each variant on a bare state with hand-worked
+values, the recover-point guard, and the Reno-over-ABR livelock of issue 14."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+import tcpabr_model.cli as cli
+from tcpabr_model.sim import Scenario, TcpConfig
+from tcpabr_model.sim import _layout as L
+from tcpabr_model.sim._tcp import on_ack, on_timeout
+from tcpabr_model.sim.variants import VARIANT_IDS, VARIANTS, canonical_variant
+
+
+def _bare(variant, una=10, nxt=20, cwnd=10.0, ssthresh=64.0):
+    """One connection with segments [una, nxt) outstanding; fixed RTO of 100 slots."""
+    st = np.zeros((1, L.S_NSTATE), dtype=np.int64)
+    fs = np.zeros((1, L.F_NSTATE))
+    cp = np.zeros((1, L.CP_NPAR), dtype=np.int64)
+    g = np.zeros(L.G_NPAR, dtype=np.int64)
+    g[L.G_DUPTHRESH] = 3
+    cp[0, L.CP_RTOFIX] = 100
+    cp[0, L.CP_WMAX] = 64
+    cp[0, L.CP_UPF] = 1
+    cp[0, L.CP_VARIANT] = VARIANT_IDS[variant]
+    st[0, L.S_UNA] = una
+    st[0, L.S_NXT] = st[0, L.S_MAX] = nxt
+    st[0, L.S_RTOEXP] = 150
+    st[0, L.S_DAEXP] = L.BIG
+    fs[0, L.F_CWND] = cwnd
+    fs[0, L.F_SSTH] = ssthresh
+    sq = np.zeros((1, 64), dtype=np.int64)
+    sb = np.zeros((1, 64), dtype=np.int8)
+    return st, fs, cp, g, sq, sb
+
+
+def _queued(st, sq):
+    return [int(sq[0, i]) for i in range(st[0, L.S_SQCNT])]
+
+
+def _ack(a, t, s, sk=-1):
+    st, fs, cp, g, sq, sb = s
+    assert on_ack(0, a, sk, t, st, fs, cp, g, sq, sb)
+
+
+def test_timeout_only_ignores_duplicate_acks_and_goes_back_n_on_the_timeout():
+    s = _bare("timeout-only")
+    st, fs, cp, g, sq, sb = s
+    for t in (1, 2, 3, 4):
+        _ack(10, t, s)
+    assert fs[0, L.F_CWND] == 10.0 and st[0, L.S_FASTRTX] == 0 and _queued(st, sq) == []
+    assert on_timeout(0, 150, st, fs, cp, g, sq, sb)
+    # ssthresh = max(floor(10 / 2), 2) = 5, cwnd = 1: segment 10 again, recover point 20
+    assert fs[0, L.F_SSTH] == 5.0 and fs[0, L.F_CWND] == 1.0
+    assert _queued(st, sq) == [10] and st[0, L.S_RETX] == 1 and st[0, L.S_NXT] == 11
+    assert st[0, L.S_RECOVER] == 20 and st[0, L.S_RTOEXP] == 250
+
+
+def test_reno_fast_retransmit_inflation_and_exit_on_the_first_new_ack():
+    s = _bare("reno")
+    st, fs, cp, g, sq, sb = s
+    for t in (1, 2, 3):
+        _ack(10, t, s)
+    # flight 10: ssthresh 5, cwnd 5 + 3 = 8, segment 10 retransmitted
+    assert fs[0, L.F_SSTH] == 5.0 and fs[0, L.F_CWND] == 8.0 and st[0, L.S_INREC] == 1
+    assert _queued(st, sq) == [10] and st[0, L.S_FASTRTX] == 1 and st[0, L.S_RETX] == 1
+    _ack(10, 4, s)
+    assert fs[0, L.F_CWND] == 9.0 and _queued(st, sq) == [10]     # 20 < 10 + 9: nothing new
+    _ack(10, 5, s)
+    _ack(10, 6, s)
+    assert fs[0, L.F_CWND] == 11.0 and _queued(st, sq) == [10, 20]   # window 11 opens segment 20
+    _ack(15, 7, s)                                                    # any new ACK ends recovery
+    assert st[0, L.S_INREC] == 0 and fs[0, L.F_CWND] == 5.0 and st[0, L.S_UNA] == 15
+    assert _queued(st, sq) == [10, 20]                                # 21 >= 15 + 5
+
+
+@pytest.mark.parametrize("variant", ["reno", "newreno", "sack"])
+def test_no_fast_retransmit_for_data_outstanding_at_a_timeout(variant):
+    s = _bare(variant)
+    st, fs, cp, g, sq, sb = s
+    assert on_timeout(0, 150, st, fs, cp, g, sq, sb)
+    assert st[0, L.S_RECOVER] == 20 and _queued(st, sq) == [10]
+    for t in (151, 152, 153, 154):       # duplicates of the go-back-N copies
+        _ack(10, t, s)
+    assert st[0, L.S_FASTRTX] == 0 and st[0, L.S_INREC] == 0 and _queued(st, sq) == [10]
+    _ack(20, 160, s)                      # the recover point is acknowledged ...
+    for t in (161, 162, 163):
+        _ack(20, t, s)
+    assert st[0, L.S_FASTRTX] == 1        # ... and a later loss is fast-retransmitted
+
+
+def test_newreno_partial_acks_keep_recovery_and_retransmit_the_next_hole():
+    s = _bare("newreno")
+    st, fs, cp, g, sq, sb = s
+    for t in (1, 2, 3):
+        _ack(10, t, s)
+    assert fs[0, L.F_SSTH] == 5.0 and fs[0, L.F_CWND] == 8.0 and st[0, L.S_RECOVER] == 20
+    assert _queued(st, sq) == [10]
+    _ack(15, 4, s)          # partial: cwnd = 8 - 5 + 1 = 4, retransmit 15, stay in recovery
+    assert st[0, L.S_INREC] == 1 and fs[0, L.F_CWND] == 4.0 and _queued(st, sq) == [10, 15]
+    assert st[0, L.S_RETX] == 2 and st[0, L.S_FASTRTX] == 1 and st[0, L.S_RTOEXP] == 104
+    _ack(15, 5, s)          # duplicate in recovery: inflation
+    assert fs[0, L.F_CWND] == 5.0
+    _ack(20, 6, s)          # full ACK: cwnd = min(ssthresh 5, max(flight 0, 1) + 1) = 2
+    assert st[0, L.S_INREC] == 0 and fs[0, L.F_CWND] == 2.0
+    assert _queued(st, sq) == [10, 15, 20, 21] and st[0, L.S_MAX] == 22
+
+
+def test_sack_recovery_start_sets_pipe_and_retransmits_the_first_hole():
+    s = _bare("sack")
+    st, fs, cp, g, sq, sb = s
+    for t, sk in ((1, 11), (2, 12), (3, 13)):
+        _ack(10, t, s, sk)
+    # ssthresh = cwnd = 5; pipe = flight 10 - 3 + 1 (the retransmission) = 8 >= cwnd: nothing else
+    assert fs[0, L.F_SSTH] == 5.0 and fs[0, L.F_CWND] == 5.0 and st[0, L.S_PIPE] == 8
+    assert _queued(st, sq) == [10] and st[0, L.S_HIGHSACK] == 14 and st[0, L.S_RECOVER] == 20
+
+
+def test_one_variant_vocabulary_and_the_deprecated_spelling():
+    assert VARIANTS == ("timeout-only", "reno", "newreno", "sack")
+    with pytest.warns(DeprecationWarning, match="no-fast-retransmit"):
+        assert TcpConfig(variant="no-fast-retransmit").variant == "timeout-only"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert canonical_variant("newreno") == "newreno"
+    with pytest.raises(ValueError, match="variant='vegas' is invalid"):
+        TcpConfig(variant="vegas")
+
+
+@pytest.fixture
+def main(monkeypatch):
+    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sim.cli",))
+    return cli.main
+
+
+@pytest.mark.parametrize("variant", ["reno", "newreno"])
+def test_reno_over_abr_no_longer_livelocks(main, capsys, variant):
+    # issue 14: `tcpabr simulate --variant reno --feedback effcap --delta 40 --bmax 10 --psi 10
+    # --replications 3` stopped with "segmentation queue overflow" (137,000 retransmissions
+    # against 2,700 segments delivered); seed 1 at psi 1 did too before the recover-point guard
+    for psi in ("10", "1"):
+        rc = main(["simulate", "--variant", variant, "--feedback", "effcap", "--delta", "40", "--bmax", "10",
+                   "--psi", psi, "--replications", "3", "--seed", "1", "--json"])
+        assert rc == 0
+        d = json.loads(capsys.readouterr().out)
+        c = d["counters"]
+        assert c["retransmissions"] < 0.05 * c["delivered_segments"]
+        assert d["efficiency"]["mean"] > 0.4
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_variant_runs_on_the_single_bottleneck(variant):
+    from tcpabr_model.sim import simulate
+
+    sc = Scenario.from_normalized(delta=40, bmax=10, psi=5, feedback="effcap", duration=50.0, warmup=5.0,
+                                  tcp=TcpConfig(variant=variant))
+    r = simulate(sc, replications=1, seed=3)
+    c = r.counters
+    assert c["delivered_segments"] > 1000
+    assert (c["fast_retransmits"] == 0) == (variant == "timeout-only")
