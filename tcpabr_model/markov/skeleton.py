@@ -140,7 +140,7 @@ def _build(key: tuple, max_states: int) -> Skeleton:
     out = build_skeleton(mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals,
                          a0, b0, d0, int(max_states))
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow) = out
+     overflow, _) = out
     if overflow:
         raise ChainTooLargeError(
             f"the embedded chain has more than max_states={max_states} reachable states "
