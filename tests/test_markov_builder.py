@@ -44,7 +44,7 @@ def assert_same_chain(args):
             np.testing.assert_allclose(y, x, rtol=0, atol=1e-13, err_msg=name)
         else:
             np.testing.assert_array_equal(y, x, err_msg=name)
-    assert new[13] == len(old[2])  # loss-free (state, N) entries
+    assert new[13] == len(old[2]) and new[14] == len(old[6])  # (state, N) and (state, m) entries
 
 
 scenarios = st.tuples(

@@ -247,9 +247,9 @@ def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, rec_q, rec_nd,
     return False, -1, b + k - dep, dep
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
-                   count_only=False):
+                   count_only=False, progress=None):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
@@ -257,9 +257,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     all equal to 1/mu for a constant-rate source, in which case ``constant_s`` is True
     and the S component is always 0).  Every level can follow every level.
 
-    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag and the number of
-    (state, N) loss-free entries.  ``count_only=True`` stores no transitions (the
+    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of
+    (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True`` stores no transitions (the
     enumeration and its reachability rules are the same, so the state count is exact).
+    ``progress`` (int64[2], optional) receives the states processed and found so far, for
+    a progress bar polled from another thread (the kernel releases the GIL).
     """
     nlev = r_vals.shape[0]
     mmax = (wmax + 1) // 2
@@ -306,6 +308,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     rec_q = np.empty(wmax + 2, dtype=np.int64)
     rec_nd = np.empty(wmax + 2, dtype=np.float64)
     rec_dep = np.empty(wmax + 2, dtype=np.int64)
+    # early refusal (docs/model.md sec. 5): a saturated ABR state whose successor keeps its
+    # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
+    steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
+    n_proven = 0
 
     i = 0
     overflow = False
@@ -378,6 +384,18 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     d1 = b + n if b + n < kdep else kdep
                     b1 = b + n - d1
                     a1 = a + d + ninc - n
+                    if b1 == b and d1 == d and (constant_s or si == ri) and a1 + d >= m_arr:
+                        sa = steady_a[b, ri, si]
+                        if sa < 0:
+                            n_proven += wmax - b - d - a1 + 1
+                            steady_a[b, ri, si] = a1
+                        elif a1 < sa:
+                            n_proven += sa - a1
+                            steady_a[b, ri, si] = a1
+                        if n_proven > max_states:
+                            overflow = True
+                            return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
             else:
                 lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
                                                      rec_q, rec_nd, rec_dep)
@@ -398,7 +416,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         if n_states >= max_states:
                             overflow = True
                             return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl)
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
                         if n_states >= st.shape[0]:
                             st = _grow2(st)
                         tgt = n_states
@@ -479,7 +497,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     if n_states >= max_states:
                         overflow = True
                         return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl)
+                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
                     if n_states >= st.shape[0]:
                         st = _grow2(st)
                     hkeys[j] = kk
@@ -499,6 +517,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             nl_ptr[i + 1] = n_nl
             ls_ptr[i + 1] = n_ls
         i += 1
+        if progress is not None:
+            progress[0] = i
+            progress[1] = n_states
     # regeneration states that already existed before any loss reached them
     for m in range(1, mmax + 1):
         for ri2 in range(nlev):
@@ -511,6 +532,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     n = n_states
     if not store:
         return (st[:n], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
-                reg, overflow, n_nl)
+                reg, overflow, n_nl, n_ls)
     return (st[:n], nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
-            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl)
+            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls)

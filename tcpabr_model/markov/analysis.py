@@ -55,17 +55,22 @@ class AnalysisResult:
         return asdict(self)
 
 
-def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT_TOL) -> AnalysisResult:
+def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT_TOL,
+            progress: bool = False) -> AnalysisResult:
     """Solve the embedded Markov renewal process of ``scenario`` (Section III of seed 004).
 
     The psi-independent skeleton is cached, so a psi sweep enumerates the states once.
+    Before building, the states are counted exactly and memory is estimated; above
+    ``scenario.max_states`` or the available memory
+    :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
+    ``progress=True`` shows tqdm bars on counts and builds longer than 2 s.
     Raises :class:`~tcpabr_model.errors.ChainTooLargeError` or
     :class:`~tcpabr_model.errors.SolveError` rather than return an untrusted number.
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
     t0 = time.perf_counter()
-    sk = skeleton_for(scenario)
+    sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
     p = scenario.p_switch
     t0 = time.perf_counter()
@@ -109,8 +114,11 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
     import pandas as pd
     from tqdm.auto import tqdm
 
+    psis = list(psis)
+    if not psis:
+        raise ValueError("psis=[] is invalid: give at least one psi >= 1")
     rows = []
-    for psi in tqdm(list(psis), disable=not progress, desc="psi sweep", unit="chain"):
+    for psi in tqdm(psis, disable=not progress, desc="psi sweep", unit="chain"):
         r = analyze(scenario.with_psi(float(psi)), method=method)
         row = {k: v for k, v in r.to_dict().items() if k != "scenario"}
         row.update(r.scenario)

@@ -1,0 +1,85 @@
+"""Exact state counts, estimates and refusals before building (issue 16, item 3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.errors import ChainTooLargeError
+from tcpabr_model.markov import Scenario, skeleton_for, sweep_psi
+from tcpabr_model.markov import cli as markov_cli
+from tcpabr_model.markov import estimate as est_mod
+from tcpabr_model.markov.estimate import check_fits, estimate_chain
+from tcpabr_model.markov.solvers import METHODS
+
+SETTINGS = settings(max_examples=int(os.environ.get("HYP_EXAMPLES", 40)), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+scenarios = st.builds(
+    Scenario,
+    delta=st.integers(4, 60).map(float),
+    bmax=st.integers(1, 12),
+    psi=st.just(20.0),
+    rate_ratio=st.sampled_from([0.25, 0.5, 0.75, 1.0]),
+    wmax=st.integers(2, 200),
+    feedback=st.sampled_from(["instcap", "none"]),
+)
+
+
+@given(sc=scenarios)
+@SETTINGS
+def test_count_equals_built_chain(sc):
+    e = estimate_chain(sc)
+    sk = skeleton_for(sc)
+    assert e.complete and e.n_states == sk.n_states
+    P = sk.transition_matrix(sc.p_switch, sc.p_switch)
+    assert e.loss_free_entries == len(sk.nl_prob) and e.loss_entries == len(sk.ls_prob)
+    assert P.nnz <= e.nnz  # upper bound: duplicates are summed in P
+
+
+@pytest.mark.parametrize("args,n", [((40, 10, 128), 863), ((40, 4, 128), 863), ((20, 10, 128), 5029),
+                                    ((10, 4, 128), 1959), ((8, 3, 16), 141), ((10, 3, 16), 91)])
+def test_counts_quoted_in_the_issue(args, n):
+    d, b, w = args
+    assert estimate_chain(Scenario(delta=d, bmax=b, wmax=w)).n_states == n
+
+
+def test_count_stops_above_the_limit_and_refuses():
+    sc = Scenario(delta=40, bmax=10, wmax=128, max_states=100)
+    e = estimate_chain(sc)
+    assert not e.complete and e.n_states == 100
+    with pytest.raises(ChainTooLargeError, match="max_states=100"):
+        check_fits(e, sc)
+
+
+def test_refuses_above_available_memory(monkeypatch):
+    monkeypatch.setattr(est_mod, "available_memory", lambda: 1000)
+    sc = Scenario(delta=40, bmax=10, wmax=128)
+    with pytest.raises(ChainTooLargeError, match="GB of memory available"):
+        check_fits(estimate_chain(sc), sc)
+
+
+def test_sweep_psi_empty_grid_raises():
+    with pytest.raises(ValueError, match="psis"):
+        sweep_psi(Scenario(), [])
+
+
+def test_cli_methods_match_solvers():
+    assert markov_cli.METHODS == METHODS
+
+
+def test_cli_refuses_large_chain_fast_one_line():
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "tcpabr_model", "analyze", "--delta", "2000", "--bmax",
+                        "2000", "--wmax", "10000", "--max-states", "200000"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 2
+    assert len(p.stderr.strip().splitlines()) == 1 and "max_states=200000" in p.stderr
+    assert time.perf_counter() - t0 < 120  # includes interpreter start and a cold numba cache
