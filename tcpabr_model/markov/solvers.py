@@ -29,6 +29,7 @@ __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 DEFAULT_TOL = 1e-11
 DENSE_LIMIT = 20_000  # states; beyond this dense methods would need > 3 GB
+GMRES_RTOL = 1e-12  # relative residual of the loss-event system (above its rounding floor)
 
 
 @dataclass(frozen=True)
@@ -104,14 +105,24 @@ def closed_classes(P: sp.csr_matrix) -> int:
 
 
 def _reference_index(P: sp.csr_matrix, steps: int = 200) -> int:
-    """A state of large stationary mass (argmax after a few power steps): fixing a
-    transient state's component would make the reduced system singular."""
+    """A recurrent state of large stationary mass (argmax, over the closed class, after a
+    few power steps): fixing a transient state's component would make the reduced system
+    singular (which the power steps alone did not exclude for a nearly periodic chain,
+    psi close to 1, whose only closed class is loss-free)."""
+    from scipy.sparse.csgraph import connected_components
+
     n = P.shape[0]
     x = np.full(n, 1.0 / n)
     PT = P.T.tocsr()
     for _ in range(steps):
         x = PT @ x
-    return int(np.argmax(x))
+    nc, lab = connected_components(P, directed=True, connection="strong")
+    coo = P.tocoo()
+    cross = (lab[coo.row] != lab[coo.col]) & (coo.data > 0)
+    closed = np.ones(nc, dtype=bool)
+    closed[np.unique(lab[coo.row[cross]])] = False
+    rec = np.flatnonzero(closed[lab])
+    return int(rec[np.argmax(x[rec])])
 
 
 def _reduced_solve_dense(M: np.ndarray, ref: int) -> np.ndarray:
@@ -157,7 +168,12 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float):
         return x - left_K(x)[0] + v * x.sum()
 
     A = spla.LinearOperator((na, na), matvec=op, dtype=float)
-    x, info = spla.gmres(A, v, x0=v.copy(), rtol=1e-14, atol=0.0, restart=min(na, 100), maxiter=10)
+    # GMRES_RTOL, not lower: the products are exact only to rounding, and the relative
+    # residual of this system stalls at 1e-14..1e-13 (docs/model.md sec. 8); asking for
+    # 1e-14 made GMRES run to maxiter on the rounding noise (hundreds of products, erratic
+    # with the chain's size).  The full-chain residual is checked afterwards anyway.
+    x, info = spla.gmres(A, v, x0=v.copy(), rtol=GMRES_RTOL, atol=0.0, restart=min(na, 100),
+                         maxiter=10)
     _, pi = left_K(np.clip(x, 0.0, None))
     return pi, calls[0]
 
