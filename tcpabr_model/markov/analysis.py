@@ -29,14 +29,19 @@ class AnalysisResult:
     Efficiencies are throughput / mean capacity (dimensionless); throughputs are in
     packets per time unit (one time unit = one packet time at the high rate).
     ``optimistic`` is eq. 18 with the post-loss credit capped by what the bottleneck can
-    carry before recovery; ``optimistic_eq18`` is eq. 18 uncapped (can exceed 1);
-    ``conservative`` credits nothing sent in a loss interval (docs/model.md, sec. 6).
+    carry (two caps the paper does not have, docs/model.md sec. 6); ``optimistic_eq18``
+    is the paper's eq. 18 uncapped, which exceeds 1 when the regeneration state credits
+    windows beyond the pipe (``eq18_above_capacity`` says so); ``conservative`` credits
+    nothing sent in a loss interval (and is also under the cycle cap).  Quote the band
+    ``[conservative, optimistic]``; ``optimistic_eq18`` is for comparison with the paper
+    only.
     """
 
     scenario: dict
     optimistic: float
     conservative: float
     optimistic_eq18: float
+    eq18_above_capacity: bool
     throughput_optimistic: float
     throughput_conservative: float
     mean_capacity: float
@@ -90,6 +95,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         optimistic=thr["optimistic"] / cap,
         conservative=thr["conservative"] / cap,
         optimistic_eq18=thr["eq18"] / cap,
+        eq18_above_capacity=bool(thr["eq18"] / cap > 1.0),
         throughput_optimistic=thr["optimistic"],
         throughput_conservative=thr["conservative"],
         mean_capacity=cap,

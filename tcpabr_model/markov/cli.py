@@ -51,7 +51,8 @@ def _run(args: argparse.Namespace) -> int:
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
         f"delta={sc.delta:g} bmax={sc.bmax} psi={sc.psi:g} rate_ratio={sc.rate_ratio:g} wmax={sc.wmax}\n"
-        f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f})\n"
+        f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
+        f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"
         f"  throughput  {r.throughput_conservative:.4f} .. {r.throughput_optimistic:.4f} packets/time unit "
         f"(mean capacity {r.mean_capacity:.4f})\n"

@@ -21,9 +21,10 @@ from ..errors import ChainTooLargeError
 
 __all__ = ["ChainEstimate", "estimate_chain", "available_memory", "check_fits"]
 
-#: peak bytes of build + assembly + structured solve per nonzero of P (measured peak RSS
-#: of ``analyze`` is 110-140 B per nonzero at 2e5-1e6 states; rounded up).
-BYTES_PER_NONZERO = 160
+#: peak bytes of build + assembly + structured solve per nonzero of P and per state: the
+#: peak RSS growth of ``analyze`` was 38-45 B per nonzero at 2.2e5 and 1e6 states
+#: (benchmarks/README.md), so these overestimate by about 1.5x.
+BYTES_PER_NONZERO = 60
 BYTES_PER_STATE = 400
 #: build seconds per loss-free (state, N) entry and solve seconds per nonzero (this VM, shared).
 BUILD_SECONDS_PER_ENTRY = 4e-7
@@ -147,7 +148,7 @@ def check_fits(est: ChainEstimate, scenario) -> None:
         raise ChainTooLargeError(
             f"the embedded chain has more than max_states={est.limit} reachable states ({where}; "
             f"counted in {est.count_seconds:.1f} s); raise max_states (about "
-            f"{(BYTES_PER_STATE + 20 * BYTES_PER_NONZERO) / 1e3:.0f} kB per state) or reduce wmax, "
+            f"{(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB per state) or reduce wmax, "
             "bmax or delta")
     avail = available_memory()
     if est.bytes > avail:
