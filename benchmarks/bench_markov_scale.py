@@ -33,13 +33,16 @@ from tcpabr_model.markov.estimate import _kernel_args, estimate_chain  # noqa: E
 from tcpabr_model.markov.solvers import stationary_distribution  # noqa: E402
 
 RSS_SNIPPET = """
-import resource, sys, time
+import sys, time
 from tcpabr_model.markov import Scenario, analyze
 d, b, w = map(int, sys.argv[1:4])
 t0 = time.perf_counter()
 r = analyze(Scenario(delta=d, bmax=b, wmax=w))
-print(r.n_states, r.nnz, time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+print(r.n_states, r.nnz, time.perf_counter() - t0, hwm / 2**20)
 """
+# VmHWM, not ru_maxrss: Linux keeps ru_maxrss across fork + exec, so a child of this
+# process would report this process's own peak
 
 
 def best(fn, repeat):
@@ -59,12 +62,16 @@ def main(argv=None) -> int:
                     help="repeats of the old builder above 60000 states (default --repeat; it takes minutes there)")
     ap.add_argument("--sizes", default="1440,4000,8000,16000,32000,64000,144000")
     ap.add_argument("--rss-sizes", default="32000,144000")
+    ap.add_argument("--only-rss", action="store_true", help="only the peak-memory runs")
     args = ap.parse_args(argv)
     old_repeat = args.old_repeat or args.repeat
 
+    if args.only_rss:
+        args.sizes, args.repeat = "", 0
     analyze(Scenario(delta=4, bmax=2, psi=2, wmax=8))  # compile
     analyze(Scenario(delta=4, bmax=2, psi=2, wmax=8, feedback="none"))
-    old_build(*_kernel_args(Scenario(delta=4, bmax=2, wmax=8).structure_key()), 10**6)
+    if not args.only_rss:
+        old_build(*_kernel_args(Scenario(delta=4, bmax=2, wmax=8).structure_key()), 10**6)
 
     psis = np.geomspace(1, 200, 30)
     ts = []
@@ -76,14 +83,15 @@ def main(argv=None) -> int:
             for b in (10, 12):
                 n += len(sweep_psi(Scenario(delta=40, bmax=b, wmax=128, feedback=fb), psis))
         ts.append(time.perf_counter() - t0)
-    print(f"Fig. 8 + Fig. 9 sweep: {n} chains in {min(ts):.2f} s (best of {args.repeat}; "
-          f"runs {', '.join(f'{t:.2f}' for t in ts)})\n")
+    if ts:
+        print(f"Fig. 8 + Fig. 9 sweep: {4 * len(psis)} chains in {min(ts):.2f} s (best of {args.repeat}; "
+              f"runs {', '.join(f'{t:.2f}' for t in ts)})\n")
 
     head = ("| Delta, B_max, W_max | states | nonzeros | count s | build s | build ns/nonzero | "
             "assemble s | solve s | total s | old build s | old / new build |")
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
-    for w in (int(x) for x in args.sizes.split(",")):
+    for w in (int(x) for x in args.sizes.split(",") if x):
         sc = Scenario(delta=w // 4, bmax=w // 16, wmax=w, max_states=10**8)
         key = sc.structure_key()
         kargs = _kernel_args(key)
@@ -91,7 +99,7 @@ def main(argv=None) -> int:
         n_states = None
         for _ in range(args.repeat):  # interleaved: count, new build, old build
             t_count = min(t_count, best(lambda: estimate_chain(sc), 1)[0])
-            tb, out = best(lambda: build_skeleton(*kargs, 10**8), 1)
+            tb, out = best(lambda: build_skeleton(*kargs, 10**8, False, None, 0.0), 1)
             t_build = min(t_build, tb)
             n_states = out[0].shape[0]
             if n_states <= args.old_max and (_ < old_repeat or n_states <= 60_000):

@@ -19,14 +19,16 @@ MODE_TCP_ALONE = 1  # no segmentation buffer, ACK-clocked bursts at infinite hos
 
 
 @njit(cache=True)
-def fill_arrivals(mode, a, d, n_inc, s, delta, out):
+def fill_arrivals(mode, a, d, n_inc, s, delta, out, phase=0.0):
     """Arrival times at the bottleneck during (T_k, T_k + Delta); returns their count.
 
     ABR (eq. 10): the source sends ``min(a + d + N, floor(Delta / s))`` packets
     back-to-back at spacing ``s`` from the start of the interval.
     TCP alone: the ``d`` ACKs return at spacing ``g = min(s, Delta / d)`` (``s`` is the
     bottleneck service time one interval earlier, i.e. the ACK clock); each ACK releases
-    one packet and the last ``N`` ACKs release two (the window increments).
+    one packet and the last ``N`` ACKs release two (the window increments).  ``phase``
+    (TCP alone): the ACKs return at ``(i + phase) g``; 0 is the default ACK clock
+    starting at T_k, 1 starts it one spacing later (docs/model.md sec. 3).
     """
     if mode == MODE_ABR:
         n = a + d + n_inc
@@ -44,7 +46,7 @@ def fill_arrivals(mode, a, d, n_inc, s, delta, out):
         g = delta / d
     k = 0
     for i in range(d):
-        t = i * g
+        t = (i + phase) * g
         out[k] = t
         k += 1
         if i >= d - n_inc:
@@ -87,14 +89,14 @@ def bottleneck(b0, arrivals, n, r, bmax, delta):
 
 
 @njit(cache=True)
-def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work):
+def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
     """Outcome of one interval given the state and the window increment ``N``.
 
     Returns ``(lost, j_loss, a1, b1, d1)``: without loss, the next ``(A, B, D)``
     (eq. 10 for A; B and D derived in docs/model.md, eqs. M3-M4); with loss, ``j_loss``
     packets entered the bottleneck before the first lost one.
     """
-    n = fill_arrivals(mode, a, d, n_inc, s, delta, work)
+    n = fill_arrivals(mode, a, d, n_inc, s, delta, work, phase)
     lost, j_loss, b_end, departed = bottleneck(b, work, n, r, bmax, delta)
     if lost:
         return True, j_loss, 0, 0, 0

@@ -190,8 +190,8 @@ def abr_table_entry(b, r, s, bmax, delta):
 
 
 @njit(cache=True)
-def tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep):
-    """Record the bottleneck after each of the single-ACK arrivals at 0, g, ..., (d-1) g.
+def tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep, phase):
+    """Record the bottleneck after each of the single-ACK arrivals at (i + phase) g, i < d.
 
     ``rec_*[L]`` is the queue, head-departure time and departures after the first L
     arrivals were processed (departures up to arrival L-1 only).  Returns the index of
@@ -204,7 +204,7 @@ def tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep):
     rec_nd[0] = next_dep
     rec_dep[0] = 0
     for i in range(d):
-        t = i * g
+        t = (i + phase) * g
         while next_dep <= t + EPS:
             q -= 1
             departed += 1
@@ -221,7 +221,7 @@ def tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep):
 
 
 @njit(cache=True)
-def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, rec_q, rec_nd, rec_dep):
+def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, rec_q, rec_nd, rec_dep, phase):
     """(lost, j_loss, b1, d1) for N = ``ninc`` doubled ACKs at the end (docs/model.md sec. 3)."""
     L = d - ninc
     if lost_single < L:
@@ -231,7 +231,7 @@ def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, rec_q, rec_nd,
     departed = rec_dep[L]
     k = L
     for i in range(L, d):
-        t = i * g
+        t = (i + phase) * g
         for _ in range(2):
             while next_dep <= t + EPS:
                 q -= 1
@@ -249,7 +249,7 @@ def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, rec_q, rec_nd,
 
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
-                   count_only=False, progress=None):
+                   count_only=False, progress=None, ack_phase=0.0):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
@@ -261,7 +261,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True`` stores no transitions (the
     enumeration and its reachability rules are the same, so the state count is exact).
     ``progress`` (int64[2], optional) receives the states processed and found so far, for
-    a progress bar polled from another thread (the kernel releases the GIL).
+    a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
+    (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
     """
     nlev = r_vals.shape[0]
     mmax = (wmax + 1) // 2
@@ -353,7 +354,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             g = s
             if d * s > delta + EPS:
                 g = delta / d
-            lost_single = tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep)
+            lost_single = tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep, ack_phase)
 
         mlo = mmax + 1  # loss windows touched: lossm[mlo..mhi] (lossm is zero elsewhere)
         mhi = 0
@@ -398,7 +399,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                     p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
             else:
                 lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
-                                                     rec_q, rec_nd, rec_dep)
+                                                     rec_q, rec_nd, rec_dep, ack_phase)
                 a1 = 0
             if not lost:
                 if store:

@@ -91,7 +91,9 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     return AnalysisResult(
         scenario={"delta": scenario.delta, "bmax": scenario.bmax, "psi": scenario.psi,
                   "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
-                  "feedback": scenario.feedback, "source_rate": scenario.source_rate},
+                  "feedback": scenario.feedback, "source_rate": scenario.source_rate,
+                  "bmax_counts_service": scenario.bmax_counts_service,
+                  "ack_clock": scenario.ack_clock},
         optimistic=thr["optimistic"] / cap,
         conservative=thr["conservative"] / cap,
         optimistic_eq18=thr["eq18"] / cap,

@@ -26,6 +26,10 @@ def register(sub) -> None:
     p.add_argument("--wmax", type=int, default=128, help="maximum TCP window in packets")
     p.add_argument("--source-rate", type=float, default=None,
                    help="packets per time unit of the constant-rate source (feedback 'constant')")
+    p.add_argument("--bmax-excludes-service", action="store_true",
+                   help="the paper's buffer count: bmax waiting places plus the packet in service")
+    p.add_argument("--ack-clock", choices=("at-epoch", "after-service"), default="at-epoch",
+                   help="TCP alone: returning ACKs at i*g from the epoch (default) or one spacing later")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
@@ -46,7 +50,8 @@ def _run(args: argparse.Namespace) -> int:
 
     sc = Scenario(delta=args.delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
-                  max_states=args.max_states)
+                  max_states=args.max_states, ack_clock=args.ack_clock,
+                  bmax_counts_service=not args.bmax_excludes_service)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "

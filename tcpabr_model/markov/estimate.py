@@ -72,7 +72,7 @@ def available_memory() -> int:
 def _kernel_args(key: tuple):
     from ._interval import MODE_ABR, MODE_TCP_ALONE
 
-    delta, bmax, ratio, wmax, feedback, source_rate = key
+    delta, bmax, ratio, wmax, feedback, source_rate = key[:6]
     r_vals = np.array([1.0, 1.0 / ratio])
     if feedback == "constant":
         s_vals, constant_s = np.full(2, 1.0 / source_rate), True
@@ -83,6 +83,11 @@ def _kernel_args(key: tuple):
     else:
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
     return mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals, a0, b0, d0
+
+
+def ack_phase(key: tuple) -> float:
+    """The kernel's ACK-clock phase for ``Scenario.ack_clock`` (last element of the key)."""
+    return 1.0 if key[6] == "after-service" else 0.0
 
 
 def run_with_progress(fn, args: tuple, progress: np.ndarray, total: int | None, desc: str,
@@ -126,7 +131,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     key = scenario.structure_key()
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, _kernel_args(key) + (limit, True, prog), prog, None,
+    out = run_with_progress(build_skeleton, _kernel_args(key) + (limit, True, prog, ack_phase(key)), prog, None,
                             "counting states", progress)
     t_count = time.perf_counter() - t0
     n, overflow, n_nl, n_ls = out[0].shape[0], bool(out[12]), int(out[13]), int(out[14])

@@ -123,19 +123,19 @@ class Skeleton:
 
 
 def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False) -> Skeleton:
-    from .estimate import _kernel_args, run_with_progress
+    from .estimate import _kernel_args, ack_phase, run_with_progress
 
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, _kernel_args(key) + (int(max_states), False, prog), prog,
+    out = run_with_progress(build_skeleton, _kernel_args(key) + (int(max_states), False, prog, ack_phase(key)), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _) = out
-    delta, bmax, _, wmax, _, _ = key
+    delta, bmax, _, wmax = key[:4]
     if overflow:
         raise ChainTooLargeError(
             f"the embedded chain has more than max_states={max_states} reachable states "
-            f"(delta={delta}, bmax={bmax}, wmax={wmax}); raise max_states if memory allows "
+            f"(delta={delta}, buffer capacity={bmax}, wmax={wmax}); raise max_states if memory allows "
             "or reduce wmax"
         )
     constant_s = key[4] == "constant"
