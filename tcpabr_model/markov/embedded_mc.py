@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from numba import njit
-from scipy import stats
 
 from .._validate import check_int
 from ._interval import MODE_ABR, MODE_TCP_ALONE, ceil_log2, interval_outcome
@@ -120,6 +119,8 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.capacity, scenario.wmax,
                              r_vals, s_vals, p, p, a0, b0, d0, n_cycles, burn_in, n_batches, seed,
                              1.0 if scenario.ack_clock == "after-service" else 0.0)
+    from scipy import stats
+
     scale = scenario.delta * scenario.mean_capacity
     tq = stats.t.ppf(0.975, n_batches - 1)
 
