@@ -128,3 +128,17 @@ def test_embedded_mc_follows_the_ack_clock_option():
     mc = simulate_embedded(sc, n_cycles=200_000, seed=3)
     assert abs(mc.optimistic_eq18 - r.optimistic_eq18) <= 3 * mc.optimistic_eq18_halfwidth + 1e-3
     assert abs(mc.conservative - r.conservative) <= 3 * mc.conservative_halfwidth + 1e-3
+
+
+def test_progress_bars_on_count_build_and_solve(monkeypatch, capsys):
+    from tcpabr_model.markov import analyze
+    from tcpabr_model.markov import skeleton as skmod
+
+    monkeypatch.setattr(est_mod, "PROGRESS_AFTER_SECONDS", 0.0)
+    skmod._CACHE.clear()
+    analyze(Scenario(delta=40, bmax=10, wmax=128, psi=7.0), progress=True)
+    err = capsys.readouterr().err
+    assert "counting states" in err and "building chain" in err and "solving" in err
+    skmod._CACHE.clear()
+    analyze(Scenario(delta=40, bmax=10, wmax=128, psi=7.0))
+    assert capsys.readouterr().err == ""

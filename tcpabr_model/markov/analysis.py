@@ -81,7 +81,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     t0 = time.perf_counter()
     P = sk.transition_matrix(p, p)
     t_asm = time.perf_counter() - t0
-    sol = stationary_distribution(sk, p, p, method=method, tol=tol, P=P)
+    sol = stationary_distribution(sk, p, p, method=method, tol=tol, P=P, progress=progress)
     pi = sol.pi
     rewards = sk.rewards(p, p)
     eu = float(pi @ sk.u)

@@ -137,7 +137,36 @@ def _reduced_solve_dense(M: np.ndarray, ref: int) -> np.ndarray:
     return x
 
 
-def _structured_krylov(sk: Skeleton, p01: float, p10: float):
+class _LazyBar:
+    """A tqdm bar that appears only once the work has lasted PROGRESS_AFTER_SECONDS."""
+
+    def __init__(self, show: bool, desc: str, unit: str):
+        self.show, self.desc, self.unit = show, desc, unit
+        self.t0 = time.perf_counter()
+        self.bar = None
+        self.n = 0
+
+    def update(self) -> None:
+        self.n += 1
+        if not self.show:
+            return
+        if self.bar is None:
+            from .estimate import PROGRESS_AFTER_SECONDS
+
+            if time.perf_counter() - self.t0 < PROGRESS_AFTER_SECONDS:
+                return
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(desc=self.desc, unit=self.unit, initial=self.n)
+        else:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _structured_krylov(sk: Skeleton, p01: float, p10: float, progress: bool = False):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz))."""
     s = _structure(sk)
@@ -150,6 +179,7 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float):
         return None, 0  # a loss-free closed class: the regenerative reduction does not apply
     lam_full = np.zeros(n_events)
     calls = [0]
+    bar = _LazyBar(progress, "solving (GMRES products)", "product")
 
     def left_K(v_act):
         lam_full[:] = 0.0
@@ -157,6 +187,7 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float):
         nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, p01, p10)
         pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
         calls[0] += 1
+        bar.update()
         return (s.le_t @ pi)[act], pi
 
     # lambda (I - K_E) = 0, sum(lambda) = 1, as one nonsingular system: with x = lambda^T,
@@ -175,6 +206,7 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float):
     x, info = spla.gmres(A, v, x0=v.copy(), rtol=GMRES_RTOL, atol=0.0, restart=min(na, 100),
                          maxiter=10)
     _, pi = left_K(np.clip(x, 0.0, None))
+    bar.close()
     return pi, calls[0]
 
 
@@ -207,8 +239,11 @@ def _structured_direct(sk: Skeleton, p01: float, p10: float):
 
 def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = "structured",
                             tol: float = DEFAULT_TOL, P: sp.csr_matrix | None = None,
-                            max_iter: int = 2_000_000) -> StationarySolution:
-    """Stationary law pi of the embedded chain for rate-switch probabilities p01, p10."""
+                            max_iter: int = 2_000_000, progress: bool = False) -> StationarySolution:
+    """Stationary law pi of the embedded chain for rate-switch probabilities p01, p10.
+
+    ``progress=True`` shows a tqdm bar once the structured solve has lasted 2 s.
+    """
     if method not in METHODS:
         raise ValueError(f"method={method!r} is invalid: must be one of {', '.join(METHODS)}")
     if P is None:
@@ -226,7 +261,7 @@ def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = 
     used = method
     pi = None
     if method == "structured":
-        pi, iters = _structured_krylov(sk, p01, p10)
+        pi, iters = _structured_krylov(sk, p01, p10, progress)
         if pi is None:
             used = "sparse-direct (structured fallback: loss-free closed class)"
             method = "sparse-direct"
