@@ -108,6 +108,19 @@ def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
 
 
 @njit(cache=True)
+def binomial_mode(n, p):
+    """(mode, pmf at the mode, p / (1 - p)) of Binomial(n, p), 0 < p < 1, n >= 1."""
+    mode = int(math.floor((n + 1) * p))
+    if mode > n:
+        mode = n
+    lp = math.log(p)
+    lq = math.log1p(-p)
+    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
+             + mode * lp + (n - mode) * lq)
+    return mode, math.exp(lmode), p / (1.0 - p)
+
+
+@njit(cache=True)
 def binomial_pmf(n, p, out):
     """pmf of Binomial(n, p) into ``out[0..n]`` (stable recursion from the mode)."""
     for k in range(n + 1):
@@ -121,15 +134,8 @@ def binomial_pmf(n, p, out):
     if p <= 0.0:
         out[0] = 1.0
         return
-    mode = int(math.floor((n + 1) * p))
-    if mode > n:
-        mode = n
-    lp = math.log(p)
-    lq = math.log1p(-p)
-    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
-             + mode * lp + (n - mode) * lq)
-    out[mode] = math.exp(lmode)
-    ratio = p / (1.0 - p)
+    mode, pm, ratio = binomial_mode(n, p)
+    out[mode] = pm
     for k in range(mode, n):
         out[k + 1] = out[k] * (n - k) / (k + 1.0) * ratio
     for k in range(mode, 0, -1):

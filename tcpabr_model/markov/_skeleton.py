@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._interval import EPS, MODE_ABR, ceil_log2
+from ._interval import EPS, MODE_ABR, binomial_mode, ceil_log2
 
 PMF_TAIL = 1e-17  # binomial terms below this are dropped and the rest renormalised
 WINDOW_TAIL = 1e-21  # binomial terms are evaluated down to this (below PMF_TAIL, see above)
@@ -97,15 +97,8 @@ def binomial_window(n, p, out):
     if p >= 1.0:
         out[n] = 1.0
         return n, n
-    mode = int(math.floor((n + 1) * p))
-    if mode > n:
-        mode = n
-    lp = math.log(p)
-    lq = math.log1p(-p)
-    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
-             + mode * lp + (n - mode) * lq)
-    out[mode] = math.exp(lmode)
-    ratio = p / (1.0 - p)
+    mode, pm, ratio = binomial_mode(n, p)
+    out[mode] = pm
     hi = mode
     while hi < n and out[hi] >= WINDOW_TAIL:
         out[hi + 1] = out[hi] * (n - hi) / (hi + 1.0) * ratio
