@@ -88,3 +88,23 @@ def test_binomial_window_agrees_with_full_law(n, p):
     assert 0 <= lo <= hi <= n
     np.testing.assert_allclose(win[lo:hi + 1], full[lo:hi + 1], rtol=1e-12, atol=1e-300)
     assert full[:lo].max(initial=0.0) < 1e-17 and full[hi + 1:].max(initial=0.0) < 1e-17
+
+
+@given(b=st.integers(0, 30), d=st.integers(0, 300), nfrac=st.floats(0, 1), ratio=st.sampled_from([0.25, 0.3, 0.5, 1.0]),
+       r_low=st.booleans(), s_low=st.booleans(), bmax=st.integers(1, 30), delta=st.floats(4.0, 400.0),
+       phase=st.sampled_from([0.0, 1.0]))
+@SETTINGS
+def test_tcp_alone_closed_form_equals_event_replay(b, d, nfrac, ratio, r_low, s_low, bmax, delta, phase):
+    from tcpabr_model.markov._interval import EPS, interval_outcome
+    from tcpabr_model.markov._skeleton import tcp_alone_first_loss, tcp_alone_outcome
+
+    b = min(b, bmax)
+    ninc = int(nfrac * d)
+    r = 1.0 / ratio if r_low else 1.0
+    s = 1.0 / ratio if s_low else 1.0
+    g = s if d * s <= delta + EPS else delta / d
+    work = np.empty(2 * d + 8)
+    lost, j, _, b1, d1 = interval_outcome(MODE_TCP_ALONE, 0, b, d, ninc, r, s, bmax, delta, work, phase)
+    first = tcp_alone_first_loss(b, d, g, r, bmax, phase)
+    got = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, first, phase)
+    assert got == ((True, j, 0, 0) if lost else (False, -1, b1, d1))

@@ -13,8 +13,8 @@ packet by packet per (state, N).
   Delta depend on (b, R, S) only; they are tabulated once per (b, R, S) and every N costs
   O(1): lost iff ``n > i_L``, else ``D' = min(b + n, K)`` (eq. M4).
 * TCP alone: the arrivals for N are the single-ACK prefix of length d - N followed by N
-  doubled ACKs; the prefix queue is recorded once per state and each N replays only its
-  N doubled ACKs.
+  doubled ACKs; the queue after the prefix follows from the closed-form departure times
+  of single arrivals (O(log d), eq. M7) and each N replays only its N doubled ACKs.
 * Binomial laws are evaluated only on the window where their terms exceed 1e-21 (the
   terms below the 1e-17 tail are dropped anyway), and the loss-window law uses the
   per-state law of Binomial(b + J, 1/W) once.
@@ -183,45 +183,86 @@ def abr_table_entry(b, r, s, bmax, delta):
 
 
 @njit(cache=True)
-def tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep, phase):
-    """Record the bottleneck after each of the single-ACK arrivals at (i + phase) g, i < d.
-
-    ``rec_*[L]`` is the queue, head-departure time and departures after the first L
-    arrivals were processed (departures up to arrival L-1 only).  Returns the index of
-    the first lost single arrival, or d if none is lost.
-    """
-    q = b
-    next_dep = r if q > 0 else np.inf
-    departed = 0
-    rec_q[0] = q
-    rec_nd[0] = next_dep
-    rec_dep[0] = 0
-    for i in range(d):
-        t = (i + phase) * g
-        while next_dep <= t + EPS:
-            q -= 1
-            departed += 1
-            next_dep = next_dep + r if q > 0 else np.inf
-        if q >= bmax:
-            return i
-        q += 1
-        if q == 1:
-            next_dep = t + r
-        rec_q[i + 1] = q
-        rec_nd[i + 1] = next_dep
-        rec_dep[i + 1] = departed
-    return d
+def _single_departure(k, b, r, g, phase):
+    """Departure time of the k-th packet (1-based) when ``b`` are queued at 0 and single
+    ACKs bring one packet each at ``(i + phase) g``: the Lindley recursion
+    ``c = max(c_prev, t_i) + r`` in closed form (docs/model.md sec. 5a, eq. M7)."""
+    if k <= b:
+        return k * r
+    i = k - b - 1
+    c = k * r
+    x = phase * g + (i + 1) * r
+    if x > c:
+        c = x
+    y = (i + phase) * g + r
+    if y > c:
+        c = y
+    return c
 
 
 @njit(cache=True)
-def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, rec_q, rec_nd, rec_dep, phase):
-    """(lost, j_loss, b1, d1) for N = ``ninc`` doubled ACKs at the end (docs/model.md sec. 3)."""
+def _departed_by(t, m, b, r, g, phase):
+    """Departures among the first ``m`` packets by time ``t`` (departures first at ties)."""
+    lo = 0
+    hi = m
+    while lo < hi:  # the departure times are increasing: largest k with c_k <= t + EPS
+        mid = (lo + hi + 1) // 2
+        if _single_departure(mid, b, r, g, phase) <= t + EPS:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@njit(cache=True)
+def _seen(i, b, r, g, phase):
+    """Packets found by the i-th single arrival (0-based), before its admission."""
+    return b + i - _departed_by((i + phase) * g, b + i, b, r, g, phase)
+
+
+@njit(cache=True)
+def tcp_alone_first_loss(b, d, g, r, bmax, phase):
+    """Index of the first lost single-ACK arrival among ``d``, or ``d`` if none is lost.
+
+    The queue seen by successive single arrivals is nondecreasing when ``g < r`` (at
+    most one departure between two arrivals) and nonincreasing when ``g >= r`` (at least
+    one while busy), so the first loss is found by bisection or at the first arrival.
+    """
+    if d == 0:
+        return 0
+    if g >= r:
+        return 0 if _seen(0, b, r, g, phase) >= bmax else d
+    if _seen(d - 1, b, r, g, phase) < bmax:
+        return d
+    lo = 0
+    hi = d - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _seen(mid, b, r, g, phase) >= bmax:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, phase):
+    """(lost, j_loss, b1, d1) for N = ``ninc`` doubled ACKs at the end (docs/model.md sec. 3).
+
+    The queue after the ``L = d - N`` single arrivals comes from the closed form
+    (O(log d)); only the ``2N`` doubled arrivals are replayed event by event.
+    """
     L = d - ninc
     if lost_single < L:
         return True, lost_single, 0, 0
-    q = rec_q[L]
-    next_dep = rec_nd[L]
-    departed = rec_dep[L]
+    if L == 0:
+        q = b
+        next_dep = r if q > 0 else np.inf
+        departed = 0
+    else:
+        departed = _departed_by((L - 1 + phase) * g, b + L, b, r, g, phase)
+        q = b + L - departed
+        next_dep = _single_departure(departed + 1, b, r, g, phase) if q > 0 else np.inf
     k = L
     for i in range(L, d):
         t = (i + phase) * g
@@ -298,10 +339,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     # ABR: (i_L, K) per (b, R level, S index), filled on first use
     tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
     tab_k = np.zeros((bmax + 1, nlev, n_rs), dtype=np.int64)
-    # TCP alone: single-ACK prefix records
-    rec_q = np.empty(wmax + 2, dtype=np.int64)
-    rec_nd = np.empty(wmax + 2, dtype=np.float64)
-    rec_dep = np.empty(wmax + 2, dtype=np.int64)
     # early refusal (docs/model.md sec. 5): a saturated ABR state whose successor keeps its
     # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
     steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
@@ -347,7 +384,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             g = s
             if d * s > delta + EPS:
                 g = delta / d
-            lost_single = tcp_alone_prefix(b, d, g, r, bmax, rec_q, rec_nd, rec_dep, ack_phase)
+            lost_single = tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
 
         mlo = mmax + 1  # loss windows touched: lossm[mlo..mhi] (lossm is zero elsewhere)
         mhi = 0
@@ -392,7 +429,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                     p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
             else:
                 lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
-                                                     rec_q, rec_nd, rec_dep, ack_phase)
+                                                     ack_phase)
                 a1 = 0
             if not lost:
                 if store:
