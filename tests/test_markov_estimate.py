@@ -42,6 +42,15 @@ def test_count_equals_built_chain(sc):
     P = sk.transition_matrix(sc.p_switch, sc.p_switch)
     assert e.loss_free_entries == len(sk.nl_prob) and e.loss_entries == len(sk.ls_prob)
     assert P.nnz <= e.nnz  # upper bound: duplicates are summed in P
+    # the early refusal's lower bound never exceeds the true count
+    assert estimate_chain(sc, limit=sk.n_states).complete
+
+
+@pytest.mark.parametrize("mu", [0.5, 0.8, 1.0])
+def test_early_refusal_bound_is_sound_for_a_constant_source(mu):
+    sc = Scenario(delta=40, bmax=10, wmax=128, feedback="constant", source_rate=mu)
+    n = skeleton_for(sc).n_states
+    assert estimate_chain(sc, limit=n).complete and not estimate_chain(sc, limit=n - 1).complete
 
 
 @pytest.mark.parametrize("args,n", [((40, 10, 128), 863), ((40, 4, 128), 863), ((20, 10, 128), 5029),

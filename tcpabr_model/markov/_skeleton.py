@@ -415,7 +415,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     d1 = b + n if b + n < kdep else kdep
                     b1 = b + n - d1
                     a1 = a + d + ninc - n
-                    if b1 == b and d1 == d and (constant_s or si == ri) and a1 + d >= m_arr:
+                    if b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
                         sa = steady_a[b, ri, si]
                         if sa < 0:
                             n_proven += wmax - b - d - a1 + 1
