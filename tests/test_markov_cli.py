@@ -33,3 +33,15 @@ def test_analyze_bad_input_one_line_exit_2(argv, word, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
+
+
+def test_analyze_convention_flags_and_no_progress(capsys):
+    assert main(["analyze", "--feedback", "none", "--delta", "10", "--bmax", "4", "--wmax", "32",
+                 "--ack-clock", "after-service", "--no-progress", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scenario"]["ack_clock"] == "after-service" and round(out["conservative"], 3) == 0.673
+    assert main(["analyze", "--delta", "10", "--bmax", "4", "--wmax", "32", "--psi", "2",
+                 "--bmax-excludes-service", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scenario"]["bmax_counts_service"] is False and out["eq18_above_capacity"] is False
+    assert abs(out["optimistic_eq18"] - 0.8435) < 1e-4

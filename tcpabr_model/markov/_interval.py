@@ -19,14 +19,16 @@ MODE_TCP_ALONE = 1  # no segmentation buffer, ACK-clocked bursts at infinite hos
 
 
 @njit(cache=True)
-def fill_arrivals(mode, a, d, n_inc, s, delta, out):
+def fill_arrivals(mode, a, d, n_inc, s, delta, out, phase=0.0):
     """Arrival times at the bottleneck during (T_k, T_k + Delta); returns their count.
 
     ABR (eq. 10): the source sends ``min(a + d + N, floor(Delta / s))`` packets
     back-to-back at spacing ``s`` from the start of the interval.
     TCP alone: the ``d`` ACKs return at spacing ``g = min(s, Delta / d)`` (``s`` is the
     bottleneck service time one interval earlier, i.e. the ACK clock); each ACK releases
-    one packet and the last ``N`` ACKs release two (the window increments).
+    one packet and the last ``N`` ACKs release two (the window increments).  ``phase``
+    (TCP alone): the ACKs return at ``(i + phase) g``; 0 is the default ACK clock
+    starting at T_k, 1 starts it one spacing later (docs/model.md sec. 3).
     """
     if mode == MODE_ABR:
         n = a + d + n_inc
@@ -44,7 +46,7 @@ def fill_arrivals(mode, a, d, n_inc, s, delta, out):
         g = delta / d
     k = 0
     for i in range(d):
-        t = i * g
+        t = (i + phase) * g
         out[k] = t
         k += 1
         if i >= d - n_inc:
@@ -87,14 +89,14 @@ def bottleneck(b0, arrivals, n, r, bmax, delta):
 
 
 @njit(cache=True)
-def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work):
+def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
     """Outcome of one interval given the state and the window increment ``N``.
 
     Returns ``(lost, j_loss, a1, b1, d1)``: without loss, the next ``(A, B, D)``
     (eq. 10 for A; B and D derived in docs/model.md, eqs. M3-M4); with loss, ``j_loss``
     packets entered the bottleneck before the first lost one.
     """
-    n = fill_arrivals(mode, a, d, n_inc, s, delta, work)
+    n = fill_arrivals(mode, a, d, n_inc, s, delta, work, phase)
     lost, j_loss, b_end, departed = bottleneck(b, work, n, r, bmax, delta)
     if lost:
         return True, j_loss, 0, 0, 0
@@ -103,6 +105,19 @@ def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work):
     else:
         a1 = 0
     return False, -1, a1, b_end, departed
+
+
+@njit(cache=True)
+def binomial_mode(n, p):
+    """(mode, pmf at the mode, p / (1 - p)) of Binomial(n, p), 0 < p < 1, n >= 1."""
+    mode = int(math.floor((n + 1) * p))
+    if mode > n:
+        mode = n
+    lp = math.log(p)
+    lq = math.log1p(-p)
+    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
+             + mode * lp + (n - mode) * lq)
+    return mode, math.exp(lmode), p / (1.0 - p)
 
 
 @njit(cache=True)
@@ -119,15 +134,8 @@ def binomial_pmf(n, p, out):
     if p <= 0.0:
         out[0] = 1.0
         return
-    mode = int(math.floor((n + 1) * p))
-    if mode > n:
-        mode = n
-    lp = math.log(p)
-    lq = math.log1p(-p)
-    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
-             + mode * lp + (n - mode) * lq)
-    out[mode] = math.exp(lmode)
-    ratio = p / (1.0 - p)
+    mode, pm, ratio = binomial_mode(n, p)
+    out[mode] = pm
     for k in range(mode, n):
         out[k + 1] = out[k] * (n - k) / (k + 1.0) * ratio
     for k in range(mode, 0, -1):

@@ -1,9 +1,26 @@
 """Enumeration of the reachable embedded states and their psi-independent transitions.
 
-Everything here depends on (Delta, B_max, rate ratio, W_max, feedback) but not on psi:
-for each state x and window increment N we know the next (A, B, D) or the loss and
-its loss-window law; the rate chain (which carries psi) only multiplies in later
-(``_assemble.py``).  Numba kernel, plain arrays out.
+Everything here depends on (Delta, B_max, rate levels, W_max, feedback) but not on psi:
+for each state x and window increment N we know the next (A, B, D) or the loss and its
+loss-window law; the rate chain (which carries psi) only multiplies in later
+(``_assemble.py``).  Numba kernels, plain arrays out.
+
+The build costs O(nonzeros) (docs/model.md, section 5a): the interval is never replayed
+packet by packet per (state, N).
+
+* ABR: the arrivals of an interval are a prefix of the stream 0, s, 2s, ... of
+  ``M = floor(Delta / s)`` packets, so the loss index ``i_L`` and the departures ``K`` by
+  Delta depend on (b, R, S) only; they are tabulated once per (b, R, S) and every N costs
+  O(1): lost iff ``n > i_L``, else ``D' = min(b + n, K)`` (eq. M4).
+* TCP alone: the arrivals for N are the single-ACK prefix of length d - N followed by N
+  doubled ACKs; the queue after the prefix follows from the closed-form departure times
+  of single arrivals (O(log d), eq. M7) and each N replays only its N doubled ACKs.
+* Binomial laws are evaluated only on the window where their terms exceed 1e-21 (the
+  terms below the 1e-17 tail are dropped anyway), and the loss-window law uses the
+  per-state law of Binomial(b + J, 1/W) once.
+
+The rate levels come from arrays (``r_vals``: bottleneck service time per level,
+``s_vals``: source service time per S index); the number of levels is ``len(r_vals)``.
 """
 
 from __future__ import annotations
@@ -11,17 +28,41 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
-from ._interval import binomial_pmf, ceil_log2, interval_outcome
+from ._interval import EPS, MODE_ABR, binomial_mode, ceil_log2
 
 PMF_TAIL = 1e-17  # binomial terms below this are dropped and the rest renormalised
+WINDOW_TAIL = 1e-21  # binomial terms are evaluated down to this (below PMF_TAIL, see above)
+
+
+# --- open-addressing hash set of int64 keys (state -> index) ---------------------------
+
+@njit(cache=True)
+def _slot(keys, key):
+    mask = keys.shape[0] - 1
+    h = (key * -7046029254386353131) & 0x7FFFFFFFFFFFFFFF  # Fibonacci hashing
+    j = (h >> 17) & mask
+    while keys[j] != -1 and keys[j] != key:
+        j = (j + 1) & mask
+    return j
 
 
 @njit(cache=True)
-def _key(a, b, d, ri, si, bmax, wmax):
-    return (((a * (bmax + 1) + b) * (wmax + 1) + d) * 2 + ri) * 2 + si
+def _rehash(keys, vals):
+    nk = np.full(2 * keys.shape[0], -1, dtype=np.int64)
+    nv = np.empty(2 * keys.shape[0], dtype=np.int64)
+    for j in range(keys.shape[0]):
+        if keys[j] != -1:
+            s = _slot(nk, keys[j])
+            nk[s] = keys[j]
+            nv[s] = vals[j]
+    return nk, nv
+
+
+@njit(cache=True)
+def _key(a, b, d, ri, si, bmax, wmax, nlev):
+    return (((a * (bmax + 1) + b) * (wmax + 1) + d) * nlev + ri) * nlev + si
 
 
 @njit(cache=True)
@@ -33,26 +74,242 @@ def _grow(x, n):
 
 
 @njit(cache=True)
-def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states):
-    """Breadth-first enumeration from X_0 = (a0, b0, d0, r0, r0).
+def _grow2(x):
+    y = np.empty((2 * x.shape[0], x.shape[1]), dtype=x.dtype)
+    y[: x.shape[0]] = x
+    return y
 
-    ``r_vals``: bottleneck service times (r0, r1).  ``s_vals``: source service times
-    indexed by the state's S component (equal to r_vals for INSTCAP / TCP alone; both
-    equal to 1/mu for a constant-rate source, in which case ``constant_s`` is True and
-    the S component is always 0).
 
-    Returns a tuple of arrays (see ``Skeleton`` in skeleton.py) and an overflow flag.
+# --- binomial law on its significant window ---------------------------------------------
+
+@njit(cache=True)
+def binomial_window(n, p, out):
+    """Binomial(n, p) on the window ``[lo, hi]`` of terms >= 1e-21 (normalised there).
+
+    Same recursion from the mode as :func:`~._interval.binomial_pmf`; the terms left out
+    are below 1e-21 and would be dropped by the 1e-17 tail rule, so the normalisation
+    differs from the full law by less than n * 1e-21 relative.  Writes ``out[lo..hi]``
+    only and returns ``(lo, hi)``.
     """
-    mmax = (wmax + 1) // 2
-    index = Dict.empty(key_type=types.int64, value_type=types.int64)
-    cap = 1024
-    st = np.empty((cap, 5), dtype=np.int64)
-    n_states = 0
-    # regeneration states (0, 0, m, i, j) index, -1 if absent
-    reg = -np.ones((mmax + 1, 2, 2), dtype=np.int64)
+    if n == 0 or p <= 0.0:
+        out[0] = 1.0
+        return 0, 0
+    if p >= 1.0:
+        out[n] = 1.0
+        return n, n
+    mode, pm, ratio = binomial_mode(n, p)
+    out[mode] = pm
+    hi = mode
+    while hi < n and out[hi] >= WINDOW_TAIL:
+        out[hi + 1] = out[hi] * (n - hi) / (hi + 1.0) * ratio
+        hi += 1
+    lo = mode
+    while lo > 0 and out[lo] >= WINDOW_TAIL:
+        out[lo - 1] = out[lo] * lo / ((n - lo + 1.0) * ratio)
+        lo -= 1
+    tot = 0.0
+    for k in range(lo, hi + 1):
+        tot += out[k]
+    for k in range(lo, hi + 1):
+        out[k] /= tot
+    return lo, hi
 
-    k0 = _key(a0, b0, d0, 0, 0, bmax, wmax)
-    index[k0] = 0
+
+@njit(cache=True)
+def increment_law(d, w0, wmax, pmf):
+    """Law of N = min(Binomial(d, 1/W), W_max - W) after the 1e-17 tail rule (eq. 10).
+
+    Writes ``pmf[lo..hi]`` (zeros inside allowed) and returns ``(lo, hi)``.
+    """
+    room = wmax - w0
+    lo, hi = binomial_window(d, 1.0 / w0, pmf)
+    if d > room:
+        extra = 0.0
+        for k in range(max(lo, room + 1), hi + 1):
+            extra += pmf[k]
+        if room < lo:
+            pmf[room] = extra
+            lo = room
+            hi = room
+        elif room <= hi:
+            pmf[room] += extra
+            hi = room
+    tot = 0.0
+    for k in range(lo, hi + 1):
+        if pmf[k] < PMF_TAIL:
+            pmf[k] = 0.0
+        tot += pmf[k]
+    for k in range(lo, hi + 1):
+        pmf[k] /= tot
+    return lo, hi
+
+
+# --- within-interval outcomes in O(1) per window increment ------------------------------
+
+@njit(cache=True)
+def _drain(q, next_dep, r, delta):
+    """Departures in (t, Delta] of a queue of ``q`` packets whose head leaves at ``next_dep``."""
+    if q == 0 or next_dep > delta + EPS:
+        return 0
+    k = int(math.floor((delta + EPS - next_dep) / r)) + 1
+    return k if k < q else q
+
+
+@njit(cache=True)
+def abr_table_entry(b, r, s, bmax, delta):
+    """(i_L, K) for ABR arrivals 0, s, 2s, ... (M = floor(Delta/s) of them), b queued.
+
+    ``i_L``: index of the first lost arrival (= packets admitted before it), -1 if none
+    of the M arrivals is lost; ``K``: departures in (0, Delta] of the b queued packets and
+    the arrivals admitted before the first loss.  The same event rules as
+    :func:`~._interval.bottleneck` (departure before an arrival at the same instant).
+    """
+    m_arr = int(math.floor(delta / s + EPS))
+    q = b
+    next_dep = r if q > 0 else np.inf
+    departed = 0
+    for i in range(m_arr):
+        t = i * s
+        while next_dep <= t + EPS:
+            q -= 1
+            departed += 1
+            next_dep = next_dep + r if q > 0 else np.inf
+        if q >= bmax:
+            return i, departed + _drain(q, next_dep, r, delta)
+        q += 1
+        if q == 1:
+            next_dep = t + r
+    return -1, departed + _drain(q, next_dep, r, delta)
+
+
+@njit(cache=True)
+def _single_departure(k, b, r, g, phase):
+    """Departure time of the k-th packet (1-based) when ``b`` are queued at 0 and single
+    ACKs bring one packet each at ``(i + phase) g``: the Lindley recursion
+    ``c = max(c_prev, t_i) + r`` in closed form (docs/model.md sec. 5a, eq. M7)."""
+    if k <= b:
+        return k * r
+    i = k - b - 1
+    c = k * r
+    x = phase * g + (i + 1) * r
+    if x > c:
+        c = x
+    y = (i + phase) * g + r
+    if y > c:
+        c = y
+    return c
+
+
+@njit(cache=True)
+def _departed_by(t, m, b, r, g, phase):
+    """Departures among the first ``m`` packets by time ``t`` (departures first at ties)."""
+    lo = 0
+    hi = m
+    while lo < hi:  # the departure times are increasing: largest k with c_k <= t + EPS
+        mid = (lo + hi + 1) // 2
+        if _single_departure(mid, b, r, g, phase) <= t + EPS:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@njit(cache=True)
+def _seen(i, b, r, g, phase):
+    """Packets found by the i-th single arrival (0-based), before its admission."""
+    return b + i - _departed_by((i + phase) * g, b + i, b, r, g, phase)
+
+
+@njit(cache=True)
+def tcp_alone_first_loss(b, d, g, r, bmax, phase):
+    """Index of the first lost single-ACK arrival among ``d``, or ``d`` if none is lost.
+
+    The queue seen by successive single arrivals is nondecreasing when ``g < r`` (at
+    most one departure between two arrivals) and nonincreasing when ``g >= r`` (at least
+    one while busy), so the first loss is found by bisection or at the first arrival.
+    """
+    if d == 0:
+        return 0
+    if g >= r:
+        return 0 if _seen(0, b, r, g, phase) >= bmax else d
+    if _seen(d - 1, b, r, g, phase) < bmax:
+        return d
+    lo = 0
+    hi = d - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _seen(mid, b, r, g, phase) >= bmax:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, phase):
+    """(lost, j_loss, b1, d1) for N = ``ninc`` doubled ACKs at the end (docs/model.md sec. 3).
+
+    The queue after the ``L = d - N`` single arrivals comes from the closed form
+    (O(log d)); only the ``2N`` doubled arrivals are replayed event by event.
+    """
+    L = d - ninc
+    if lost_single < L:
+        return True, lost_single, 0, 0
+    if L == 0:
+        q = b
+        next_dep = r if q > 0 else np.inf
+        departed = 0
+    else:
+        departed = _departed_by((L - 1 + phase) * g, b + L, b, r, g, phase)
+        q = b + L - departed
+        next_dep = _single_departure(departed + 1, b, r, g, phase) if q > 0 else np.inf
+    k = L
+    for i in range(L, d):
+        t = (i + phase) * g
+        for _ in range(2):
+            while next_dep <= t + EPS:
+                q -= 1
+                departed += 1
+                next_dep = next_dep + r if q > 0 else np.inf
+            if q >= bmax:
+                return True, k, 0, 0
+            q += 1
+            if q == 1:
+                next_dep = t + r
+            k += 1
+    dep = departed + _drain(q, next_dep, r, delta)
+    return False, -1, b + k - dep, dep
+
+
+@njit(cache=True, nogil=True)
+def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
+                   count_only=False, progress=None, ack_phase=0.0):
+    """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
+
+    ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
+    time indexed by the state's S component (equal to r_vals for INSTCAP / TCP alone;
+    all equal to 1/mu for a constant-rate source, in which case ``constant_s`` is True
+    and the S component is always 0).  Every level can follow every level.
+
+    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of
+    (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True`` stores no transitions (the
+    enumeration and its reachability rules are the same, so the state count is exact).
+    ``progress`` (int64[2], optional) receives the states processed and found so far, for
+    a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
+    (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
+    """
+    nlev = r_vals.shape[0]
+    mmax = (wmax + 1) // 2
+    cap = 1024
+    hkeys = np.full(4096, -1, dtype=np.int64)
+    hvals = np.empty(4096, dtype=np.int64)
+    st = np.empty((cap, 5), dtype=np.int64)
+    reg = -np.ones((mmax + 1, nlev, nlev), dtype=np.int64)
+
+    k0 = _key(a0, b0, d0, 0, 0, bmax, wmax, nlev)
+    j0 = _slot(hkeys, k0)
+    hkeys[j0] = k0
+    hvals[j0] = 0
     st[0, 0] = a0
     st[0, 1] = b0
     st[0, 2] = d0
@@ -60,30 +317,37 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     st[0, 4] = 0
     n_states = 1
 
-    nl_prob = np.empty(4096, dtype=np.float64)
-    nl_t = np.empty((4096, 2), dtype=np.int64)
-    nl_ptr = np.zeros(cap + 1, dtype=np.int64)
+    store = not count_only
+    ncap = 4096 if store else 1
+    nl_prob = np.empty(ncap, dtype=np.float64)
+    nl_t = np.empty((ncap, nlev), dtype=np.int64)
+    nl_ptr = np.zeros(cap + 1 if store else 1, dtype=np.int64)
     n_nl = 0
-    ls_prob = np.empty(4096, dtype=np.float64)
-    ls_m = np.empty(4096, dtype=np.int64)
-    ls_ptr = np.zeros(cap + 1, dtype=np.int64)
+    ls_prob = np.empty(ncap, dtype=np.float64)
+    ls_m = np.empty(ncap, dtype=np.int64)
+    ls_ptr = np.zeros(cap + 1 if store else 1, dtype=np.int64)
     n_ls = 0
-    p_loss = np.zeros(cap, dtype=np.float64)
-    ev_post = np.zeros(cap, dtype=np.float64)
-    ev_ss = np.zeros(cap, dtype=np.float64)
-    eu = np.zeros(cap, dtype=np.float64)
+    p_loss = np.zeros(cap if store else 1, dtype=np.float64)
+    ev_post = np.zeros(cap if store else 1, dtype=np.float64)
+    ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
+    eu = np.zeros(cap if store else 1, dtype=np.float64)
 
-    nwork = int(math.floor(delta / min(r_vals[0], s_vals[0], s_vals[1]) + 2)) + 2 * wmax + 4
-    work = np.empty(nwork, dtype=np.float64)
     pmf_n = np.empty(wmax + 2, dtype=np.float64)
     pmf_k = np.empty(4 * wmax + int(delta) + bmax + 8, dtype=np.float64)
     lossm = np.zeros(mmax + 1, dtype=np.float64)
-    n_rs = 1 if constant_s else 2
+    n_rs = 1 if constant_s else nlev
+    # ABR: (i_L, K) per (b, R level, S index), filled on first use
+    tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
+    tab_k = np.zeros((bmax + 1, nlev, n_rs), dtype=np.int64)
+    # early refusal (docs/model.md sec. 5): a saturated ABR state whose successor keeps its
+    # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
+    steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
+    n_proven = 0
 
     i = 0
     overflow = False
     while i < n_states:
-        if i + 1 >= nl_ptr.shape[0]:
+        if store and i + 1 >= nl_ptr.shape[0]:
             newcap = 2 * nl_ptr.shape[0]
             nl_ptr = _grow(nl_ptr, newcap)
             ls_ptr = _grow(ls_ptr, newcap)
@@ -100,75 +364,117 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         r = r_vals[ri]
         s = s_vals[si]
         pinc = 1.0 / w0
-        binomial_pmf(d, pinc, pmf_n)
-        room = wmax - w0
-        # lump the mass above the window cap into N = room (N = min(N~, W_max - W))
-        if d > room:
-            extra = 0.0
-            for k in range(room + 1, d + 1):
-                extra += pmf_n[k]
-                pmf_n[k] = 0.0
-            pmf_n[room] += extra
-        nmax_inc = min(d, room)
-        tot = 0.0
-        for k in range(nmax_inc + 1):
-            if pmf_n[k] < PMF_TAIL:
-                pmf_n[k] = 0.0
-            tot += pmf_n[k]
-        for k in range(nmax_inc + 1):
-            pmf_n[k] /= tot
+        nlo, nhi = increment_law(d, w0, wmax, pmf_n)
 
-        for m in range(mmax + 1):
-            lossm[m] = 0.0
+        # per-state interval data shared by every N
+        if mode == MODE_ABR:
+            m_arr = int(math.floor(delta / s + EPS))
+            il = tab_il[b, ri, si]
+            if il == -2:
+                il, kk_dep = abr_table_entry(b, r, s, bmax, delta)
+                tab_il[b, ri, si] = il
+                tab_k[b, ri, si] = kk_dep
+            kdep = tab_k[b, ri, si]
+            lost_single = 0
+            g = 0.0
+        else:
+            m_arr = 0
+            il = -1
+            kdep = 0
+            g = s
+            if d * s > delta + EPS:
+                g = delta / d
+            lost_single = tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
+
+        mlo = mmax + 1  # loss windows touched: lossm[mlo..mhi] (lossm is zero elsewhere)
+        mhi = 0
         pl = 0.0
         v_post = 0.0
         v_ss = 0.0
         u_loss = 0.0
-        for ninc in range(nmax_inc + 1):
+        klo = 0
+        khi = -1
+        nack_done = -1
+        for ninc in range(nlo, nhi + 1):
             pn = pmf_n[ninc]
             if pn == 0.0:
                 continue
-            lost, jl, a1, b1, d1 = interval_outcome(mode, a, b, d, ninc, r, s, bmax, delta, work)
+            if mode == MODE_ABR:
+                n = a + d + ninc
+                if n > m_arr:
+                    n = m_arr
+                if il >= 0 and n > il:
+                    lost = True
+                    jl = il
+                    a1 = 0
+                    b1 = 0
+                    d1 = 0
+                else:
+                    lost = False
+                    jl = -1
+                    d1 = b + n if b + n < kdep else kdep
+                    b1 = b + n - d1
+                    a1 = a + d + ninc - n
+                    if b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
+                        sa = steady_a[b, ri, si]
+                        if sa < 0:
+                            n_proven += wmax - b - d - a1 + 1
+                            steady_a[b, ri, si] = a1
+                        elif a1 < sa:
+                            n_proven += sa - a1
+                            steady_a[b, ri, si] = a1
+                        if n_proven > max_states:
+                            overflow = True
+                            return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
+            else:
+                lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
+                                                     ack_phase)
+                a1 = 0
             if not lost:
-                if n_nl + 1 >= nl_prob.shape[0]:
-                    nl_prob = _grow(nl_prob, 0)
-                    nl_t2 = np.empty((nl_prob.shape[0], 2), dtype=np.int64)
-                    nl_t2[:n_nl] = nl_t[:n_nl]
-                    nl_t = nl_t2
-                nl_prob[n_nl] = pn
+                if store:
+                    if n_nl + 1 >= nl_prob.shape[0]:
+                        nl_prob = _grow(nl_prob, 0)
+                        nl_t = _grow2(nl_t)
+                    nl_prob[n_nl] = pn
                 si1 = 0 if constant_s else ri
-                for rj in range(2):
-                    kk = _key(a1, b1, d1, rj, si1, bmax, wmax)
-                    if kk in index:
-                        tgt = index[kk]
+                for rj in range(nlev):
+                    kk = _key(a1, b1, d1, rj, si1, bmax, wmax, nlev)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        tgt = hvals[j]
                     else:
                         if n_states >= max_states:
                             overflow = True
                             return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                    p_loss, ev_post, ev_ss, eu, reg, overflow)
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
                         if n_states >= st.shape[0]:
-                            st2 = np.empty((2 * st.shape[0], 5), dtype=np.int64)
-                            st2[:n_states] = st[:n_states]
-                            st = st2
+                            st = _grow2(st)
                         tgt = n_states
-                        index[kk] = tgt
+                        hkeys[j] = kk
+                        hvals[j] = tgt
+                        if 2 * n_states > hkeys.shape[0]:
+                            hkeys, hvals = _rehash(hkeys, hvals)
                         st[tgt, 0] = a1
                         st[tgt, 1] = b1
                         st[tgt, 2] = d1
                         st[tgt, 3] = rj
                         st[tgt, 4] = si1
                         n_states += 1
-                    nl_t[n_nl, rj] = tgt
+                    if store:
+                        nl_t[n_nl, rj] = tgt
                 n_nl += 1
             else:
-                # loss: window achieved w = W + N + Bin(b + j, 1/W), capped at W_max (alpha(x; w))
+                # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
                 pl += pn
                 nack = b + jl
-                binomial_pmf(nack, pinc, pmf_k)
+                if nack != nack_done:
+                    klo, khi = binomial_window(nack, pinc, pmf_k)
+                    nack_done = nack
                 ew = 0.0
                 ess = 0.0
                 eul = 0.0
-                for k in range(nack + 1):
+                for k in range(klo, khi + 1):
                     pk = pmf_k[k]
                     if pk < PMF_TAIL:
                         continue
@@ -177,6 +483,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         w = wmax
                     m = (w + 1) // 2
                     lossm[m] += pn * pk
+                    if m < mlo:
+                        mlo = m
+                    if m > mhi:
+                        mhi = m
                     ew += pk * w
                     c = ceil_log2(m)
                     ess += pk * ((1 << c) - 1)
@@ -186,41 +496,45 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 u_loss += pn * eul
         # normalise loss mass lost to the dropped tail terms
         lt = 0.0
-        for m in range(mmax + 1):
+        for m in range(mlo, mhi + 1):
             lt += lossm[m]
         if pl > 0.0:
-            for m in range(mmax + 1):
+            for m in range(mlo, mhi + 1):
                 lossm[m] *= pl / lt
-        p_loss[i] = pl
-        ev_post[i] = v_post
-        ev_ss[i] = v_ss
-        eu[i] = (1.0 - pl) + u_loss
-        for m in range(1, mmax + 1):
+        if store:
+            p_loss[i] = pl
+            ev_post[i] = v_post
+            ev_ss[i] = v_ss
+            eu[i] = (1.0 - pl) + u_loss
+        for m in range(max(mlo, 1), mhi + 1):
             if lossm[m] <= 0.0:
                 continue
-            if n_ls + 1 >= ls_prob.shape[0]:
-                ls_prob = _grow(ls_prob, 0)
-                ls_m = _grow(ls_m, 0)
-            ls_prob[n_ls] = lossm[m]
-            ls_m[n_ls] = m
+            if store:
+                if n_ls + 1 >= ls_prob.shape[0]:
+                    ls_prob = _grow(ls_prob, 0)
+                    ls_m = _grow(ls_m, 0)
+                ls_prob[n_ls] = lossm[m]
+                ls_m[n_ls] = m
             n_ls += 1
-            for ri2 in range(2):
+            for ri2 in range(nlev):
                 for si2 in range(n_rs):
                     if reg[m, ri2, si2] >= 0:
                         continue
-                    kk = _key(0, 0, m, ri2, si2, bmax, wmax)
-                    if kk in index:
-                        reg[m, ri2, si2] = index[kk]
+                    kk = _key(0, 0, m, ri2, si2, bmax, wmax, nlev)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        reg[m, ri2, si2] = hvals[j]
                         continue
                     if n_states >= max_states:
                         overflow = True
                         return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, reg, overflow)
+                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
                     if n_states >= st.shape[0]:
-                        st2 = np.empty((2 * st.shape[0], 5), dtype=np.int64)
-                        st2[:n_states] = st[:n_states]
-                        st = st2
-                    index[kk] = n_states
+                        st = _grow2(st)
+                    hkeys[j] = kk
+                    hvals[j] = n_states
+                    if 2 * n_states > hkeys.shape[0]:
+                        hkeys, hvals = _rehash(hkeys, hvals)
                     reg[m, ri2, si2] = n_states
                     st[n_states, 0] = 0
                     st[n_states, 1] = 0
@@ -228,17 +542,27 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     st[n_states, 3] = ri2
                     st[n_states, 4] = si2
                     n_states += 1
-        nl_ptr[i + 1] = n_nl
-        ls_ptr[i + 1] = n_ls
+        for m in range(mlo, mhi + 1):
+            lossm[m] = 0.0
+        if store:
+            nl_ptr[i + 1] = n_nl
+            ls_ptr[i + 1] = n_ls
         i += 1
+        if progress is not None:
+            progress[0] = i
+            progress[1] = n_states
     # regeneration states that already existed before any loss reached them
     for m in range(1, mmax + 1):
-        for ri2 in range(2):
+        for ri2 in range(nlev):
             for si2 in range(n_rs):
                 if reg[m, ri2, si2] < 0:
-                    kk = _key(0, 0, m, ri2, si2, bmax, wmax)
-                    if kk in index:
-                        reg[m, ri2, si2] = index[kk]
+                    kk = _key(0, 0, m, ri2, si2, bmax, wmax, nlev)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        reg[m, ri2, si2] = hvals[j]
     n = n_states
+    if not store:
+        return (st[:n], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
+                reg, overflow, n_nl, n_ls)
     return (st[:n], nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
-            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow)
+            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls)

@@ -30,14 +30,19 @@ class AnalysisResult(ResultMixin):
     Efficiencies are throughput / mean capacity (dimensionless); throughputs are in
     packets per time unit (one time unit = one packet time at the high rate).
     ``optimistic`` is eq. 18 with the post-loss credit capped by what the bottleneck can
-    carry before recovery; ``optimistic_eq18`` is eq. 18 uncapped (can exceed 1);
-    ``conservative`` credits nothing sent in a loss interval (docs/model.md, sec. 6).
+    carry (two caps the paper does not have, docs/model.md sec. 6); ``optimistic_eq18``
+    is the paper's eq. 18 uncapped, which exceeds 1 when the regeneration state credits
+    windows beyond the pipe (``eq18_above_capacity`` says so); ``conservative`` credits
+    nothing sent in a loss interval (and is also under the cycle cap).  Quote the band
+    ``[conservative, optimistic]``; ``optimistic_eq18`` is for comparison with the paper
+    only.
     """
 
     scenario: dict
     optimistic: float
     conservative: float
     optimistic_eq18: float
+    eq18_above_capacity: bool
     throughput_optimistic: float
     throughput_conservative: float
     mean_capacity: float
@@ -56,23 +61,28 @@ class AnalysisResult(ResultMixin):
         return asdict(self)
 
 
-def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT_TOL) -> AnalysisResult:
+def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT_TOL,
+            progress: bool = False) -> AnalysisResult:
     """Solve the embedded Markov renewal process of ``scenario`` (Section III of seed 004).
 
     The psi-independent skeleton is cached, so a psi sweep enumerates the states once.
+    Before building, the states are counted exactly and memory is estimated; above
+    ``scenario.max_states`` or the available memory
+    :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
+    ``progress=True`` shows tqdm bars on counts and builds longer than 2 s.
     Raises :class:`~tcpabr_model.errors.ChainTooLargeError` or
     :class:`~tcpabr_model.errors.SolveError` rather than return an untrusted number.
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
     t0 = time.perf_counter()
-    sk = skeleton_for(scenario)
+    sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
     p = scenario.p_switch
     t0 = time.perf_counter()
     P = sk.transition_matrix(p, p)
     t_asm = time.perf_counter() - t0
-    sol = stationary_distribution(sk, p, p, method=method, tol=tol, P=P)
+    sol = stationary_distribution(sk, p, p, method=method, tol=tol, P=P, progress=progress)
     pi = sol.pi
     rewards = sk.rewards(p, p)
     eu = float(pi @ sk.u)
@@ -82,10 +92,13 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     return AnalysisResult(
         scenario={"delta": scenario.delta, "bmax": scenario.bmax, "psi": scenario.psi,
                   "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
-                  "feedback": scenario.feedback, "source_rate": scenario.source_rate},
+                  "feedback": scenario.feedback, "source_rate": scenario.source_rate,
+                  "bmax_counts_service": scenario.bmax_counts_service,
+                  "ack_clock": scenario.ack_clock},
         optimistic=thr["optimistic"] / cap,
         conservative=thr["conservative"] / cap,
         optimistic_eq18=thr["eq18"] / cap,
+        eq18_above_capacity=bool(thr["eq18"] / cap > 1.0),
         throughput_optimistic=thr["optimistic"],
         throughput_conservative=thr["conservative"],
         mean_capacity=cap,
@@ -114,8 +127,11 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
     else:
         from tqdm import tqdm
 
+    psis = list(psis)
+    if not psis:
+        raise ValueError("psis=[] is invalid: give at least one psi >= 1")
     rows = []
-    for psi in tqdm(list(psis), disable=not progress, desc="psi sweep", unit="chain"):
+    for psi in tqdm(psis, disable=not progress, desc="psi sweep", unit="chain"):
         r = analyze(scenario.with_psi(float(psi)), method=method)
         row = {k: v for k, v in r.to_dict().items() if k != "scenario"}
         row.update(r.scenario)

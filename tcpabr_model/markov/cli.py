@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from .analysis import analyze
-from .scenario import Scenario
-from .solvers import METHODS
+# keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
+# argument errors and refusals answer fast
+METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
 
 def register(sub) -> None:
@@ -26,21 +26,38 @@ def register(sub) -> None:
     p.add_argument("--wmax", type=int, default=128, help="maximum TCP window in packets")
     p.add_argument("--source-rate", type=float, default=None,
                    help="packets per time unit of the constant-rate source (feedback 'constant')")
+    p.add_argument("--bmax-excludes-service", action="store_true",
+                   help="the paper's buffer count: bmax waiting places plus the packet in service")
+    p.add_argument("--ack-clock", choices=("at-epoch", "after-service"), default="at-epoch",
+                   help="TCP alone: returning ACKs at i*g from the epoch (default) or one spacing later")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
+    p.add_argument("--max-states", type=int, default=5_000_000,
+                   help="refuse (exit 2) if the chain has more reachable states than this (counted "
+                        "exactly before building)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (they appear on stderr, only on a terminal, for counts, "
+                        "builds and solves longer than 2 s)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
+    import sys
+
     from ..cli import emit
+    from .analysis import analyze
+    from .scenario import Scenario
 
     sc = Scenario(delta=args.delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
-                  wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate)
-    r = analyze(sc, method=args.method)
+                  wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
+                  max_states=args.max_states, ack_clock=args.ack_clock,
+                  bmax_counts_service=not args.bmax_excludes_service)
+    r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
         f"delta={sc.delta:g} bmax={sc.bmax} psi={sc.psi:g} rate_ratio={sc.rate_ratio:g} wmax={sc.wmax}\n"
-        f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f})\n"
+        f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
+        f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"
         f"  throughput  {r.throughput_conservative:.4f} .. {r.throughput_optimistic:.4f} packets/time unit "
         f"(mean capacity {r.mean_capacity:.4f})\n"

@@ -16,7 +16,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 from numba import njit
-from scipy import stats
 
 from .._validate import check_int
 from ._interval import MODE_ABR, MODE_TCP_ALONE, ceil_log2, interval_outcome
@@ -27,7 +26,7 @@ __all__ = ["EmbeddedMCResult", "simulate_embedded"]
 
 @njit(cache=True)
 def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, p01, p10, a0, b0, d0,
-         n_cycles, burn_in, n_batches, seed):
+         n_cycles, burn_in, n_batches, seed, phase):
     np.random.seed(seed)
     work = np.empty(int(math.floor(delta / min(r_vals[0], s_vals[0], s_vals[1]) + 2)) + 2 * wmax + 4)
     pswitch = np.array([p01, p10])
@@ -44,7 +43,7 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, p01, p10, a0, b0, 
         if ninc > wmax - w0:
             ninc = wmax - w0
         lost, jl, a1, b1, d1 = interval_outcome(mode, a, b, d, ninc, r_vals[ri], s_vals[si],
-                                                bmax, delta, work)
+                                                bmax, delta, work, phase)
         if not lost:
             v18 = float(d)
             vc = float(d)
@@ -117,8 +116,11 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     else:
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
     p = scenario.p_switch
-    v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.bmax, scenario.wmax,
-                             r_vals, s_vals, p, p, a0, b0, d0, n_cycles, burn_in, n_batches, seed)
+    v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.capacity, scenario.wmax,
+                             r_vals, s_vals, p, p, a0, b0, d0, n_cycles, burn_in, n_batches, seed,
+                             1.0 if scenario.ack_clock == "after-service" else 0.0)
+    from scipy import stats
+
     scale = scenario.delta * scenario.mean_capacity
     tq = stats.t.ppf(0.975, n_batches - 1)
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 
 from .._validate import check_choice, check_int, check_real
 
-__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "MAX_PSI"]
+__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "MAX_PSI"]
 
 FEEDBACKS = ("instcap", "none", "constant")
+ACK_CLOCKS = ("at-epoch", "after-service")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -57,8 +58,18 @@ class Scenario:
     source_rate : float, optional
         Packets per time unit for ``feedback='constant'``, in [rate_ratio, 1].
     max_states : int
-        Guard: enumeration stops with :class:`~tcpabr_model.errors.ChainTooLargeError`
-        beyond this many reachable states.
+        Guard: the states are counted before building, and more than this many raise
+        :class:`~tcpabr_model.errors.ChainTooLargeError`.
+    bmax_counts_service : bool
+        True (default): ``bmax`` counts the packet in service, so the bottleneck holds
+        ``bmax`` packets in all.  False: the paper's count (Sec. III-C), ``bmax`` waiting
+        places plus the one in service (``bmax + 1`` in all); this moves eq. 18 by up to
+        0.1 in small pipes (docs/model.md sec. 3).
+    ack_clock : {'at-epoch', 'after-service'}
+        TCP alone only: the d returning ACKs of an interval arrive at ``i g`` ('at-epoch',
+        the default: the first at T_k, the pessimistic phase) or at ``(i + 1) g``
+        ('after-service': one ACK spacing later), ``g = min(S, Delta/d)``
+        (docs/model.md sec. 3; moves TCP alone by about one buffer slot in small pipes).
     """
 
     delta: float = 40.0
@@ -69,6 +80,8 @@ class Scenario:
     feedback: str = "instcap"
     source_rate: float | None = None
     max_states: int = 5_000_000
+    bmax_counts_service: bool = True
+    ack_clock: str = "at-epoch"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -95,6 +108,12 @@ class Scenario:
         elif self.source_rate is not None:
             raise ValueError(f"source_rate={self.source_rate!r} is invalid: only used with feedback='constant'")
         object.__setattr__(self, "max_states", check_int("max_states", self.max_states, 1, 10**9))
+        if not isinstance(self.bmax_counts_service, bool):
+            raise ValueError(f"bmax_counts_service={self.bmax_counts_service!r} is invalid: must be True or False")
+        check_choice("ack_clock", self.ack_clock, ACK_CLOCKS)
+        if self.ack_clock != "at-epoch" and self.feedback != "none":
+            raise ValueError(f"ack_clock={self.ack_clock!r} is invalid with feedback={self.feedback!r}: "
+                             "the ACK-clock phase is a TCP-alone convention (feedback='none')")
         if math.floor(self.delta * self.rate_ratio + 1e-9) < 1:
             raise ValueError(
                 f"delta={self.delta!r} is invalid: at the low rate {self.rate_ratio} at least one "
@@ -106,6 +125,11 @@ class Scenario:
     def service_times(self) -> tuple[float, float]:
         """(r0, r1): bottleneck packet service times in the high and low state."""
         return 1.0, 1.0 / self.rate_ratio
+
+    @property
+    def capacity(self) -> int:
+        """Packets the bottleneck holds in all, including the one in service."""
+        return self.bmax if self.bmax_counts_service else self.bmax + 1
 
     @property
     def p_switch(self) -> float:
@@ -121,5 +145,6 @@ class Scenario:
         return replace(self, psi=psi)
 
     def structure_key(self) -> tuple:
-        """Everything the psi-independent skeleton depends on."""
-        return (self.delta, self.bmax, self.rate_ratio, self.wmax, self.feedback, self.source_rate)
+        """Everything the psi-independent skeleton depends on (the buffer as its capacity)."""
+        return (self.delta, self.capacity, self.rate_ratio, self.wmax, self.feedback, self.source_rate,
+                self.ack_clock)

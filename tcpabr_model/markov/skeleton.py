@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import lru_cache
+from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ChainTooLargeError, ModelError
 from ._assemble import assemble_L, assemble_T
-from ._interval import MODE_ABR, MODE_TCP_ALONE
 from ._skeleton import build_skeleton
 from .scenario import Scenario
 
@@ -123,39 +122,50 @@ class Skeleton:
         return P
 
 
-def _build(key: tuple, max_states: int) -> Skeleton:
-    delta, bmax, ratio, wmax, feedback, source_rate = key
-    r_vals = np.array([1.0, 1.0 / ratio])
-    if feedback == "constant":
-        s_vals = np.array([1.0 / source_rate, 1.0 / source_rate])
-        constant_s = True
-    else:
-        s_vals = r_vals.copy()
-        constant_s = False
-    if feedback == "none":
-        mode, a0, b0, d0 = MODE_TCP_ALONE, 0, 0, 1
-    else:
-        mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
+def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False) -> Skeleton:
+    from .estimate import _kernel_args, ack_phase, run_with_progress
+
+    prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = build_skeleton(mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals,
-                         a0, b0, d0, int(max_states))
+    out = run_with_progress(build_skeleton, _kernel_args(key) + (int(max_states), False, prog, ack_phase(key)), prog,
+                            total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow) = out
+     overflow, _, _) = out
+    delta, bmax, _, wmax = key[:4]
     if overflow:
         raise ChainTooLargeError(
             f"the embedded chain has more than max_states={max_states} reachable states "
-            f"(delta={delta}, bmax={bmax}, wmax={wmax}); raise max_states if memory allows "
-            "(about 1 kB per state) or reduce wmax"
+            f"(delta={delta}, buffer capacity={bmax}, wmax={wmax}); raise max_states if memory allows "
+            "or reduce wmax"
         )
+    constant_s = key[4] == "constant"
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                     ev_ss, eu, reg, constant_s, time.perf_counter() - t0)
 
 
-@lru_cache(maxsize=16)
-def _cached(key: tuple, max_states: int) -> Skeleton:
-    return _build(key, max_states)
+_CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()
+_CACHE_SIZE = 16
 
 
-def skeleton_for(scenario: Scenario) -> Skeleton:
-    """The (cached) psi-independent skeleton of ``scenario``: a psi sweep builds it once."""
-    return _cached(scenario.structure_key(), scenario.max_states)
+def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
+    """The (cached) psi-independent skeleton of ``scenario``: a psi sweep builds it once.
+
+    Before building, the states are counted exactly and the memory estimated
+    (:func:`~.estimate.estimate_chain`); above ``scenario.max_states`` or the available
+    memory :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
+    ``progress=True`` shows a tqdm bar on counts and builds longer than 2 s.
+    """
+    from .estimate import check_fits, estimate_chain
+
+    ck = (scenario.structure_key(), scenario.max_states)
+    sk = _CACHE.get(ck)
+    if sk is not None:
+        _CACHE.move_to_end(ck)
+        return sk
+    est = estimate_chain(scenario, progress=progress)
+    check_fits(est, scenario)
+    sk = _build(ck[0], ck[1], total=est.n_states, progress=progress)
+    _CACHE[ck] = sk
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return sk

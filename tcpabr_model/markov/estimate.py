@@ -1,0 +1,163 @@
+"""Size, memory and time of an embedded chain before it is built (docs/model.md, sec. 5).
+
+The state count is exact: :func:`estimate_chain` runs the enumeration of
+``_skeleton.build_skeleton`` in counting mode (same reachability rules, including the
+1e-17 tail of the increment and loss-window laws, nothing stored), stopping as soon as
+the count passes the limit.  Nonzeros follow exactly from the count of (state, N)
+loss-free entries and (state, m) loss entries; memory and time are estimates from the
+constants below (measured, benchmarks/README.md, Markov section).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..errors import ChainTooLargeError
+
+__all__ = ["ChainEstimate", "estimate_chain", "available_memory", "check_fits"]
+
+#: peak bytes of build + assembly + structured solve per nonzero of P and per state: the
+#: peak RSS growth of ``analyze`` was 38-45 B per nonzero at 2.2e5 and 1e6 states
+#: (benchmarks/README.md), so these overestimate by about 1.5x.
+BYTES_PER_NONZERO = 60
+BYTES_PER_STATE = 400
+#: build seconds per loss-free (state, N) entry and solve seconds per nonzero (this VM, shared).
+BUILD_SECONDS_PER_ENTRY = 4e-7
+SOLVE_SECONDS_PER_NONZERO = 3e-7
+#: runs expected to take longer than this show a progress bar (unless disabled)
+PROGRESS_AFTER_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class ChainEstimate:
+    """What building and solving a scenario's chain will take.
+
+    ``n_states`` is exact when ``complete`` (else the count stopped above ``limit``);
+    ``nnz`` is an upper bound on the nonzeros of P (loss-free entries times the rate
+    levels plus loss entries times the (R, S) pairs they reach); ``bytes`` and
+    ``seconds`` are estimates.
+    """
+
+    n_states: int
+    complete: bool
+    limit: int
+    loss_free_entries: int
+    loss_entries: int
+    nnz: int
+    bytes: int
+    seconds: float
+    count_seconds: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def available_memory() -> int:
+    """Bytes of memory available to this process (MemAvailable on Linux, else total)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def _kernel_args(key: tuple):
+    from ._interval import MODE_ABR, MODE_TCP_ALONE
+
+    delta, bmax, ratio, wmax, feedback, source_rate = key[:6]
+    r_vals = np.array([1.0, 1.0 / ratio])
+    if feedback == "constant":
+        s_vals, constant_s = np.full(2, 1.0 / source_rate), True
+    else:
+        s_vals, constant_s = r_vals.copy(), False
+    if feedback == "none":
+        mode, a0, b0, d0 = MODE_TCP_ALONE, 0, 0, 1
+    else:
+        mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
+    return mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals, a0, b0, d0
+
+
+def ack_phase(key: tuple) -> float:
+    """The kernel's ACK-clock phase for ``Scenario.ack_clock`` (last element of the key)."""
+    return 1.0 if key[6] == "after-service" else 0.0
+
+
+def run_with_progress(fn, args: tuple, progress: np.ndarray, total: int | None, desc: str,
+                      show: bool):
+    """Run the nogil kernel ``fn(*args)`` in a worker thread; a tqdm bar follows
+    ``progress[0]`` when ``show`` and the run lasts longer than PROGRESS_AFTER_SECONDS
+    (always when that is 0)."""
+    out: list = []
+    err: list = []
+
+    def work():
+        try:
+            out.append(fn(*args))
+        except BaseException as exc:  # re-raised in the caller's thread
+            err.append(exc)
+
+    th = threading.Thread(target=work, daemon=True)
+    th.start()
+    th.join(PROGRESS_AFTER_SECONDS if show else None)
+    if show and (th.is_alive() or PROGRESS_AFTER_SECONDS <= 0):  # 0: always (tests)
+        from tqdm.auto import tqdm
+
+        with tqdm(total=total, desc=desc, unit="state", unit_scale=True) as bar:
+            while th.is_alive():
+                th.join(0.2)
+                bar.n = int(progress[0])
+                bar.refresh()
+            bar.n = int(progress[0])
+            bar.refresh()
+    th.join()
+    if err:
+        raise err[0]
+    return out[0]
+
+
+def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -> ChainEstimate:
+    """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
+    default ``scenario.max_states``) and estimate nonzeros, memory and time."""
+    from ._skeleton import build_skeleton
+
+    limit = scenario.max_states if limit is None else int(limit)
+    key = scenario.structure_key()
+    prog = np.zeros(2, dtype=np.int64)
+    t0 = time.perf_counter()
+    out = run_with_progress(build_skeleton, _kernel_args(key) + (limit, True, prog, ack_phase(key)), prog, None,
+                            "counting states", progress)
+    t_count = time.perf_counter() - t0
+    n, overflow, n_nl, n_ls = out[0].shape[0], bool(out[12]), int(out[13]), int(out[14])
+    nlev = 2
+    per_loss = nlev if key[4] == "constant" else nlev * nlev
+    nnz = nlev * n_nl + per_loss * n_ls
+    return ChainEstimate(
+        n_states=n, complete=not overflow, limit=limit, loss_free_entries=n_nl, loss_entries=n_ls,
+        nnz=nnz, bytes=BYTES_PER_STATE * n + BYTES_PER_NONZERO * nnz,
+        seconds=BUILD_SECONDS_PER_ENTRY * n_nl + SOLVE_SECONDS_PER_NONZERO * nnz,
+        count_seconds=t_count)
+
+
+def check_fits(est: ChainEstimate, scenario) -> None:
+    """Raise :class:`ChainTooLargeError` if ``est`` is over max_states or the memory."""
+    where = (f"delta={scenario.delta:g}, bmax={scenario.bmax}, wmax={scenario.wmax}, "
+             f"feedback={scenario.feedback!r}")
+    if not est.complete:
+        raise ChainTooLargeError(
+            f"the embedded chain has more than max_states={est.limit} reachable states ({where}; "
+            f"counted in {est.count_seconds:.1f} s); raise max_states (about "
+            f"{(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB per state) or reduce wmax, "
+            "bmax or delta")
+    avail = available_memory()
+    if est.bytes > avail:
+        raise ChainTooLargeError(
+            f"the embedded chain ({est.n_states} states, {est.nnz} nonzeros; {where}) needs about "
+            f"{est.bytes / 1e9:.1f} GB, above the {avail / 1e9:.1f} GB of memory available")
