@@ -41,7 +41,7 @@ def test_analysis_result_to_frame():
 
 
 def test_simulation_and_network_results_have_the_mixin():
-    from tcpabr_model.net.run import NetResult
+    from tcpabr_model.sim.network_run import NetResult
     from tcpabr_model.sim.run import SimulationResult
 
     assert issubclass(SimulationResult, ResultMixin) and issubclass(NetResult, ResultMixin)
