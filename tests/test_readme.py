@@ -14,6 +14,8 @@ How blocks are read (fenced blocks only; each becomes one test, named by its lin
 * A marker in an HTML comment on the line before a block changes that block:
   ``<!-- readme-test: skip REASON -->`` (not run; keep rare and give the reason),
   ``<!-- readme-test: slow -->`` (run only with ``pytest -m slow``),
+  ``<!-- readme-test: exit N -->`` (a transcript of a refusal: each command must exit with
+  status N, and its expected lines are compared with what it printed on stdout and stderr),
   ``<!-- readme-test: file NAME -->`` (the block is the content of file NAME, written
   before any block runs), ``<!-- readme-test: creates PATH ... -->`` (the files the block
   says it writes must exist afterwards). Any other fenced block fails the test until it
@@ -207,13 +209,16 @@ def _env(wd: Path) -> dict[str, str]:
     return env
 
 
-def _run(cmd: list[str] | str, wd: Path, block: Block, *, shell: bool = False) -> str:
+def _run(cmd: list[str] | str, wd: Path, block: Block, *, shell: bool = False, status: int = 0) -> str:
+    """Run ``cmd``; it must exit with ``status``.  Returns stdout (and stderr after it when
+    a non-zero status is expected: a refusal prints its one line there)."""
     proc = subprocess.run(cmd if not shell else ["bash", "-c", cmd], cwd=wd, env=_env(wd), capture_output=True,
                           text=True, timeout=TIMEOUT)
-    if proc.returncode != 0:
-        pytest.fail(f"{block.where}: {cmd if shell else 'the block'} exited with status {proc.returncode}\n"
+    if proc.returncode != status:
+        pytest.fail(f"{block.where}: {cmd if shell else 'the block'} exited with status {proc.returncode} "
+                    f"(the README expects {status})\n"
                     f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}", pytrace=False)
-    return proc.stdout
+    return proc.stdout if status == 0 else proc.stdout + proc.stderr
 
 
 def _commands(text: str, prompt: str = "") -> list[tuple[str, list[str]]]:
@@ -308,8 +313,9 @@ def test_readme_block(block: Block, workdir: Path):
         for (src, expected), chunk in zip(steps, chunks):
             _check(block, f"statement {src.strip()!r}", expected, chunk.split("\n", 1)[1] if "\n" in chunk else "")
     elif kind == "transcript":
+        status = int(block.marks.get("exit", "0") or 0)
         for cmd, expected in _commands(block.text, prompt="$ "):
-            _check(block, f"command `{cmd}`", expected, _run(cmd, workdir, block, shell=True))
+            _check(block, f"command `{cmd}`", expected, _run(cmd, workdir, block, shell=True, status=status))
     elif kind == "commands":
         for cmd, _ in _commands(block.text):
             if cmd.startswith("#"):
@@ -347,5 +353,6 @@ def test_parse_markers_and_kinds():
     b = parse_readme(text)
     assert [x.kind for x in b] == ["transcript", "session", "file", "unknown"]
     assert b[0].marks == {"slow": ""} and b[1].marks == {} and b[2].marks == {"file": "a.toml"}
+    assert parse_readme("<!-- readme-test: exit 2 -->\n```\n$ tcpabr x\n```\n")[0].marks == {"exit": "2"}
     assert _commands(b[0].text, "$ ") == [("tcpabr x", ["out"])]
     assert _session(b[1].text) == [("1 + 1\n", ["2"])]
