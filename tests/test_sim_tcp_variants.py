@@ -76,7 +76,7 @@ def test_reno_fast_retransmit_inflation_and_exit_on_the_first_new_ack():
     assert _queued(st, sq) == [10, 20]                                # 21 >= 15 + 5
 
 
-@pytest.mark.parametrize("variant", ["reno", "newreno", "sack"])
+@pytest.mark.parametrize("variant", ["reno", "newreno", "newreno-steady", "sack"])
 def test_no_fast_retransmit_for_data_outstanding_at_a_timeout(variant):
     s = _bare(variant)
     st, fs, cp, g, sq, sb = s
@@ -108,6 +108,27 @@ def test_newreno_partial_acks_keep_recovery_and_retransmit_the_next_hole():
     assert _queued(st, sq) == [10, 15, 20, 21] and st[0, L.S_MAX] == 22
 
 
+@pytest.mark.parametrize("variant, expiry", [("newreno", 104), ("newreno-steady", 108)])
+def test_newreno_timer_reset_by_the_first_partial_ack_only(variant, expiry):
+    # RFC 6582 Sec. 3.2 step 5 ('Impatient'): only the first partial ACK of a recovery restarts
+    # the timer; Fall & Floyd's 'Slow-but-Steady' restarts it on every partial ACK
+    s = _bare(variant)
+    st, fs, cp, g, sq, sb = s
+    for t in (1, 2, 3):
+        _ack(10, t, s)
+    assert st[0, L.S_RTOEXP] == 103                      # armed by the fast retransmit (RTO 100)
+    _ack(15, 4, s)                                       # first partial ACK: restart, 4 + 100
+    assert st[0, L.S_RTOEXP] == 104 and st[0, L.S_PARTIALS] == 1
+    _ack(17, 8, s)                                       # second partial ACK: 104 or 8 + 100
+    assert st[0, L.S_INREC] == 1 and st[0, L.S_PARTIALS] == 2 and st[0, L.S_RTOEXP] == expiry
+    assert _queued(st, sq) == [10, 15, 17]
+    _ack(20, 9, s)                                       # full ACK: recovery over, timer restarted
+    assert st[0, L.S_INREC] == 0 and st[0, L.S_RTOEXP] == 109
+    for t in (10, 11, 12):                               # a new recovery counts its partial ACKs afresh
+        _ack(20, t, s)
+    assert st[0, L.S_FASTRTX] == 2 and st[0, L.S_PARTIALS] == 0
+
+
 def test_sack_recovery_start_sets_pipe_and_retransmits_the_first_hole():
     s = _bare("sack")
     st, fs, cp, g, sq, sb = s
@@ -119,7 +140,7 @@ def test_sack_recovery_start_sets_pipe_and_retransmits_the_first_hole():
 
 
 def test_one_variant_vocabulary_and_the_deprecated_spelling():
-    assert VARIANTS == ("timeout-only", "reno", "newreno", "sack")
+    assert VARIANTS == ("timeout-only", "reno", "newreno", "sack", "newreno-steady")
     with pytest.warns(DeprecationWarning, match="no-fast-retransmit"):
         assert TcpConfig(variant="no-fast-retransmit").variant == "timeout-only"
     with warnings.catch_warnings():
@@ -146,7 +167,9 @@ def test_reno_over_abr_no_longer_livelocks(main, capsys, variant):
         assert rc == 0
         d = json.loads(capsys.readouterr().out)
         c = d["counters"]
-        assert c["retransmissions"] < 0.05 * c["delivered_segments"]
+        # the livelock retransmitted 50x what it delivered; timeout-only itself retransmits about
+        # 4 % here and NewReno's Impatient timer (a timeout after a long recovery) about 6 %
+        assert c["retransmissions"] < 0.10 * c["delivered_segments"]
         assert d["efficiency"]["mean"] > 0.4
 
 

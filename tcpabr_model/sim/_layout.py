@@ -50,7 +50,8 @@ QP_NPAR = 2
 TCP_TIMEOUT_ONLY = 0   # slow start / congestion avoidance, coarse timeout only ("Vanilla")
 TCP_RENO = 1
 TCP_SACK = 2
-TCP_NEWRENO = 3        # RFC 6582 (names and ids: tcpabr_model.sim.variants)
+TCP_NEWRENO = 3        # RFC 6582 (names and ids: tcpabr_model.sim.variants), the Impatient timer
+TCP_NEWRENO_STEADY = 4  # NewReno with the Slow-but-Steady timer of Fall & Floyd 1996 (RFC 6582 Sec. 4)
 
 # ---- global integer parameters (gpar) ------------------------------------------------
 G_NSLOTS = 0
@@ -225,7 +226,8 @@ S_FBHEAD = 35       # fast path: feedback ring head
 S_FBCNT = 36        # fast path: feedback messages in flight
 S_PPDTX = 37        # fast path: 1 while the rest of the head frame is discarded at the bottleneck
 S_CSERVED = 38      # fast path: cells served by the bottleneck
-S_NSTATE = 39
+S_PARTIALS = 39     # newreno: partial ACKs in the current recovery (the Impatient timer rule)
+S_NSTATE = 40
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0

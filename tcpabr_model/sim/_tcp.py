@@ -16,6 +16,10 @@ drop policies (:mod:`tcpabr_model.sim._drop_policies`):
     an ACK for new data during recovery: leave recovery (reno), partial ACKs (newreno,
     sack).
 
+NewReno's two timer rules (variant ids ``TCP_NEWRENO`` and ``TCP_NEWRENO_STEADY``) differ
+only in whether a partial ACK after the first of a recovery restarts the timer
+(:func:`_restarts_timer`).
+
 ``ssthresh_on_loss`` and ``ssthresh_on_timeout`` hold the two ssthresh rules.  Every
 variant records the *recover point* ``S_RECOVER`` (highest segment sent + 1) at a timeout,
 and no variant starts a fast retransmit before it is acknowledged (RFC 6582 Sec. 4.2, RFC
@@ -50,7 +54,7 @@ from ._layout import (
     G_WARMUP, S_ACKS, S_AKCNT, S_AKHEAD, S_DAEXP, S_DAPEND, S_DUP, S_FASTRTX, S_FDELIV, S_GOOD,
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
-    S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_RENO, TCP_SACK,
+    S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK,
 )
 
 __all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next"]
@@ -209,6 +213,7 @@ def _fast_retransmit(c, t, st, fs, cpar, gpar, sq_seq):
     ss = ssthresh_on_loss(c, st)
     fs[c, F_SSTH] = ss
     st[c, S_INREC] = 1
+    st[c, S_PARTIALS] = 0
     push_seg(c, st[c, S_UNA], st, cpar, sq_seq)
     st[c, S_RETX] += 1
     st[c, S_FASTRTX] += 1
@@ -228,9 +233,10 @@ def on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb):
     in recovery each duplicate ACK takes one segment out of pipe.
     """
     variant = cpar[c, CP_VARIANT]
-    if variant == TCP_RENO or variant == TCP_NEWRENO:
+    newreno = variant == TCP_NEWRENO or variant == TCP_NEWRENO_STEADY
+    if variant == TCP_RENO or newreno:
         if _may_fast_retransmit(c, st, gpar):
-            if variant == TCP_NEWRENO:
+            if newreno:
                 st[c, S_RECOVER] = st[c, S_MAX]
             ss = _fast_retransmit(c, t, st, fs, cpar, gpar, sq_seq)
             fs[c, F_CWND] = ss + float(gpar[G_DUPTHRESH])
@@ -260,24 +266,27 @@ def on_recovery_ack(c, a, st, fs, cpar, sq_seq):
 
     reno: leave recovery, cwnd = ssthresh (4.4BSD).  newreno (RFC 6582 Sec. 3.2): a partial
     ACK (a < recover) retransmits segment ``a``, deflates cwnd by the segments acknowledged
-    and adds one back; a full ACK sets cwnd = min(ssthresh, max(flight, 1) + 1) (step 3,
-    option 1).  sack: a partial ACK takes 2 out of pipe (the original and its
+    and adds one back, and is counted in ``S_PARTIALS`` (step 5; the timer rule is
+    :func:`_restarts_timer`); a full ACK sets cwnd = min(ssthresh, max(flight, 1) + 1)
+    (step 3, option 1).  sack: a partial ACK takes 2 out of pipe (the original and its
     retransmission); a full ACK sets cwnd = ssthresh.
     """
     variant = cpar[c, CP_VARIANT]
     partial = a < st[c, S_RECOVER]
-    if variant == TCP_NEWRENO and partial:
+    newreno = variant == TCP_NEWRENO or variant == TCP_NEWRENO_STEADY
+    if newreno and partial:
         w = fs[c, F_CWND] - float(a - st[c, S_UNA]) + 1.0
         fs[c, F_CWND] = w if w > 1.0 else 1.0
         push_seg(c, a, st, cpar, sq_seq)
         st[c, S_RETX] += 1
+        st[c, S_PARTIALS] += 1
         return True
     if variant == TCP_SACK and partial:
         st[c, S_PIPE] -= 2
         if st[c, S_PIPE] < 0:
             st[c, S_PIPE] = 0
         return True
-    if variant == TCP_NEWRENO:
+    if newreno:
         f = float(st[c, S_MAX] - a)
         if f < 1.0:
             f = 1.0
@@ -287,6 +296,17 @@ def on_recovery_ack(c, a, st, fs, cpar, sq_seq):
         fs[c, F_CWND] = fs[c, F_SSTH]
     st[c, S_INREC] = 0
     return False
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _restarts_timer(c, st, cpar):
+    """Whether an ACK for new data restarts the retransmission timer (RFC 6298 5.3).
+
+    Always, except NewReno's later partial ACKs: RFC 6582 Sec. 3.2 step 5 resets the timer
+    "for the first partial ACK that arrives during fast recovery" only (the Impatient
+    variant); ``newreno-steady`` resets it on every partial ACK (Fall & Floyd 1996).
+    """
+    return not (cpar[c, CP_VARIANT] == TCP_NEWRENO and st[c, S_INREC] == 1 and st[c, S_PARTIALS] > 1)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -325,10 +345,10 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             st[c, S_NXT] = a
         if st[c, S_HIGHSACK] < a:
             st[c, S_HIGHSACK] = a
-        if st[c, S_UNA] < st[c, S_MAX]:
-            _arm_timer(c, t, st, fs, cpar, gpar)
-        else:
+        if st[c, S_UNA] >= st[c, S_MAX]:
             st[c, S_RTOEXP] = BIG
+        elif _restarts_timer(c, st, cpar):
+            _arm_timer(c, t, st, fs, cpar, gpar)
     elif a == st[c, S_UNA] and st[c, S_MAX] > st[c, S_UNA]:
         st[c, S_DUP] += 1
         on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb)

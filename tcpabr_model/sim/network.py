@@ -36,7 +36,7 @@ class TcpParams:
 
     Parameters
     ----------
-    variant : {'timeout-only', 'reno', 'newreno', 'sack'}, optional(default='sack')
+    variant : {'timeout-only', 'reno', 'newreno', 'sack', 'newreno-steady'}, optional(default='sack')
         'timeout-only' is seed 000's "Vanilla" TCP and the core paper's model (slow start
         and congestion avoidance, losses recovered by the timeout); 'reno' adds fast
         retransmit and recovery; 'newreno' is RFC 6582; 'sack' selective
