@@ -1,16 +1,13 @@
 """The capacity process inside the kernels (private): one place for both kernels.
 
 A port's available capacity is a piecewise-constant sample path drawn outside the kernels
-(:func:`tcpabr_model.sim.capacity.capacity_path`): ``ptimes[p]``, the change epochs in
-slots, increasing and ending with +inf, and ``pstate[p] = (index of the next change, current
-state)``; the capacity in state ``s`` is ``caps[p, s]`` (normalised to the port's high
-rate).  The kernels read the path only through :func:`cap_integral` and
-:func:`path_cursor`.
-
-Extension point (issue 15, not implemented): a K-level Markov chain or a replayed measured
-trace needs only (a) a generator of ``(ptimes, next states)`` in Python and (b) replacing
-the two-state rule ``s = 1 - s`` below by the next state read from an array; ``caps`` then
-holds K levels.  Nothing else in the kernels depends on the number of levels.
+(:class:`tcpabr_model.sim.capacity.CapacityPath`): ``ptimes[p]``, the change epochs in
+slots, increasing and ending with +inf; ``pseq[p, i]``, the level index in force from
+``ptimes[p, i]`` on; ``pstate[p] = (index of the next change, current level index)``; the
+capacity at level ``k`` is ``caps[p, k]`` (normalised to the port's peak rate, so at most
+one unit per slot).  K levels: the paper's two-state process (``caps = (1, low)`` and
+``pseq`` alternating), a K-state Markov chain, or a replayed measured trace (issue 15).
+The kernels read the path only through :func:`cap_integral` and :func:`path_cursor`.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ __all__ = ["cap_integral", "path_cursor"]
 
 
 @njit(cache=True, error_model="numpy")
-def cap_integral(p, a, b, ptimes, pstate, caps):
+def cap_integral(p, a, b, ptimes, pseq, pstate, caps):
     """Integral of port ``p``'s normalised capacity over [a, b) slots; advances its path."""
     acc = 0.0
     x = float(a)
@@ -36,7 +33,7 @@ def cap_integral(p, a, b, ptimes, pstate, caps):
         if tc > x:
             acc += caps[p, s] * (tc - x)
             x = tc
-        s = 1 - s       # the two-state process (see the module docstring for K levels)
+        s = pseq[p, i]  # the level in force after change i
         i += 1
     acc += caps[p, s] * (fb - x)
     pstate[p, 0] = i

@@ -25,7 +25,7 @@ from numba import njit
 from ._layout import *  # noqa: F401,F403  (re-exported: the fast path's columns for run.py)
 from ._layout import (
     BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
-    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_RATE, GF_SLOTB,
+    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_RATE, GF_SLOTB,
     GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, S_CDROP, S_CSENT, S_CSERVED,
     S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_NSTATE, S_PPDTX, S_RTOEXP, S_SEGSENT,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
@@ -47,7 +47,7 @@ def _conn_next(c, st, ak_t, fb_t):
 
 
 @njit(cache=True, error_model="numpy")
-def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
+def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, force_seq,
                     sq_cap, ak_cap, fb_cap, rb_cap):
     """Run one replication.
 
@@ -62,8 +62,12 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     cfpar : ndarray(float64, ndim=2)
         Per-connection float parameters (``CF_*`` columns).
     ptimes : ndarray(float64, ndim=1)
-        Capacity change epochs in slots, increasing, ending with +inf.  The state
-        starts at ``gpar[G_INITSTATE]`` and toggles at each epoch.
+        Capacity change epochs in slots, increasing, ending with +inf.  The level index
+        starts at ``gpar[G_INITSTATE]``.
+    pseq : ndarray(int64, ndim=1)
+        Level index in force from ``ptimes[i]`` on (same length as ``ptimes``).
+    plev : ndarray(float64, ndim=1)
+        Capacity of each level, normalised to the high (peak) rate, in [0, 1].
     force_conn, force_seq : ndarray(int64, ndim=1)
         Frames (connection, sequence number) dropped at the bottleneck on their first
         transmission (for tests); empty arrays for none.
@@ -91,7 +95,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
         ssthresh.
     smp_g : ndarray(float64, ndim=2)
         ``[k, 0]`` slot, ``[k, 1]`` bottleneck occupancy (units), ``[k, 2]``
-        cumulative capacity integral, ``[k, 3]`` capacity state.
+        cumulative capacity integral, ``[k, 3]`` capacity level index.
     """
     nconn = cpar.shape[0]
     nslots = gpar[G_NSLOTS]
@@ -103,10 +107,9 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     slotb = gfpar[GF_SLOTB]
     linkrate = gfpar[GF_RATE]
     unitb = gfpar[GF_UNITB]
-    caps = np.empty((1, 2))     # the one port's capacity levels (see _capacity_path)
-    caps[0, 0] = 1.0
-    caps[0, 1] = gfpar[GF_LOW]
+    caps = plev.reshape((1, plev.shape[0]))     # the one port's capacity levels (see _capacity_path)
     ptimes2 = ptimes.reshape((1, ptimes.shape[0]))
+    pseq2 = pseq.reshape((1, pseq.shape[0]))
 
     st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
     fs = np.zeros((nconn, F_NSTATE))
@@ -265,15 +268,15 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 if tn > lo:
                     # split so that the warm-up boundary is honoured
                     if lo > t:
-                        ci = cap_integral(0, t, lo, ptimes2, pstate, caps)
+                        ci = cap_integral(0, t, lo, ptimes2, pseq2, pstate, caps)
                         meas_acc += ci
                         cap_tot += ci
-                    ci = cap_integral(0, lo, tn, ptimes2, pstate, caps)
+                    ci = cap_integral(0, lo, tn, ptimes2, pseq2, pstate, caps)
                     meas_acc += ci
                     cap_tot += ci
                     cap_win += ci
                 else:
-                    ci = cap_integral(0, t, tn, ptimes2, pstate, caps)
+                    ci = cap_integral(0, t, tn, ptimes2, pseq2, pstate, caps)
                     meas_acc += ci
                     cap_tot += ci
                 for c in range(nconn):
@@ -344,7 +347,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
         if nchg >= t:
             ci = ccap
         else:
-            ci = cap_integral(0, t, t + 1, ptimes2, pstate, caps)
+            ci = cap_integral(0, t, t + 1, ptimes2, pseq2, pstate, caps)
             nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
         meas_acc += ci
         cap_tot += ci

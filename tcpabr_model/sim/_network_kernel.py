@@ -48,7 +48,7 @@ from ._drop_policies import frame_admit, uniform01
 from ._layout import (
     BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
     GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
-    O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
+    O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
     PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
     PP_LINKDELAY, PS_DROP0, PS_FDROP, PS_NSTATE, PS_QMAX, PS_QMAX0, PS_SERVED0, PS_SERVEDW0,
     QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_NSTATE, S_SEGSENT, S_SQCELLS, S_SQCIDX,
@@ -166,7 +166,7 @@ def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase
 
 
 @njit(cache=True, error_model="numpy")
-def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar, vpar, vfpar,
+def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, qpol, qfpar, vpar, vfpar,
                             vroute, vthr, cpar, cfpar, force_conn, force_seq,
                             sq_cap, ak_cap, fb_cap, rb_cap, dl_cap, abr):
     """Run one replication of a network.
@@ -180,6 +180,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
     ptimes : ndarray(float64, ndim=2)
         Per port, capacity change epochs in slots, increasing, padded with +inf (a row
         of +inf for a constant-capacity port).
+    pseq : ndarray(int64, ndim=2)
+        Per port, the level index in force from ``ptimes[p, i]`` on; the index at slot 0
+        is ``ppar[p, PP_INITSTATE]``.
+    plev : ndarray(float64, ndim=2)
+        Per port, the capacity of each level normalised to the port's peak ``rate``, in
+        [0, 1] (padded).
     qcap, qpol : ndarray(int64, shape=(nports, 3))
         Buffer size (cells) and drop policy (``POL_*``) of each class queue.
     qfpar : ndarray(float64, shape=(nports, 3, QP_NPAR))
@@ -286,13 +292,11 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
     avg = np.zeros((nvc, nmax))
 
     # capacity paths
-    caps = np.empty((nport, 2))
+    caps = plev
     pstate = np.zeros((nport, 2), dtype=np.int64)
     nchg = np.zeros(nport, dtype=np.int64)
     ccap = np.zeros(nport)
     for p in range(nport):
-        caps[p, 0] = 1.0
-        caps[p, 1] = pfpar[p, PF_LOW]
         pstate[p, 1] = ppar[p, PP_INITSTATE]
         nchg[p], ccap[p] = path_cursor(p, ptimes, pstate, caps)
 
@@ -441,15 +445,15 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                 for p in range(nport):
                     if tn > lo:
                         if lo > t:
-                            ci = cap_integral(p, t, lo, ptimes, pstate, caps)
+                            ci = cap_integral(p, t, lo, ptimes, pseq, pstate, caps)
                             pfs[p, PFS_MEASACC] += ci
                             pfs[p, PFS_CAPTOT] += ci
-                        ci = cap_integral(p, lo, tn, ptimes, pstate, caps)
+                        ci = cap_integral(p, lo, tn, ptimes, pseq, pstate, caps)
                         pfs[p, PFS_MEASACC] += ci
                         pfs[p, PFS_CAPTOT] += ci
                         pfs[p, PFS_CAPWIN] += ci
                     else:
-                        ci = cap_integral(p, t, tn, ptimes, pstate, caps)
+                        ci = cap_integral(p, t, tn, ptimes, pseq, pstate, caps)
                         pfs[p, PFS_MEASACC] += ci
                         pfs[p, PFS_CAPTOT] += ci
                     pfs[p, PFS_CRED] = 0.0
@@ -564,7 +568,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
             if nchg[p] >= t:
                 ci = ccap[p]
             else:
-                ci = cap_integral(p, t, t + 1, ptimes, pstate, caps)
+                ci = cap_integral(p, t, t + 1, ptimes, pseq, pstate, caps)
                 nchg[p], ccap[p] = path_cursor(p, ptimes, pstate, caps)
             pfs[p, PFS_MEASACC] += ci
             pfs[p, PFS_CAPTOT] += ci

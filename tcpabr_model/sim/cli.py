@@ -2,7 +2,9 @@
 
 Flags shared with ``tcpabr analyze`` mean the same thing there: ``--feedback``,
 ``--delta`` (round-trip delay in packet times at the high rate), ``--bmax`` (buffer in
-packets), ``--psi``, ``--rate-ratio``, ``--wmax``, ``--json``.  Times specific to the
+packets), ``--psi``, ``--rate-ratio``, ``--wmax``, ``--json``.  ``--capacity FILE`` (a
+K-state model) or ``--capacity-trace TRACE`` (a Mahimahi trace) replaces the two-state
+process.  Times specific to the
 simulator (``--duration``, ``--warmup``, ``--interval``, ``--feedback-delay``) are in
 seconds; the paper's time unit is 5 ms with the default 500-byte packets at 100 kB/s.
 """
@@ -61,6 +63,15 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="add replications until the 95%% half-width / efficiency is below this")
     p.add_argument("--capacity-mode", choices=("continuous", "embedded"), default="continuous",
                    help="exponential sojourns, or changes only at multiples of Delta (the analysis)")
+    p.add_argument("--capacity", metavar="FILE", default=None,
+                   help="K-state capacity model (JSON/TOML written by tcpabr_model.capacity.save_model) "
+                        "instead of the two-state process (--psi, --rate-ratio, --capacity-mode)")
+    p.add_argument("--capacity-trace", metavar="TRACE", default=None,
+                   help="Mahimahi trace replayed as the bottleneck's service, repeated with its period; "
+                        "its busiest millisecond is the high rate, so --delta is in packet times at that rate")
+    p.add_argument("--capacity-offset", type=float, default=None,
+                   help="with --capacity-trace: start this many seconds into the trace (default: a random "
+                        "ms per replication)")
     p.add_argument("--interval", type=float, default=0.03,
                    help="measurement/feedback interval s, seconds (default 0.03)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
@@ -108,7 +119,16 @@ def _refuse_ignored(args) -> None:
                              "preset fixes the network): with --preset use only --duration, --replications, "
                              "--seed, --workers, --json")
         return
+    if args.capacity is not None and args.capacity_trace is not None:
+        raise ValueError("--capacity and --capacity-trace are exclusive: give one of them")
+    if args.capacity is not None or args.capacity_trace is not None:
+        which = "--capacity" if args.capacity is not None else "--capacity-trace"
+        bad = [_flag(k) for k in given if k in ("psi", "rate_ratio", "capacity_mode")]
+        if bad:
+            raise ValueError(f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} ignored with {which} (the "
+                             "file gives the capacity process): drop it")
     rules = (("host_rate_factor", args.feedback == "none", "--feedback none (TCP alone)"),
+             ("capacity_offset", args.capacity_trace is not None, "--capacity-trace"),
              ("batches", args.ci == "batch", "--ci batch"),
              ("granularity", args.rto == "estimator", "--rto estimator"))
     for dest, applies, needs in rules:
@@ -153,6 +173,14 @@ def _scenario(args):
         raise ValueError(f"source_rate={args.source_rate!r} is invalid: only used with --feedback constant")
     if args.feedback_delay is not None:
         kw["feedback_delay"] = tuple(args.feedback_delay) if len(args.feedback_delay) > 1 else args.feedback_delay[0]
+    if args.capacity is not None:
+        from ..capacity import load_model
+        kw["capacity"] = load_model(args.capacity)
+    elif args.capacity_trace is not None:
+        from ..capacity import read_trace
+        kw["capacity"] = read_trace(args.capacity_trace)
+        if args.capacity_offset is not None:
+            kw["capacity_offset"] = args.capacity_offset
     tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=args.wmax,
                     delayed_ack=args.delayed_ack)
     delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
@@ -198,8 +226,15 @@ def handler(args) -> int:
         np.savez_compressed(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
         d["trace_file"] = args.trace
     e = res.efficiency
+    if sc.capacity is None:
+        what = f"psi={sc.psi:g}"
+    elif sc.capacity_kind == "trace":
+        what = (f"capacity-trace={sc.capacity.name} (peak {sc.high_rate:.6g} B/s of payload, rtt "
+                f"{[round(r, 6) for r in sc.rtt]} s)")
+    else:
+        what = f"capacity={args.capacity} ({sc.capacity.n_levels} levels, {sc.capacity.time} time)"
     lines = [
-        f"feedback={sc.feedback} delta={list(args.delta)} bmax={sc.buffer_packets} psi={sc.psi:g} "
+        f"feedback={sc.feedback} delta={list(args.delta)} bmax={sc.buffer_packets} {what} "
         f"M={list(sc.m)} N={list(sc.n)} replications={res.replications} seed={res.seed}",
         f"efficiency      {e.format()} (95% CI; ceiling {sc.overhead_factor if sc.feedback != 'none' else 1.0:.4f})",
         f"efficiency_wire {res.efficiency_wire.format()}",

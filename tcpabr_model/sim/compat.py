@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..capacity import CapacityModel
 from .scenario import Scenario
 from .network import CELL_BYTES, CapacityProcess, DropPolicy, Network, Port, Vc
 
@@ -11,7 +12,8 @@ __all__ = ["from_sim_scenario"]
 def from_sim_scenario(sc: Scenario) -> Network:
     """Express a :class:`tcpabr_model.sim.Scenario` as a :class:`Network`.
 
-    One port (the bottleneck) with the scenario's two-state capacity process; one VC per
+    One port (the bottleneck) with the scenario's capacity process (two-state, K-state model
+    or trace; a model in the paper's unit gets ``time_unit = sc.time_unit``); one VC per
     connection (ABR with INSTCAP/EFFCAP/constant rate, or TCP alone at the host link
     rate), all propagation lumped on the ACK return path (``ack_delay`` = Delta_i, as
     the core paper and ``tcpabr_model.sim`` do).  The reference rate is the scenario's
@@ -31,15 +33,23 @@ def from_sim_scenario(sc: Scenario) -> Network:
         pol = DropPolicy("epd", threshold=float(max(1, int(round(thr * upf)))))
     else:
         pol = DropPolicy("ppd")
-    cap = CapacityProcess(tau=sc.tau, rate_ratio=sc.rate_ratio, mode=sc.capacity_mode, period=sc.period,
-                          initial=sc.initial_state)
+    if sc.capacity is None:
+        cap = CapacityProcess(tau=sc.tau, rate_ratio=sc.rate_ratio, mode=sc.capacity_mode, period=sc.period,
+                              initial=sc.initial_state)
+    elif isinstance(sc.capacity, CapacityModel) and sc.capacity.time_unit is None:
+        # the paper's unit made explicit: one packet time at the high rate, in seconds
+        m = sc.capacity
+        cap = CapacityModel(m.levels, transition=m.transition, generator=m.generator, epoch=m.epoch,
+                            time_unit=sc.time_unit, packet_bytes=m.packet_bytes)
+    else:
+        cap = sc.capacity     # a trace or a model in seconds: the port's rate is its peak
     # the port's rate relative to one cell per slot: 1 over ATM; for TCP alone one IP packet
     # per time unit (tcpabr_model.units.slot_bytes), the same pipe in packets
     rate = sc.slot_bytes / CELL_BYTES
     if atm:
-        port = Port(rate=rate, abr_buffer=bufu, abr_policy=pol, capacity=cap)
+        port = Port(rate=rate, abr_buffer=bufu, abr_policy=pol, capacity=cap, capacity_offset=sc.capacity_offset)
     else:
-        port = Port(rate=rate, ubr_buffer=bufu, ubr_policy=pol, capacity=cap)
+        port = Port(rate=rate, ubr_buffer=bufu, ubr_policy=pol, capacity=cap, capacity_offset=sc.capacity_offset)
     tcp = sc.tcp     # a TcpConfig is a TcpParams: one settings type for both kernels
     vcs = []
     for c in range(sc.n_connections):

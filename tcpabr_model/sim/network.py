@@ -182,8 +182,14 @@ class Port:
         cells on overflow (tail).
     gr : float, optional(default=0.0)
         Guaranteed rate of the UBR class, fraction of the link in [0, 1] (seed 000 Sec. 3).
-    capacity : CapacityProcess or None
-        Stochastic available capacity (None: constant ``rate``).
+    capacity : CapacityProcess, CapacityModel, tcpabr_model.capacity.Trace or None
+        Available capacity (None: constant ``rate``): the two-state process, a K-state
+        chain (its largest level is the port's ``rate``; ``time_unit`` in seconds is
+        required), or a measured trace replayed with its period (its busiest 1-ms bin is
+        the port's ``rate``: the trace gives the shape, ``rate`` the scale).
+    capacity_offset : float, optional
+        With a trace: seconds into the trace at time 0 (None: a whole ms drawn uniformly
+        in the period, anew in every replication).
     erica : EricaParams or None, optional(default=None)
         ERICA/ERICA+ explicit-rate allocation at this port: it stamps the ER of backward
         RM cells of the ABR VCs (``feedback='rm'``) crossing it (``docs/abr_erica.md``).
@@ -208,6 +214,7 @@ class Port:
     name: str = ""
     erica: EricaParams | None = None
     feedback_net_of_vbr: bool = False
+    capacity_offset: float | None = None
 
     def __post_init__(self):
         if not isinstance(self.feedback_net_of_vbr, bool):
@@ -223,8 +230,36 @@ class Port:
         for nm in ("ubr_policy", "abr_policy"):
             if not isinstance(getattr(self, nm), DropPolicy):
                 raise ValueError(f"{nm}={getattr(self, nm)!r} is invalid: must be a DropPolicy")
-        if self.capacity is not None and not isinstance(self.capacity, CapacityProcess):
-            raise ValueError(f"capacity={self.capacity!r} is invalid: must be a CapacityProcess or None")
+        from ..capacity import CapacityModel, Trace as LinkTrace
+
+        cap = self.capacity
+        if cap is not None and not isinstance(cap, (CapacityProcess, CapacityModel, LinkTrace)):
+            raise ValueError(f"capacity={cap!r} is invalid: must be a CapacityProcess, a CapacityModel, a "
+                             "tcpabr_model.capacity.Trace or None")
+        if isinstance(cap, CapacityModel) and cap.time_unit is None:
+            raise ValueError("capacity.time_unit=None is invalid for a Port: the model's time unit must be "
+                             "given in seconds")
+        if self.capacity_offset is not None:
+            if not isinstance(cap, LinkTrace):
+                raise ValueError(f"capacity_offset={self.capacity_offset!r} is invalid: only used with a trace")
+            _s(self, "capacity_offset", check_real("capacity_offset", self.capacity_offset, 0.0, 1e8))
+
+    @property
+    def capacity_is_random(self) -> bool:
+        """True when the port's capacity differs between replications: the two-state process, a
+        chain of more than one level, or a trace of more than one level at a random offset."""
+        from ..capacity import CapacityModel
+
+        cap = self.capacity
+        if cap is None:
+            return False
+        if isinstance(cap, CapacityProcess):
+            return True
+        if isinstance(cap, CapacityModel):
+            return cap.n_levels > 1
+        from .capacity import trace_levels
+
+        return self.capacity_offset is None and trace_levels(cap)[1].size > 1
 
 
 @dataclass(frozen=True)
@@ -489,7 +524,7 @@ class Network:
         drop lottery, or connections start at random times (``start_jitter`` > 0).  Otherwise
         every replication is the same run and :func:`simulate_network` refuses more than one."""
         return (self.start_jitter > 0
-                or any(p.capacity is not None for p in self.ports)
+                or any(p.capacity_is_random for p in self.ports)
                 or any(pol.kind == "gfr" for p in self.ports for pol in (p.ubr_policy, p.abr_policy)))
 
     @property

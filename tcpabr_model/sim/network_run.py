@@ -16,12 +16,12 @@ import numpy as np
 
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from ..errors import ModelError
-from .capacity import capacity_path
+from .capacity import CapacityPath, build_path, two_state_path
 from ..stats import Estimate, jain_index
 from . import _layout as L
 from ._abr_build import abr_inputs, abr_rep_summary
 from ._network_kernel import simulate_network_kernel
-from .network import CELL_BYTES, Network
+from .network import CELL_BYTES, CapacityProcess, Network
 from .._pool import process_pool
 from .run import replication_args, run_tasks
 from .variants import VARIANT_IDS as _VAR
@@ -37,7 +37,7 @@ _SRC = {"none": L.SRC_FIXED, "instcap": L.SRC_FEEDBACK, "effcap": L.SRC_FEEDBACK
 def kernel_inputs(net: Network, force=()):
     """Plain arrays for :func:`~tcpabr_model.sim._network_kernel.simulate_network_kernel`.
 
-    Returns a dict; ``ptimes``, ``G_SEED`` and ``PP_INITSTATE`` are filled per replication
+    Returns a dict; ``ptimes``, ``pseq``, ``plev``, ``G_SEED`` and ``PP_INITSTATE`` are filled per replication
     by :func:`run_network_replication`.
     """
     ts = net.to_slots
@@ -162,9 +162,9 @@ def kernel_inputs(net: Network, force=()):
     return kin
 
 
-_ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "qcap", "qpol", "qfpar", "vpar", "vfpar", "vroute",
-              "vthr", "cpar", "cfpar", "force_conn", "force_seq", "sq_cap", "ak_cap", "fb_cap", "rb_cap", "dl_cap",
-              "abr")
+_ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "pseq", "plev", "qcap", "qpol", "qfpar", "vpar",
+              "vfpar", "vroute", "vthr", "cpar", "cfpar", "force_conn", "force_seq", "sq_cap", "ak_cap", "fb_cap",
+              "rb_cap", "dl_cap", "abr")
 
 
 def run_network_replication(net: Network, rng: np.random.Generator, force_drops=()):
@@ -175,17 +175,26 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
     for p, port in enumerate(net.ports):
         cp = port.capacity
         if cp is None:
-            paths.append(np.array([np.inf]))
-            continue
-        period = (cp.period if cp.period is not None else 1.0) / net.slot_seconds
-        pt, s0 = capacity_path(rng, horizon, cp.tau / net.slot_seconds, cp.mode, period, cp.initial)
-        kin["ppar"][p, L.PP_INITSTATE] = s0
-        paths.append(pt)
-    width = max(len(x) for x in paths)
+            paths.append(CapacityPath(np.array([np.inf]), np.zeros(1, np.int64), np.ones(1), 0))
+        elif isinstance(cp, CapacityProcess):
+            period = (cp.period if cp.period is not None else 1.0) / net.slot_seconds
+            paths.append(two_state_path(rng, horizon, cp.tau / net.slot_seconds, cp.mode, period, cp.initial,
+                                        cp.rate_ratio))
+        else:   # a K-state model or a trace (the capacity process lives in sim/capacity.py)
+            paths.append(build_path(cp, rng, horizon, net.slot_seconds, offset=port.capacity_offset))
+        kin["ppar"][p, L.PP_INITSTATE] = paths[-1].state0
+    width = max(x.times.size for x in paths)
+    nlev = max(x.levels.size for x in paths)
     pt2 = np.full((len(paths), width), np.inf)
+    ps2 = np.zeros((len(paths), width), dtype=np.int64)
+    pl2 = np.zeros((len(paths), nlev))
     for p, x in enumerate(paths):
-        pt2[p, :len(x)] = x
+        pt2[p, :x.times.size] = x.times
+        ps2[p, :x.states.size] = x.states
+        pl2[p, :x.levels.size] = x.levels
     kin["ptimes"] = pt2
+    kin["pseq"] = ps2
+    kin["plev"] = pl2
     kin["gpar"][L.G_SEED] = int(rng.integers(0, 2**62))
     if net.start_jitter > 0:
         # connection start times, uniform on [0, start_jitter) (CHOICE, docs/network.md)

@@ -23,7 +23,7 @@ from .._validate import check_choice, check_int, check_real
 from ..errors import ModelError
 from ..stats import Estimate, jain_index
 from . import _kernel as K
-from .capacity import capacity_path
+from .capacity import CapacityPath, build_path, trace_levels, two_state_path
 from .scenario import CELL_BYTES, Scenario
 from .variants import VARIANT_IDS as _VARIANT_IDS
 
@@ -35,7 +35,8 @@ class Trace:
     """Series sampled every ``interval`` seconds (first replication only).
 
     Attributes: ``time`` (s), ``queue`` (bottleneck occupancy, units), ``capacity``
-    (state: 0 high, 1 low), ``cwnd`` / ``ssthresh`` (packets, one column per connection),
+    (level index: 0 high, 1 low for the two-state process; the index into the sorted
+    levels of a K-state model or a trace), ``cwnd`` / ``ssthresh`` (packets, one column per connection),
     ``source_rate`` (allowed rate, fraction of the high rate), ``segmentation_cells``
     (cells waiting at the source), ``delivered`` (cumulative in-order segments),
     ``measured`` (INSTCAP measurement per interval s) and ``feedback`` (eq. 28 value per
@@ -213,11 +214,27 @@ MAX_SERIES_BYTES = 2 * 2**30               # per-interval measurement / feedback
 _SLOTS_PER_SECOND = 3e7                    # rough kernel speed for the progress-bar decision
 
 
+def capacity_changes_per_second(capacity, model_unit_seconds: float) -> float:
+    """Expected (a model: at most) capacity changes per second of a CapacityModel or a Trace."""
+    from ..capacity import Trace as LinkTrace
+
+    if isinstance(capacity, LinkTrace):
+        sidx = trace_levels(capacity)[0]
+        return (int(np.count_nonzero(sidx[1:] != sidx[:-1])) + 1) / (sidx.size * 1e-3)
+    unit = capacity.time_unit if capacity.time_unit is not None else model_unit_seconds
+    if capacity.time == "discrete":
+        return float(np.max(1.0 - np.diag(capacity.transition))) / (capacity.epoch * unit)
+    return float(np.max(-np.diag(capacity.generator))) / unit
+
+
 def resource_estimate(sc: Scenario, trace: bool = False) -> dict:
     """Expected capacity changes and bytes of per-interval series of one replication."""
     horizon = sc.total_slots * sc.slot_seconds
-    mean_sojourn = sc.tau if sc.capacity_mode == "continuous" else sc.period
-    changes = horizon / mean_sojourn
+    if sc.capacity is not None:
+        changes = horizon * capacity_changes_per_second(sc.capacity, sc.time_unit)
+    else:
+        mean_sojourn = sc.tau if sc.capacity_mode == "continuous" else sc.period
+        changes = horizon / mean_sojourn
     nmeas = sc.total_slots / max(1, sc.to_slots(sc.interval))
     nsamp = nmeas if trace else 4000.0
     series = 8.0 * nmeas * (1 + sc.n_connections) + 8.0 * nsamp * (6 * sc.n_connections + 4)
@@ -233,6 +250,11 @@ def check_resources(sc: Scenario, trace: bool = False) -> None:
         Naming ``psi`` (or ``tau``) and ``duration``, or ``duration`` and ``interval``.
     """
     e = resource_estimate(sc, trace)
+    if e["capacity_changes"] > MAX_CAPACITY_CHANGES and sc.capacity is not None:
+        raise ValueError(
+            f"duration={sc.duration:g} s is invalid with this capacity {sc.capacity_kind}: it would change about "
+            f"{e['capacity_changes']:.3g} times per replication; the limit is {MAX_CAPACITY_CHANGES:.3g}: "
+            "shorten duration")
     if e["capacity_changes"] > MAX_CAPACITY_CHANGES:
         raise ValueError(
             f"psi={sc.psi:g} is invalid with duration={sc.duration:g} s: the capacity would change about "
@@ -250,20 +272,44 @@ def estimated_kernel_seconds(sc: Scenario) -> float:
     return sc.total_slots / _SLOTS_PER_SECOND
 
 
+def scenario_path(scenario: Scenario, rng: np.random.Generator, horizon: float) -> CapacityPath:
+    """The bottleneck's capacity path of one replication on ``[0, horizon)`` slots: the
+    two-state process, or the scenario's K-state model or trace (:func:`.capacity.build_path`)."""
+    if scenario.capacity is None:
+        return two_state_path(rng, horizon, scenario.tau / scenario.slot_seconds, scenario.capacity_mode,
+                              scenario.period / scenario.slot_seconds, scenario.initial_state,
+                              scenario.rate_ratio)
+    return build_path(scenario.capacity, rng, horizon, scenario.slot_seconds,
+                      model_unit_seconds=scenario.time_unit, offset=scenario.capacity_offset)
+
+
+def scenario_is_random(sc: Scenario) -> bool:
+    """False when every replication of ``sc`` is the same run: a one-level capacity model, or a
+    trace with one level or a fixed ``capacity_offset`` (the kernel draws nothing else)."""
+    from ..capacity import Trace as LinkTrace
+
+    cap = sc.capacity
+    if cap is None:
+        return True
+    if isinstance(cap, LinkTrace):
+        return sc.capacity_offset is None and trace_levels(cap)[1].size > 1
+    return cap.n_levels > 1
+
+
 def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=(), trace: bool = True):
     """Run one replication; returns the raw kernel outputs and the kernel wall time.
 
     Mostly for tests and benchmarks; :func:`simulate` is the public driver.  With
-    ``trace=False`` the series are sampled coarsely (enough for batch means).
+    ``trace=False`` the series are sampled coarsely (enough for batch means).  The third
+    item is ``(g, gf, cp, cf, change epochs, level index at slot 0)``.
     """
     g, gf, cp, cf, fc, fq, sq, ak, fb, rb = _kernel_inputs(scenario, force_drops, trace)
     horizon = float(g[K.G_NSLOTS]) + 1.0
-    tau = scenario.tau / scenario.slot_seconds
-    period = scenario.period / scenario.slot_seconds
-    ptimes, s0 = capacity_path(rng, horizon, tau, scenario.capacity_mode, period, scenario.initial_state)
+    path = scenario_path(scenario, rng, horizon)
+    ptimes, s0 = path.times, path.state0
     g[K.G_INITSTATE] = s0
     t0 = time.perf_counter()
-    out = K.simulate_kernel(g, gf, cp, cf, ptimes, fc, fq, sq, ak, fb, rb)
+    out = K.simulate_kernel(g, gf, cp, cf, ptimes, path.states, path.levels, fc, fq, sq, ak, fb, rb)
     dt = time.perf_counter() - t0
     err = int(out[2][K.O_ERR])
     if err:
@@ -383,6 +429,11 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
     check_resources(scenario, trace)
+    if not scenario_is_random(scenario) and (replications > 1 or target_rel_halfwidth is not None):
+        raise ValueError(f"replications={replications} is invalid for this scenario: its capacity "
+                         f"({scenario.capacity_kind}) is deterministic (one level, or a trace at a fixed "
+                         "capacity_offset), so every replication is the same run; use replications=1 "
+                         "(with ci_method='batch' for a confidence interval)")
     ss = np.random.SeedSequence(seed)
     samples = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": [], "clr": [], "flr": []}
     counters = {k: 0 for k in _COUNTER_NAMES}

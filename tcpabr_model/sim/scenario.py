@@ -17,14 +17,21 @@ TCP alone uses a link without ATM that carries one IP packet (payload + 40 B = 5
 time unit at the high rate, so ``delta`` is the same pipe of ``delta`` packets in every mode
 (:mod:`tcpabr_model.units`).  The router buffer counts packets.
 
+A K-state capacity model or a measured trace (``capacity=``) replaces the two-state process;
+see ``docs/simulator.md``, "K-state capacity and trace replay", for how its rates and times
+map to cells and slots.
+
 See ``docs/simulator.md`` for every modelling choice.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 
 from .. import units as _units
+from ..capacity import CapacityModel
+from ..capacity import Trace as LinkTrace
 from .._validate import check_choice, check_int, check_real
 from .feedback import m_from_delta, n_from_k
 from .network import TcpParams
@@ -56,6 +63,35 @@ class TcpConfig(TcpParams):
     variant: str = "timeout-only"
     rto: str = "fixed"
     granularity: float = 0.01
+
+
+#: a given ``high_rate`` must agree with the one a physical capacity implies to this relative tolerance
+HIGH_RATE_RTOL = 1e-9
+_DEFAULT_HIGH_RATE = 100e3
+
+
+def capacity_high_rate(capacity, payload_bytes: int, frame_link_bytes: int) -> float | None:
+    """The ``high_rate`` (payload bytes per second at the peak) that ``capacity`` implies, or
+    None when it is stated in the paper's abstract unit (a model without ``time_unit``).
+
+    The peak link rate in bytes per second is, for a trace, the busiest 1-ms bin's
+    opportunities x ``packet_bytes`` per ms; for a model with ``time_unit`` the largest level
+    x ``packet_bytes`` (the scenario's packet on the payload basis when ``packet_bytes`` is
+    None) per ``time_unit``.  Those are bytes of the link (cells over ATM, IP packets for
+    TCP alone, ``frame_link_bytes`` per packet), so ``high_rate = peak x payload /
+    frame_link_bytes``.
+    """
+    from .capacity import trace_levels
+
+    if isinstance(capacity, LinkTrace):
+        peak = trace_levels(capacity)[2] * capacity.packet_bytes * 1000.0
+        return peak * payload_bytes / frame_link_bytes
+    if capacity.time_unit is None:
+        return None
+    top = float(max(capacity.levels))
+    if capacity.packet_bytes is None:
+        return top * payload_bytes / capacity.time_unit
+    return top * capacity.packet_bytes / capacity.time_unit * payload_bytes / frame_link_bytes
 
 
 def _tuple_of(name, value, n, check, allow_none=True):
@@ -131,6 +167,16 @@ class Scenario:
         Measured length of one replication, seconds (after ``warmup``).
     warmup : float, optional(default=20.0)
         Discarded initial transient, seconds.
+    capacity : CapacityModel or tcpabr_model.capacity.Trace, optional
+        A K-state capacity chain or a measured Mahimahi trace replayed as the bottleneck's
+        service, instead of the two-state process (``tau``, ``rate_ratio``,
+        ``capacity_mode``, ``embed_period`` and ``initial_state`` are then unused).  A trace,
+        or a model with ``time_unit``, fixes the peak rate: ``high_rate`` is derived from
+        it (a different value given is refused).  A model without ``time_unit`` is in the
+        paper's unit (one packet time at ``high_rate``): its largest level must be 1.
+    capacity_offset : float, optional
+        With a trace: seconds into the trace at time 0 (rounded to whole ms).  None (the
+        default) draws a whole ms uniformly in the period for each replication.
     """
 
     feedback: str = "instcap"
@@ -158,10 +204,13 @@ class Scenario:
     tcp: TcpConfig = field(default_factory=TcpConfig)
     duration: float = 2000.0
     warmup: float = 20.0
+    capacity: CapacityModel | LinkTrace | None = None
+    capacity_offset: float | None = None
 
     def __post_init__(self):
         s = object.__setattr__
         check_choice("feedback", self.feedback, FEEDBACKS)
+        self._set_capacity()
         rtt = self.rtt if isinstance(self.rtt, (list, tuple)) else (self.rtt,)
         if len(rtt) < 1 or len(rtt) > 64:
             raise ValueError(f"rtt={self.rtt!r} is invalid: must hold 1 to 64 connections")
@@ -224,6 +273,38 @@ class Scenario:
         if self.total_slots > 2**40:
             raise ValueError(f"duration={self.duration!r} is invalid: more than 2**40 cell slots")
 
+    def _set_capacity(self) -> None:
+        """Validate ``capacity`` / ``capacity_offset`` and derive ``high_rate`` from a physical one."""
+        cap = self.capacity
+        if cap is not None and not isinstance(cap, (CapacityModel, LinkTrace)):
+            raise ValueError(f"capacity={cap!r} is invalid: must be a tcpabr_model.capacity.CapacityModel, "
+                             "a tcpabr_model.capacity.Trace or None")
+        if self.capacity_offset is not None:
+            if not isinstance(cap, LinkTrace):
+                raise ValueError(f"capacity_offset={self.capacity_offset!r} is invalid: only used with a trace "
+                                 "(capacity=Trace)")
+            object.__setattr__(self, "capacity_offset",
+                               check_real("capacity_offset", self.capacity_offset, 0.0, 1e8))
+        if cap is None:
+            return
+        payload = check_int("payload_bytes", self.payload_bytes, 1, 65_495)
+        ip = payload + check_int("tcpip_header_bytes", self.tcpip_header_bytes, 0, 200)
+        frame = ip if self.feedback == "none" else _cells_per_frame(
+            payload, self.tcpip_header_bytes, self.llc_snap_bytes, self.aal5_trailer_bytes) * CELL_BYTES
+        hr = capacity_high_rate(cap, payload, frame)
+        if hr is None:
+            top = float(max(cap.levels))
+            if top != 1.0:
+                raise ValueError(f"capacity.levels (largest {top!r}) is invalid with time_unit=None: in the paper's "
+                                 "unit (one packet time at high_rate) the largest level must be 1; scale the "
+                                 "levels or give the model a time_unit in seconds")
+            return
+        given = self.high_rate
+        if given != _DEFAULT_HIGH_RATE and not math.isclose(given, hr, rel_tol=HIGH_RATE_RTOL):
+            raise ValueError(f"high_rate={given!r} is invalid with this capacity: the capacity's peak implies "
+                             f"high_rate={hr!r} B/s of payload; omit high_rate")
+        object.__setattr__(self, "high_rate", hr)
+
     # ---- derived quantities --------------------------------------------------------
     @property
     def n_connections(self) -> int:
@@ -282,8 +363,23 @@ class Scenario:
         """Round a time to whole slots (at least 1 for positive times)."""
         return _units.to_slots(seconds, self.slot_seconds)
 
+    @property
+    def capacity_kind(self) -> str:
+        """'two-state', 'model' (a K-state CapacityModel) or 'trace'."""
+        if self.capacity is None:
+            return "two-state"
+        return "trace" if isinstance(self.capacity, LinkTrace) else "model"
+
     def to_dict(self) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "tcp"}
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("tcp", "capacity")}
+        if isinstance(self.capacity, LinkTrace):
+            t = self.capacity
+            d["capacity"] = {"trace": t.name, "period_ms": t.period_ms, "opportunities": t.n_opportunities,
+                             "packet_bytes": t.packet_bytes, "mean_bits_per_second": t.mean_bits_per_second}
+        elif self.capacity is not None:
+            d["capacity"] = self.capacity.to_dict()
+        else:
+            d["capacity"] = None
         d["tcp"] = {f.name: getattr(self.tcp, f.name) for f in fields(self.tcp)}
         for k, v in d.items():
             if isinstance(v, tuple):
@@ -333,14 +429,26 @@ class Scenario:
         tcp : TcpConfig, optional
         **kwargs
             Any other :class:`Scenario` field in physical units (e.g. ``interval``, ``m``,
-            ``n``, ``capacity_mode``).  The time unit is ``payload_bytes / high_rate``
-            (5 ms with the defaults), so ``interval=0.03`` is 6 time units.
+            ``n``, ``capacity_mode``, ``capacity``).  The time unit is ``payload_bytes /
+            high_rate`` (5 ms with the defaults), so ``interval=0.03`` is 6 time units; with a
+            trace (or a model in seconds) ``high_rate`` is its peak rate, so ``delta`` is in
+            packet times at the peak.
         """
         psi = check_real("psi", psi, 0.0, low_open=True)
         bmax = check_int("bmax", bmax, 1, 1_000_000)
         deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)
         payload = kwargs.get("payload_bytes", 500)
-        high = kwargs.get("high_rate", 100e3)
+        high = kwargs.get("high_rate", _DEFAULT_HIGH_RATE)
+        cap = kwargs.get("capacity")
+        if isinstance(cap, (CapacityModel, LinkTrace)) and "high_rate" not in kwargs:
+            # a trace (or a model in seconds) fixes the peak rate, hence the time unit of delta
+            pl = check_int("payload_bytes", payload, 1, 65_495)
+            ip = pl + kwargs.get("tcpip_header_bytes", 40)
+            frame = ip if feedback == "none" else _cells_per_frame(
+                pl, kwargs.get("tcpip_header_bytes", 40), kwargs.get("llc_snap_bytes", 8),
+                kwargs.get("aal5_trailer_bytes", 8)) * CELL_BYTES
+            hr = capacity_high_rate(cap, pl, frame)
+            high = hr if hr is not None else high
         unit = check_int("payload_bytes", payload, 1) / check_real("high_rate", high, 0.0, low_open=True)
         # the physical limit (rtt <= 1e4 s) stated in the caller's unit, time units
         deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, 1e4 / unit,

@@ -107,6 +107,14 @@ def build_sim_scenario(params: dict):
         raise ValueError(f"normalized={normalized!r} is invalid: must be true or false")
     if normalized is None:
         normalized = any(k in p for k in ("delta", "bmax", "psi"))
+    if "capacity" in p and "capacity_trace" in p:
+        raise ValueError("capacity/capacity_trace is invalid: give one of them (a model file or a trace)")
+    if "capacity_trace" in p:     # issue 15: a Mahimahi trace replayed as the bottleneck's service
+        from ..capacity import read_trace
+        p["capacity"] = read_trace(p.pop("capacity_trace"))
+    elif isinstance(p.get("capacity"), str):   # a model file written by capacity.save_model
+        from ..capacity import load_model
+        p["capacity"] = load_model(p["capacity"])
     tcp_kw = {k[4:]: p.pop(k) for k in list(p) if k.startswith("tcp_")}
     if "tcp" in p:
         raise ValueError("tcp is invalid: give TCP settings as tcp_<field> keys (e.g. tcp_wmax, tcp_variant)")
@@ -146,6 +154,8 @@ def simulation_point(params: dict, seed: int, *, replications: int = 10,
         (physical units).  ``tcp_<field>`` keys build the :class:`TcpConfig`
         (``tcp_wmax``, ``tcp_variant``, ...); lists are accepted for tuple fields
         (``rtt``, ``m``, ``n``, ``share``, ``feedback_delay``) and for ``delta``.
+        ``capacity`` (a model file path) or ``capacity_trace`` (a Mahimahi trace path)
+        replace the two-state process (``docs/simulator.md``).
         The keys of :data:`SIMULATION_KEYS` (``replications`` etc.) go to
         :func:`~tcpabr_model.sim.simulate` and override the options of the same name.
     seed : int
