@@ -36,21 +36,19 @@ import numpy as np  # noqa: E402
 
 from tcpabr_model.sim import Scenario, simulate  # noqa: E402
 from tcpabr_model.sim import _kernel as K  # noqa: E402
-from tcpabr_model.sim.capacity import capacity_path  # noqa: E402
-from tcpabr_model.sim.run import _kernel_inputs  # noqa: E402
+from tcpabr_model.sim.run import _kernel_inputs, scenario_path  # noqa: E402
 
 
 def time_kernel(sc: Scenario, seed: int, repeats: int):
     """Best-of-``repeats`` wall and CPU seconds of the kernel alone on one capacity path."""
     g, gf, cp, cf, fc, fq, sq, ak, fb, rb = _kernel_inputs(sc)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
-    pt, s0 = capacity_path(rng, float(g[K.G_NSLOTS]) + 1.0, sc.tau / sc.slot_seconds, sc.capacity_mode,
-                           sc.period / sc.slot_seconds, sc.initial_state)
-    g[K.G_INITSTATE] = s0
+    path = scenario_path(sc, rng, float(g[K.G_NSLOTS]) + 1.0)
+    g[K.G_INITSTATE] = path.state0
     wall = cpu = float("inf")
     for _ in range(repeats):
         w0, c0 = time.perf_counter(), time.process_time()
-        st = K.simulate_kernel(g, gf, cp, cf, pt, fc, fq, sq, ak, fb, rb)[0]
+        st = K.simulate_kernel(g, gf, cp, cf, path.times, path.states, path.levels, fc, fq, sq, ak, fb, rb)[0]
         wall = min(wall, time.perf_counter() - w0)
         cpu = min(cpu, time.process_time() - c0)
     cells = int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())

@@ -72,7 +72,8 @@ def kernel_inputs(net: Network, force=()):
     for p, port in enumerate(net.ports):
         pp[p, L.PP_LINKDELAY] = ts(port.link_delay)
         pf[p, L.PF_RATE] = port.rate
-        pf[p, L.PF_LOW] = port.capacity.rate_ratio if port.capacity is not None else 1.0
+        # PF_LOW is informative only: the kernel reads the levels from plev (issue 15)
+        pf[p, L.PF_LOW] = port.capacity.rate_ratio if isinstance(port.capacity, CapacityProcess) else 1.0
         pf[p, L.PF_GR] = port.gr
         pf[p, L.PF_NETVBR] = 1.0 if port.feedback_net_of_vbr else 0.0
         qcap[p] = (port.vbr_buffer, port.abr_buffer, port.ubr_buffer)
