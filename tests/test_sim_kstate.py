@@ -10,6 +10,7 @@ generator, which draws its random numbers differently (one uniform per jump and 
 geometric / exponential per sojourn), so it is compared with the old process statistically.
 """
 
+import json
 import os
 from pathlib import Path
 
@@ -252,6 +253,13 @@ def test_network_port_replays_a_trace_at_its_rate():
     fixed = Network(ports=(Port(rate=1.0, capacity=tr, capacity_offset=0.0),), vcs=net.vcs,
                     link_rate_bps=12e6, duration=5.0)
     assert not fixed.is_random
+    with pytest.raises(ValueError, match="replications=2 is invalid for network"):
+        simulate_network(fixed, replications=2)
+    json.dumps(net.to_dict())     # the trace is described, not dumped as an array
+    assert net.to_dict()["ports"][0]["capacity"]["period_ms"] == 40000
+    model = from_arrays([0.0, 5.0], [[0.5, 0.5], [0.5, 0.5]], epoch=0.01, time_unit=1.0)
+    d = Network(ports=(Port(capacity=model),), vcs=net.vcs).to_dict()
+    assert d["ports"][0]["capacity"]["levels"] == [0.0, 5.0]
 
 
 # ---------------------------------------------------------------------- validation
@@ -330,7 +338,6 @@ def test_cli_runs_a_model_file_and_a_trace(main, capsys, tmp_path):
     code, out, err = _run(main, capsys, ["simulate", "--capacity", str(model), "--duration", "20",
                                          "--warmup", "1", "--replications", "2", "--json"])
     assert code == 0, err
-    import json
     d = json.loads(out)
     assert d["scenario"]["capacity"]["levels"] == [1.0, 0.5] and d["replications"] == 2
     code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--duration", "5",

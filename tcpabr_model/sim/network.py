@@ -554,7 +554,14 @@ class Network:
         return replace(self, **changes)
 
     def to_dict(self) -> dict:
+        from ..capacity import CapacityModel, Trace as LinkTrace
+
         def conv(x):
+            if isinstance(x, CapacityModel):
+                return x.to_dict()
+            if isinstance(x, LinkTrace):
+                return {"trace": x.name, "period_ms": x.period_ms, "opportunities": x.n_opportunities,
+                        "packet_bytes": x.packet_bytes}
             if hasattr(x, "__dataclass_fields__"):
                 return {f.name: conv(getattr(x, f.name)) for f in fields(x)}
             if isinstance(x, (list, tuple)):
