@@ -311,6 +311,8 @@ def _run(main, capsys, argv):
     (["--capacity-trace", str(OUTAGE), "--rate-ratio", "0.2", "--capacity-mode", "embedded"],
      "--rate-ratio, --capacity-mode are ignored with --capacity-trace"),
     (["--capacity-offset", "2"], "--capacity-offset is ignored without --capacity-trace"),
+    (["--rtt", "0.1", "--delta", "20"], "--rtt and --delta are exclusive"),
+    (["--rtt", "-0.1"], "--rtt -0.1 is invalid: must be > 0 seconds"),
     (["--capacity", "BAD"], "is invalid: not a JSON file"),
     (["--capacity-trace", "BADTRACE"], "line 2: 'x' is invalid: not an integer"),
     (["--capacity-trace", str(OUTAGE), "--capacity-offset", "1", "--replications", "2"],
@@ -344,6 +346,10 @@ def test_cli_runs_a_model_file_and_a_trace(main, capsys, tmp_path):
                                          "--warmup", "0.5", "--replications", "2"])
     assert code == 0, err
     assert "capacity-trace=" in out and "efficiency" in out
+    code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--rtt", "0.1", "0.3",
+                                         "--duration", "3", "--warmup", "0.5", "--replications", "2", "--json"])
+    assert code == 0, err
+    assert json.loads(out)["scenario"]["rtt"] == pytest.approx([0.1, 0.3], rel=1e-12)
 
 
 def test_sweep_simulation_method_accepts_capacity_files(tmp_path):

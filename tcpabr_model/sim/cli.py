@@ -32,6 +32,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="with --feedback constant: source rate as a fraction of the high rate, in (0, 1]")
     p.add_argument("--delta", type=float, nargs="+", default=[40.0],
                    help="round-trip propagation delay in packet times, one per connection (default 40)")
+    p.add_argument("--rtt", type=float, nargs="+", default=None,
+                   help="round-trip propagation delay in seconds, one per connection (instead of --delta; "
+                        "handy with --capacity-trace, whose peak rate sets the packet time)")
     p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (default 10)")
     p.add_argument("--psi", type=float, default=20.0,
                    help="mean time per capacity state / max(delta) (default 20)")
@@ -184,6 +187,16 @@ def _scenario(args):
     tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=args.wmax,
                     delayed_ack=args.delayed_ack)
     delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
+    if args.rtt is not None:
+        if "delta" in _given(args):
+            raise ValueError("--rtt and --delta are exclusive: give the round trip in seconds or in packet times")
+        # seconds -> packet times at the high (peak) rate of this capacity
+        unit = Scenario(feedback=args.feedback, capacity=kw.get("capacity")).time_unit
+        for v in args.rtt:
+            if not v > 0:
+                raise ValueError(f"--rtt {v!r} is invalid: must be > 0 seconds")
+        vals = [v / unit for v in args.rtt]
+        delta = tuple(vals) if len(vals) > 1 else vals[0]
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                                   feedback=args.feedback, tcp=tcp,
                                   duration=args.duration if args.duration is not None else 2000.0,
