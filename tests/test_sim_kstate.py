@@ -73,6 +73,20 @@ def test_two_state_model_path_is_the_paper_process_statistically():
     assert abs(frac_low - 0.5) < 5 * np.sqrt(0.25 / (soj.size / 2))
 
 
+@pytest.mark.parametrize("mode", ["continuous", "embedded"])
+def test_two_state_model_gives_the_paper_process_efficiency(mode):
+    """The same scenario driven by the two-state process and by ``two_state(...)`` through the
+    K-state generator (different draws): the replication means of efficiency agree (Welch
+    t-test; a false alarm has probability 1e-3)."""
+    kw = dict(delta=40, bmax=10, psi=5.0, rate_ratio=0.5, duration=500.0, warmup=5.0)
+    old = Scenario.from_normalized(capacity_mode=mode, **kw)
+    model = two_state(0.5, 5.0, 40.0, time="continuous" if mode == "continuous" else "discrete")
+    new = Scenario.from_normalized(capacity=model, **kw)
+    a = [simulate(old, replications=1, seed=s).efficiency.mean for s in range(30)]
+    b = [simulate(new, replications=1, seed=100 + s).efficiency.mean for s in range(30)]
+    assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
+
+
 def test_discrete_model_changes_on_epochs_with_geometric_sojourns():
     P = [[0.9, 0.1, 0.0], [0.05, 0.9, 0.05], [0.0, 0.2, 0.8]]
     m = from_arrays([0.0, 2.0, 6.0], P, epoch=4.0)
