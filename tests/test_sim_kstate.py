@@ -16,11 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hst
 from scipy import stats
 
 import tcpabr_model.cli as cli
 from tcpabr_model.capacity import Trace, constant, from_arrays, read_trace, save_model, two_state
-from tcpabr_model.sim import Network, Port, Scenario, Vc, simulate, simulate_network
+from tcpabr_model.sim import Network, Port, Scenario, TcpConfig, Vc, simulate, simulate_network
 from tcpabr_model.sim import _layout as L
 from tcpabr_model.sim.capacity import (
     build_path,
@@ -126,13 +128,13 @@ def test_trace_path_wraps_around_with_its_period():
 
 def test_build_path_offset_choice():
     tr = read_trace(OUTAGE)
-    a = build_path(tr, np.random.default_rng(1), 1e5, 1e-4, offset=None)
-    b = build_path(tr, np.random.default_rng(2), 1e5, 1e-4, offset=None)
-    c = build_path(tr, np.random.default_rng(1), 1e5, 1e-4, offset=None)
+    a = build_path(tr, np.random.default_rng(1), 1e5, 1e4, offset=None)
+    b = build_path(tr, np.random.default_rng(2), 1e5, 1e4, offset=None)
+    c = build_path(tr, np.random.default_rng(1), 1e5, 1e4, offset=None)
     assert not np.array_equal(a.times, b.times)     # random offset: replications differ
     np.testing.assert_array_equal(a.times, c.times)  # ... reproducibly
-    f1 = build_path(tr, np.random.default_rng(1), 1e5, 1e-4, offset=1.5)
-    f2 = build_path(tr, np.random.default_rng(2), 1e5, 1e-4, offset=1.5)
+    f1 = build_path(tr, np.random.default_rng(1), 1e5, 1e4, offset=1.5)
+    f2 = build_path(tr, np.random.default_rng(2), 1e5, 1e4, offset=1.5)
     np.testing.assert_array_equal(f1.times, f2.times)
 
 
@@ -180,6 +182,35 @@ def test_fast_path_equals_general_kernel_with_a_k_state_model(time):
     sc2 = Scenario.from_normalized(delta=40, bmax=10, capacity=m2, duration=20.0, warmup=1.0)
     assert sc2.high_rate == pytest.approx(1000 * 1500 * 500 / 636)
     _fast_vs_general(sc2, 6)
+
+
+@hst.composite
+def _capacities(draw):
+    """A K-state model in the paper's unit (K 1..4, levels in [0, 1] with max 1, possibly an
+    outage) or a random small trace (1..3 opportunities in some ms, outages included)."""
+    if draw(hst.booleans()):
+        k = draw(hst.integers(1, 4))
+        lv = [draw(hst.sampled_from([0.0, 0.2, 0.5, 0.9])) for _ in range(k - 1)] + [1.0]
+        raw = np.array([[draw(hst.floats(0.05, 1.0)) for _ in range(k)] for _ in range(k)])
+        if draw(hst.booleans()):
+            return from_arrays(lv, raw / raw.sum(axis=1, keepdims=True), epoch=draw(hst.sampled_from([8.0, 40.0])))
+        q = raw / draw(hst.sampled_from([20.0, 200.0]))
+        np.fill_diagonal(q, 0.0)
+        return from_arrays(lv, generator=q - np.diag(q.sum(axis=1)))
+    per = draw(hst.lists(hst.integers(0, 3), min_size=5, max_size=60))
+    per[-1] = max(per[-1], 1)
+    return Trace(np.repeat(np.arange(1, len(per) + 1), per), name="random")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cap=_capacities(), fb=hst.sampled_from(["instcap", "effcap", "none", "constant"]),
+       variant=hst.sampled_from(["timeout-only", "reno", "newreno"]), seed=hst.integers(0, 2**32))
+def test_fast_path_equals_general_kernel_over_random_capacities(cap, fb, variant, seed):
+    kw = {"initial_rate": 0.5} if fb == "constant" else {}
+    sc = Scenario.from_normalized(delta=[20, 60], bmax=8, feedback=fb, capacity=cap,
+                                  tcp=TcpConfig(variant=variant, wmax=32), duration_units=3000,
+                                  warmup_units=100, **kw)
+    _fast_vs_general(sc, seed)
 
 
 def test_measured_capacity_is_the_path_integral_and_service_never_exceeds_it():
@@ -274,6 +305,34 @@ def test_network_port_replays_a_trace_at_its_rate():
     model = from_arrays([0.0, 5.0], [[0.5, 0.5], [0.5, 0.5]], epoch=0.01, time_unit=1.0)
     d = Network(ports=(Port(capacity=model),), vcs=net.vcs).to_dict()
     assert d["ports"][0]["capacity"]["levels"] == [0.0, 5.0]
+
+
+def test_every_port_of_a_network_replays_its_own_capacity():
+    """Three ports in tandem: the two-state process, a 3-level chain and a trace (different
+    numbers of levels in one padded array); each port's measured capacity integral is its own
+    path's, drawn in port order from the replication's generator."""
+    from tcpabr_model.sim import CapacityProcess
+    from tcpabr_model.sim.capacity import two_state_path
+
+    m3 = from_arrays([0.0, 0.5, 2.0], [[0.6, 0.4, 0.0], [0.1, 0.8, 0.1], [0.0, 0.2, 0.8]], epoch=0.02, time_unit=1.0)
+    tr = read_trace(OUTAGE)
+    ports = (Port(capacity=CapacityProcess(tau=0.05, rate_ratio=0.3), link_delay=0.002),
+             Port(capacity=m3, link_delay=0.002), Port(rate=0.8, capacity=tr))
+    net = Network(ports=ports, vcs=(Vc(route=(0, 1, 2), category="ubr", ack_delay=0.01, pcr=2.0),),
+                  atm=True, link_rate_bps=12e6, duration=2.0, bottleneck=2)
+    out, _, kin = run_network_replication(net, np.random.default_rng(7))
+    pfs = out[5]
+    n = float(kin["gpar"][L.G_NSLOTS])
+    rng = np.random.default_rng(7)
+    paths = [two_state_path(rng, n + 1.0, 0.05 / net.slot_seconds, "continuous", 1.0 / net.slot_seconds,
+                            "stationary", 0.3),
+             build_path(m3, rng, n + 1.0, net.link_rate_bps / 424),
+             build_path(tr, rng, n + 1.0, net.link_rate_bps / 424)]
+    assert [p.levels.size for p in paths] == [2, 3, 2]
+    for p, path in enumerate(paths):
+        assert pfs[p, L.PFS_CAPTOT] == pytest.approx(path_integral(path, 0.0, n), rel=1e-9)
+        assert kin["ppar"][p, L.PP_INITSTATE] == path.state0
+    assert out[0][0, L.S_GOODALL] > 0
 
 
 # ---------------------------------------------------------------------- validation

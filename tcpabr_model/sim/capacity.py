@@ -276,10 +276,15 @@ def trace_path_slots(trace, horizon: float, ms_slots: float, offset_ms: int) -> 
                         np.concatenate([np.tile(st, nper)[keep], [0]]).astype(np.int64), levels, s0)
 
 
-def build_path(capacity, rng: np.random.Generator, horizon: float, slot_seconds: float, *,
+def build_path(capacity, rng: np.random.Generator, horizon: float, slots_per_second: float, *,
                model_unit_seconds: float | None = None, offset: float | None = None) -> CapacityPath:
     """The path of a :class:`~tcpabr_model.capacity.CapacityModel` or a
-    :class:`~tcpabr_model.capacity.Trace` for a port whose slot lasts ``slot_seconds``.
+    :class:`~tcpabr_model.capacity.Trace` for a port with ``slots_per_second`` slots per second.
+
+    Both drivers pass the reference link's cell rate, ``link_rate_bps / (53 * 8)`` (the
+    single bottleneck computes ``link_rate_bps`` as ``Scenario.to_network`` does), so the
+    fast path and the general kernel convert times to slots bit for bit alike: a trace's
+    1-ms bins can fall on whole slots, where a one-ulp difference would move a change.
 
     A model's time unit is ``model.time_unit`` seconds, else ``model_unit_seconds``; its
     levels are normalised to the largest.  A trace starts ``offset`` seconds into its period
@@ -293,12 +298,12 @@ def build_path(capacity, rng: np.random.Generator, horizon: float, slot_seconds:
             off = int(rng.integers(0, capacity.period_ms))
         else:
             off = int(round(offset * 1000.0)) % capacity.period_ms
-        return trace_path_slots(capacity, horizon, TRACE_BIN_SECONDS / slot_seconds, off)
+        return trace_path_slots(capacity, horizon, TRACE_BIN_SECONDS * slots_per_second, off)
     if isinstance(capacity, CapacityModel):
         unit = capacity.time_unit if capacity.time_unit is not None else model_unit_seconds
         if unit is None:
             raise ValueError("capacity.time_unit=None is invalid here: a port needs the model's time unit in seconds")
-        return chain_path_slots(capacity, rng, horizon, unit / slot_seconds, float(np.max(capacity.levels)))
+        return chain_path_slots(capacity, rng, horizon, unit * slots_per_second, float(np.max(capacity.levels)))
     raise ValueError(f"capacity={capacity!r} is invalid: must be a CapacityModel or a Trace")
 
 

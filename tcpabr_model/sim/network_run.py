@@ -182,7 +182,8 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
             paths.append(two_state_path(rng, horizon, cp.tau / net.slot_seconds, cp.mode, period, cp.initial,
                                         cp.rate_ratio))
         else:   # a K-state model or a trace (the capacity process lives in sim/capacity.py)
-            paths.append(build_path(cp, rng, horizon, net.slot_seconds, offset=port.capacity_offset))
+            paths.append(build_path(cp, rng, horizon, net.link_rate_bps / (CELL_BYTES * 8),
+                                    offset=port.capacity_offset))
         kin["ppar"][p, L.PP_INITSTATE] = paths[-1].state0
     width = max(x.times.size for x in paths)
     nlev = max(x.levels.size for x in paths)

@@ -279,7 +279,8 @@ def scenario_path(scenario: Scenario, rng: np.random.Generator, horizon: float) 
         return two_state_path(rng, horizon, scenario.tau / scenario.slot_seconds, scenario.capacity_mode,
                               scenario.period / scenario.slot_seconds, scenario.initial_state,
                               scenario.rate_ratio)
-    return build_path(scenario.capacity, rng, horizon, scenario.slot_seconds,
+    link_bps = CELL_BYTES * 8 / scenario.slot_seconds     # as Scenario.to_network() states it
+    return build_path(scenario.capacity, rng, horizon, link_bps / (CELL_BYTES * 8),
                       model_unit_seconds=scenario.time_unit, offset=scenario.capacity_offset)
 
 
