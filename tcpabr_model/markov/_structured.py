@@ -4,7 +4,7 @@ Between losses the window W = A + B + D never decreases, so the loss-free part T
 the transition matrix is block triangular: its strongly connected components (SCCs)
 are tiny (a few states of equal W) and can be ordered topologically.  Every loss leads
 to a regeneration state (0, 0, m, i2, j2) through a *loss event* e = (m, i1) whose
-law is psi-independent given the state.  Hence
+law is psi-independent given the state (e = K (m - 1) + i1 for K rate levels).  Hence
 
     h = (I - T)^{-1} L_E          (backward substitution over the SCC order),
     K_E(e, e') = sum_rho G(e, rho) h(rho, e')   (|E| x |E|, G = Q^(3 + ceil log2 m)),
@@ -90,9 +90,10 @@ def tarjan_scc(n, indptr, indices):
 
 
 @njit(cache=True)
-def loss_events(st, ls_ptr, ls_m, ls_prob, mmax):
-    """CSR of L_E: state -> loss event e = 2 (m - 1) + R index, psi-independent."""
-    return ls_ptr.copy(), 2 * (ls_m - 1) + _ri_of_entries(st, ls_ptr, ls_m.shape[0]), ls_prob.copy()
+def loss_events(st, ls_ptr, ls_m, ls_prob, mmax, nlev):
+    """CSR of L_E: state -> loss event e = K (m - 1) + R index (K = ``nlev`` levels),
+    independent of the rate chain's matrix."""
+    return ls_ptr.copy(), nlev * (ls_m - 1) + _ri_of_entries(st, ls_ptr, ls_m.shape[0]), ls_prob.copy()
 
 
 @njit(cache=True)
@@ -167,24 +168,26 @@ def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events
 
 
 @njit(cache=True)
-def event_kernel(h, reg, mmax, constant_s, p01, p10):
-    """K_E(e, e') = sum_rho G(e, rho) h(rho, e') with G the rate law of eq. 13."""
-    n_events = 2 * mmax
+def event_kernel(h, reg, mmax, constant_s, Q):
+    """K_E(e, e') = sum_rho G(e, rho) h(rho, e') with G the rate law of eq. 13
+    (``Q``: the K x K rate chain per round trip)."""
+    nlev = Q.shape[0]
+    n_events = nlev * mmax
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
-    Pk = rate_powers(p01, p10, kmax)
+    Pk = rate_powers(Q, kmax)
     K = np.zeros((n_events, n_events))
     for m in range(1, mmax + 1):
         u = 3 + ceil_log2(m)
-        for i1 in range(2):
-            e = 2 * (m - 1) + i1
+        for i1 in range(nlev):
+            e = nlev * (m - 1) + i1
             if constant_s:
-                for i2 in range(2):
+                for i2 in range(nlev):
                     rho = reg[m, i2, 0]
                     if rho >= 0:
                         K[e] += Pk[u, i1, i2] * h[rho]
             else:
-                for j2 in range(2):
-                    for i2 in range(2):
+                for j2 in range(nlev):
+                    for i2 in range(nlev):
                         rho = reg[m, i2, j2]
                         g = Pk[u - 1, i1, j2] * Pk[1, j2, i2]
                         if rho >= 0 and g > 0.0:
@@ -193,25 +196,26 @@ def event_kernel(h, reg, mmax, constant_s, p01, p10):
 
 
 @njit(cache=True)
-def entry_vector(lam, reg, mmax, n, constant_s, p01, p10):
+def entry_vector(lam, reg, mmax, n, constant_s, Q):
     """nu = lambda G: mass entering each regeneration state."""
+    nlev = Q.shape[0]
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
-    Pk = rate_powers(p01, p10, kmax)
+    Pk = rate_powers(Q, kmax)
     nu = np.zeros(n)
     for m in range(1, mmax + 1):
         u = 3 + ceil_log2(m)
-        for i1 in range(2):
-            le = lam[2 * (m - 1) + i1]
+        for i1 in range(nlev):
+            le = lam[nlev * (m - 1) + i1]
             if le == 0.0:
                 continue
             if constant_s:
-                for i2 in range(2):
+                for i2 in range(nlev):
                     rho = reg[m, i2, 0]
                     if rho >= 0:
                         nu[rho] += le * Pk[u, i1, i2]
             else:
-                for j2 in range(2):
-                    for i2 in range(2):
+                for j2 in range(nlev):
+                    for i2 in range(nlev):
                         rho = reg[m, i2, j2]
                         if rho >= 0:
                             nu[rho] += le * Pk[u - 1, i1, j2] * Pk[1, j2, i2]

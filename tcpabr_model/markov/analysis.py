@@ -65,7 +65,10 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
             progress: bool = False) -> AnalysisResult:
     """Solve the embedded Markov renewal process of ``scenario`` (Section III of seed 004).
 
-    The psi-independent skeleton is cached, so a psi sweep enumerates the states once.
+    The rate chain is the paper's two-state one (``psi``, ``rate_ratio``) or
+    ``scenario.capacity``'s K levels with its matrix per round trip (docs/model.md,
+    "K capacity states"); the mean capacity is ``pi . c``.  The skeleton depends on the
+    levels only and is cached, so a psi sweep enumerates the states once.
     Before building, the states are counted exactly and memory is estimated; above
     ``scenario.max_states`` or the available memory
     :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
@@ -78,23 +81,27 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     t0 = time.perf_counter()
     sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
-    p = scenario.p_switch
+    Q = scenario.rate_matrix
     t0 = time.perf_counter()
-    P = sk.transition_matrix(p, p)
+    P = sk.transition_matrix(Q)
     t_asm = time.perf_counter() - t0
-    sol = stationary_distribution(sk, p, p, method=method, tol=tol, P=P, progress=progress)
+    sol = stationary_distribution(sk, Q, method=method, tol=tol, P=P, progress=progress)
     pi = sol.pi
-    rewards = sk.rewards(p, p)
+    rewards = sk.rewards(Q)
     eu = float(pi @ sk.u)
     delta = scenario.delta
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
+    desc = {"delta": scenario.delta, "bmax": scenario.bmax, "psi": scenario.psi,
+            "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
+            "feedback": scenario.feedback, "source_rate": scenario.source_rate,
+            "bmax_counts_service": scenario.bmax_counts_service,
+            "ack_clock": scenario.ack_clock}
+    if scenario.capacity is not None:  # the normalised levels and the chain per round trip
+        desc["capacity_levels"] = list(scenario.levels)
+        desc["capacity_rate_matrix"] = Q.tolist()
     return AnalysisResult(
-        scenario={"delta": scenario.delta, "bmax": scenario.bmax, "psi": scenario.psi,
-                  "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
-                  "feedback": scenario.feedback, "source_rate": scenario.source_rate,
-                  "bmax_counts_service": scenario.bmax_counts_service,
-                  "ack_clock": scenario.ack_clock},
+        scenario=desc,
         optimistic=thr["optimistic"] / cap,
         conservative=thr["conservative"] / cap,
         optimistic_eq18=thr["eq18"] / cap,
@@ -127,6 +134,9 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
     else:
         from tqdm import tqdm
 
+    if scenario.capacity is not None:
+        raise ValueError("capacity is invalid for sweep_psi: a K-level model has no psi; analyse each "
+                         "model with analyze()")
     psis = list(psis)
     if not psis:
         raise ValueError("psis=[] is invalid: give at least one psi >= 1")

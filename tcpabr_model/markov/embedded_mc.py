@@ -84,6 +84,74 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, p01, p10, a0, b0, 
     return batch_v18, batch_vc, batch_u, batch_loss
 
 
+@njit(cache=True)
+def _run_k(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, cum, a0, b0, d0,
+           n_cycles, burn_in, n_batches, seed, phase):
+    """The same sampler for a K-level rate chain: ``cum[i]`` is the cumulative row i of
+    its matrix per round trip (the next level is the first j with u < cum[i, j])."""
+    np.random.seed(seed)
+    nlev = r_vals.shape[0]
+    work = np.empty(int(math.floor(delta / min(r_vals.min(), s_vals.min()) + 2)) + 2 * wmax + 4)
+    batch_v18 = np.zeros(n_batches)
+    batch_vc = np.zeros(n_batches)
+    batch_u = np.zeros(n_batches)
+    batch_loss = np.zeros(n_batches)
+    a, b, d, ri, si = a0, b0, d0, 0, 0
+    per_batch = n_cycles // n_batches
+    total = burn_in + per_batch * n_batches
+    for k in range(total):
+        w0 = a + b + d
+        ninc = np.random.binomial(d, 1.0 / w0) if d > 0 else 0
+        if ninc > wmax - w0:
+            ninc = wmax - w0
+        lost, jl, a1, b1, d1 = interval_outcome(mode, a, b, d, ninc, r_vals[ri], s_vals[si],
+                                                bmax, delta, work, phase)
+        if not lost:
+            v18 = float(d)
+            vc = float(d)
+            u = 1.0
+            rn = _step(cum, ri, nlev)
+            si = 0 if constant_s else ri
+            ri = rn
+            a, b, d = a1, b1, d1
+        else:
+            kk = np.random.binomial(b + jl, 1.0 / w0) if b + jl > 0 else 0
+            w = w0 + ninc + kk
+            if w > wmax:
+                w = wmax
+            m = (w + 1) // 2
+            c = ceil_log2(m)
+            ss = float((1 << c) - 1)
+            v18 = d + b + jl + w + ss
+            vc = d + b + ss
+            u = 3.0 + c
+            prev = ri
+            cur = ri
+            for _ in range(3 + c):
+                prev = cur
+                cur = _step(cum, cur, nlev)
+            ri = cur
+            si = 0 if constant_s else prev
+            a, b, d = 0, 0, m
+        if k >= burn_in:
+            j = (k - burn_in) // per_batch
+            batch_v18[j] += v18
+            batch_vc[j] += vc
+            batch_u[j] += u
+            if lost:
+                batch_loss[j] += 1.0
+    return batch_v18, batch_vc, batch_u, batch_loss
+
+
+@njit(cache=True)
+def _step(cum, i, nlev):
+    u = np.random.random()
+    for j in range(nlev - 1):
+        if u < cum[i, j]:
+            return j
+    return nlev - 1
+
+
 @dataclass(frozen=True)
 class EmbeddedMCResult:
     """Batch-means estimates of the eq. 18 and conservative efficiencies (95% CI)."""
@@ -103,22 +171,33 @@ class EmbeddedMCResult:
 
 def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1,
                       n_batches: int = 20, burn_in: int = 2_000) -> EmbeddedMCResult:
-    """Sample ``n_cycles`` Markov renewal cycles of ``scenario`` (same seed -> same numbers)."""
+    """Sample ``n_cycles`` Markov renewal cycles of ``scenario`` (same seed -> same numbers).
+
+    With ``scenario.capacity`` the rate chain is stepped with its K x K matrix per round
+    trip (:attr:`Scenario.rate_matrix`), by inversion of each row's cumulative law.
+    """
     n_cycles = check_int("n_cycles", n_cycles, 1000, 10**10)
     n_batches = check_int("n_batches", n_batches, 2, 10_000)
     burn_in = check_int("burn_in", burn_in, 0, 10**9)
     seed = check_int("seed", seed, 0, 2**31 - 1)
-    r_vals = np.array([1.0, 1.0 / scenario.rate_ratio])
+    r_vals = np.array(scenario.service_times)
     constant_s = scenario.feedback == "constant"
-    s_vals = np.full(2, 1.0 / scenario.source_rate) if constant_s else r_vals.copy()
+    s_vals = np.full(r_vals.size, 1.0 / scenario.source_rate) if constant_s else r_vals.copy()
     if scenario.feedback == "none":
         mode, a0, b0, d0 = MODE_TCP_ALONE, 0, 0, 1
     else:
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
-    p = scenario.p_switch
-    v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.capacity, scenario.wmax,
-                             r_vals, s_vals, p, p, a0, b0, d0, n_cycles, burn_in, n_batches, seed,
-                             1.0 if scenario.ack_clock == "after-service" else 0.0)
+    phase = 1.0 if scenario.ack_clock == "after-service" else 0.0
+    if scenario.capacity is None:  # the paper's chain (kept bit-for-bit: same random stream)
+        p = scenario.p_switch
+        v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.buffer_capacity,
+                                 scenario.wmax, r_vals, s_vals, p, p, a0, b0, d0, n_cycles, burn_in,
+                                 n_batches, seed, phase)
+    else:
+        cum = np.cumsum(scenario.rate_matrix, axis=1)
+        v18, vc, u, nloss = _run_k(mode, constant_s, float(scenario.delta), scenario.buffer_capacity,
+                                   scenario.wmax, r_vals, s_vals, cum, a0, b0, d0, n_cycles, burn_in,
+                                   n_batches, seed, phase)
     from scipy import stats
 
     scale = scenario.delta * scenario.mean_capacity

@@ -72,10 +72,10 @@ def available_memory() -> int:
 def _kernel_args(key: tuple):
     from ._interval import MODE_ABR, MODE_TCP_ALONE
 
-    delta, bmax, ratio, wmax, feedback, source_rate = key[:6]
-    r_vals = np.array([1.0, 1.0 / ratio])
+    delta, bmax, levels, wmax, feedback, source_rate = key[:6]
+    r_vals = 1.0 / np.array(levels, dtype=float)  # service time 1 / c_k of each level
     if feedback == "constant":
-        s_vals, constant_s = np.full(2, 1.0 / source_rate), True
+        s_vals, constant_s = np.full(len(levels), 1.0 / source_rate), True
     else:
         s_vals, constant_s = r_vals.copy(), False
     if feedback == "none":
@@ -136,7 +136,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
                             "counting states", progress)
     t_count = time.perf_counter() - t0
     n, overflow, n_nl, n_ls = out[0].shape[0], bool(out[12]), int(out[13]), int(out[14])
-    nlev = 2
+    nlev = len(key[2])
     per_loss = nlev if key[4] == "constant" else nlev * nlev
     nnz = nlev * n_nl + per_loss * n_ls
     return ChainEstimate(

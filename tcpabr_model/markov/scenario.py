@@ -5,14 +5,25 @@ high rate (r0 = 1).  The low rate is ``rate_ratio`` packets per time unit (servi
 r1 = 1 / rate_ratio).  ``delta`` is the round-trip propagation delay in time units,
 ``bmax`` the bottleneck buffer in packets (counting the packet in service), ``wmax``
 the maximum TCP window in packets.
+
+With ``capacity`` (a :class:`~tcpabr_model.capacity.CapacityModel`) the bottleneck follows
+a K-level chain instead (docs/model.md, "K capacity states"): its levels are divided by
+the largest one, so the time unit stays one packet time at the peak level, and its chain
+is taken per round trip Delta.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from .._validate import check_choice, check_int, check_real
+
+if TYPE_CHECKING:  # the capacity package is imported only when a model is given
+    from ..capacity import CapacityModel
 
 __all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "MAX_PSI"]
 
@@ -45,10 +56,12 @@ class Scenario:
         Round-trip propagation delay Delta, in packet times at the high rate (>= 1).
     bmax : int
         Bottleneck buffer B_max in packets, including the packet in service (>= 1).
-    psi : float
-        Mean time in each capacity state over Delta, psi = tau / Delta (>= 1).
-    rate_ratio : float
-        Low rate / high rate, in (0, 1]; 1 means a constant-capacity link.
+    psi : float, optional(default=20.0)
+        Mean time in each capacity state over Delta, psi = tau / Delta (>= 1).  Two-state
+        chain only: must be left out (None) when ``capacity`` is given.
+    rate_ratio : float, optional(default=0.5)
+        Low rate / high rate, in (0, 1]; 1 means a constant-capacity link.  Two-state
+        chain only: must be left out (None) when ``capacity`` is given.
     wmax : int
         Maximum TCP window W_max in packets.
     feedback : {'instcap', 'none', 'constant'}
@@ -56,7 +69,8 @@ class Scenario:
         Delta later (assumption III-A.8).  'none': TCP alone (Section III-D).
         'constant': the ABR source held at ``source_rate`` (Section IV experiment).
     source_rate : float, optional
-        Packets per time unit for ``feedback='constant'``, in [rate_ratio, 1].
+        Packets per time unit for ``feedback='constant'``, in [lowest level, 1]
+        (the lowest level is ``rate_ratio`` for the two-state chain).
     max_states : int
         Guard: the states are counted before building, and more than this many raise
         :class:`~tcpabr_model.errors.ChainTooLargeError`.
@@ -70,40 +84,45 @@ class Scenario:
         the default: the first at T_k, the pessimistic phase) or at ``(i + 1) g``
         ('after-service': one ACK spacing later), ``g = min(S, Delta/d)``
         (docs/model.md sec. 3; moves TCP alone by about one buffer slot in small pipes).
+    capacity : CapacityModel, optional
+        A K-level capacity chain in place of the two-state one (docs/model.md, "K capacity
+        states").  Its levels are normalised by the largest (the time unit is one packet
+        time at the peak level); a discrete-time model must step once per round trip
+        (``epoch * max(levels) == delta``) or an integer number of times per round trip
+        (then ``P^n`` is used); a continuous-time model is sampled every round trip
+        (``discretize``).  Levels of 0 (outages) are refused: the engine's service
+        times are ``1 / c_k``.  ``None`` (default): the paper's chain from ``psi`` and
+        ``rate_ratio``.
     """
 
     delta: float = 40.0
     bmax: int = 10
-    psi: float = 20.0
-    rate_ratio: float = 0.5
+    psi: float | None = None
+    rate_ratio: float | None = None
     wmax: int = 128
     feedback: str = "instcap"
     source_rate: float | None = None
     max_states: int = 5_000_000
     bmax_counts_service: bool = True
     ack_clock: str = "at-epoch"
+    capacity: "CapacityModel | None" = None
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
         object.__setattr__(self, "bmax", check_int("bmax", self.bmax, 1, 100_000))
-        if isinstance(self.psi, (int, float)) and not isinstance(self.psi, bool) and 0 < self.psi < 1:
-            raise ValueError(
-                f"psi={self.psi!r} is invalid: the embedded analysis needs psi >= 1 (rate changes "
-                "at most once per round-trip delay); use the cell-level simulator "
-                "(tcpabr simulate / tcpabr_model.sim) for psi < 1"
-            )
-        object.__setattr__(self, "psi", check_real("psi", self.psi, 1.0, MAX_PSI))
-        object.__setattr__(
-            self, "rate_ratio", check_real("rate_ratio", self.rate_ratio, 0.0, 1.0, low_open=True)
-        )
+        if self.capacity is not None:
+            self._init_capacity()
+        else:
+            self._init_two_state()
         object.__setattr__(self, "wmax", check_int("wmax", self.wmax, 1, 1_000_000))
+        low = min(self._levels)
         check_choice("feedback", self.feedback, FEEDBACKS)
         if self.feedback == "constant":
             if self.source_rate is None:
                 raise ValueError("source_rate=None is invalid: feedback='constant' needs a source_rate "
-                                 f"in [{self.rate_ratio}, 1] packets per time unit")
+                                 f"in [{low}, 1] packets per time unit")
             object.__setattr__(
-                self, "source_rate", check_real("source_rate", self.source_rate, self.rate_ratio, 1.0)
+                self, "source_rate", check_real("source_rate", self.source_rate, low, 1.0)
             )
         elif self.source_rate is not None:
             raise ValueError(f"source_rate={self.source_rate!r} is invalid: only used with feedback='constant'")
@@ -114,37 +133,115 @@ class Scenario:
         if self.ack_clock != "at-epoch" and self.feedback != "none":
             raise ValueError(f"ack_clock={self.ack_clock!r} is invalid with feedback={self.feedback!r}: "
                              "the ACK-clock phase is a TCP-alone convention (feedback='none')")
-        if math.floor(self.delta * self.rate_ratio + 1e-9) < 1:
+        if math.floor(self.delta * low + 1e-9) < 1:
+            what = ("low rate", "rate_ratio") if self.capacity is None else ("lowest (normalised) level",
+                                                                             "min(levels)")
             raise ValueError(
-                f"delta={self.delta!r} is invalid: at the low rate {self.rate_ratio} at least one "
-                "packet must fit in a round-trip delay (delta * rate_ratio >= 1)"
+                f"delta={self.delta!r} is invalid: at the {what[0]} {low} at least one "
+                f"packet must fit in a round-trip delay (delta * {what[1]} >= 1)"
             )
+
+    def _init_two_state(self) -> None:
+        """The paper's chain: levels (1, rate_ratio), switch probability 1/psi (III-B.1)."""
+        if self.psi is None:
+            object.__setattr__(self, "psi", 20.0)
+        if self.rate_ratio is None:
+            object.__setattr__(self, "rate_ratio", 0.5)
+        if isinstance(self.psi, (int, float)) and not isinstance(self.psi, bool) and 0 < self.psi < 1:
+            raise ValueError(
+                f"psi={self.psi!r} is invalid: the embedded analysis needs psi >= 1 (rate changes "
+                "at most once per round-trip delay); use the cell-level simulator "
+                "(tcpabr simulate / tcpabr_model.sim) for psi < 1"
+            )
+        object.__setattr__(self, "psi", check_real("psi", self.psi, 1.0, MAX_PSI))
+        object.__setattr__(
+            self, "rate_ratio", check_real("rate_ratio", self.rate_ratio, 0.0, 1.0, low_open=True)
+        )
+        p = switch_probability(self.psi)
+        object.__setattr__(self, "_levels", (1.0, float(self.rate_ratio)))
+        object.__setattr__(self, "_rate_matrix", np.array([[1.0 - p, p], [p, 1.0 - p]]))
+        object.__setattr__(self, "_mean", 0.5 * (1.0 + self.rate_ratio))
+
+    def _init_capacity(self) -> None:
+        """Validate ``capacity`` and derive the normalised levels and the per-Delta matrix."""
+        from ..capacity import CapacityModel
+
+        cm = self.capacity
+        if not isinstance(cm, CapacityModel):
+            raise ValueError(f"capacity={cm!r} is invalid: must be a tcpabr_model.capacity.CapacityModel "
+                             "(load a file with tcpabr_model.capacity.load_model) or None")
+        for name in ("psi", "rate_ratio"):
+            if getattr(self, name) is not None:
+                raise ValueError(f"{name}={getattr(self, name)!r} is invalid together with capacity: the "
+                                 "capacity model carries the levels and the switching; give one or the other")
+        cm.require_no_outage("the Markov renewal engine (service times 1/c_k, docs/model.md)")
+        cmax = float(cm.levels.max())
+        levels = cm.levels / cmax  # the time unit: one packet time at the peak level
+        if cm.time == "continuous":
+            # Q per model time unit; Delta in engine units is delta / cmax model time units
+            P = np.array(cm.discretize(self.delta / cmax).transition)
+        else:
+            epoch = float(cm.epoch) * cmax  # in packet times at the peak level
+            n = self.delta / epoch
+            nr = round(n)
+            if nr < 1 or abs(n - nr) > 1e-9 * max(n, 1.0):
+                raise ValueError(
+                    f"capacity.epoch={cm.epoch!r} is invalid: it is {epoch:g} packet times at the peak level, "
+                    f"and the embedded chain steps once per round trip delta={self.delta:g}, so the epoch "
+                    f"must be delta or delta / n for an integer n (give epoch={self.delta / cmax!r} model "
+                    "time units, or a continuous-time model, which is sampled every delta)")
+            P = np.linalg.matrix_power(np.array(cm.transition), int(nr))
+        object.__setattr__(self, "_levels", tuple(float(c) for c in levels))
+        object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(P, dtype=float))
+        object.__setattr__(self, "_mean", float(cm.stationary @ levels))
 
     # derived quantities -------------------------------------------------------------
     @property
-    def service_times(self) -> tuple[float, float]:
-        """(r0, r1): bottleneck packet service times in the high and low state."""
-        return 1.0, 1.0 / self.rate_ratio
+    def levels(self) -> tuple[float, ...]:
+        """Bottleneck rate levels c_1..c_K in packets per time unit (largest 1); (1, rate_ratio)
+        for the two-state chain.  Level index 0 is the state X_0 starts in (eq. 4)."""
+        return self._levels
 
     @property
-    def capacity(self) -> int:
+    def n_levels(self) -> int:
+        """K, the number of capacity levels (2 for the paper's chain)."""
+        return len(self._levels)
+
+    @property
+    def rate_matrix(self) -> np.ndarray:
+        """K x K transition matrix of the embedded rate chain per round trip Delta (a copy)."""
+        return self._rate_matrix.copy()
+
+    @property
+    def service_times(self) -> tuple[float, ...]:
+        """(r_1, ..., r_K) = 1 / c_k: bottleneck packet service times per level ((r0, r1) for two states)."""
+        return tuple(1.0 / c for c in self._levels)
+
+    @property
+    def buffer_capacity(self) -> int:
         """Packets the bottleneck holds in all, including the one in service."""
         return self.bmax if self.bmax_counts_service else self.bmax + 1
 
     @property
     def p_switch(self) -> float:
-        """Per-epoch switch probability of the embedded rate chain (1/psi)."""
+        """Per-epoch switch probability of the embedded two-state rate chain (1/psi)."""
+        if self.capacity is not None:
+            raise ValueError("p_switch is invalid with capacity: a K-level model has a transition matrix, "
+                             "see rate_matrix")
         return switch_probability(self.psi)
 
     @property
     def mean_capacity(self) -> float:
-        """Mean bottleneck capacity in packets per time unit (symmetric chain: (1 + ratio)/2)."""
-        return 0.5 * (1.0 + self.rate_ratio)
+        """Mean bottleneck capacity pi . c in packets per time unit (two states: (1 + ratio)/2)."""
+        return self._mean
 
     def with_psi(self, psi: float) -> "Scenario":
+        if self.capacity is not None:
+            raise ValueError(f"psi={psi!r} is invalid with capacity: a K-level model has no psi; "
+                             "vary the model instead")
         return replace(self, psi=psi)
 
     def structure_key(self) -> tuple:
-        """Everything the psi-independent skeleton depends on (the buffer as its capacity)."""
-        return (self.delta, self.capacity, self.rate_ratio, self.wmax, self.feedback, self.source_rate,
+        """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
+        return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
                 self.ack_clock)

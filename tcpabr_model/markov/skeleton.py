@@ -15,7 +15,28 @@ from ._assemble import assemble_L, assemble_T
 from ._skeleton import build_skeleton
 from .scenario import Scenario
 
-__all__ = ["Skeleton", "skeleton_for"]
+__all__ = ["Skeleton", "skeleton_for", "rate_chain"]
+
+
+def rate_chain(rates, p10: float | None = None, n_levels: int | None = None) -> np.ndarray:
+    """The embedded rate chain's K x K matrix per round trip, as a C-contiguous float array.
+
+    ``rates`` is either the K x K matrix (``p10`` None) or, with ``p10``, the two-state
+    shorthand ``p01``: ``[[1 - p01, p01], [p10, 1 - p10]]`` (Sec. III-B).  ``n_levels``
+    (optional) is the K the skeleton was built for.
+    """
+    if p10 is not None:
+        Q = np.array([[1.0 - rates, rates], [p10, 1.0 - p10]], dtype=float)
+    else:
+        Q = np.ascontiguousarray(np.asarray(rates, dtype=float))
+    k = Q.shape[0] if Q.ndim == 2 else -1
+    if Q.ndim != 2 or Q.shape != (k, k) or (n_levels is not None and k != n_levels):
+        want = "a square matrix" if n_levels is None else f"({n_levels}, {n_levels}) for the skeleton's levels"
+        raise ValueError(f"rates.shape={Q.shape} is invalid: must be {want} (or give p01, p10)")
+    if not np.all(np.isfinite(Q)) or Q.min() < 0 or np.abs(Q.sum(axis=1) - 1.0).max() > 1e-12:
+        raise ValueError(f"rates={Q.tolist()} is invalid: must be a stochastic matrix (entries >= 0, "
+                         "rows summing to 1 to 1e-12)")
+    return Q
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,7 +44,7 @@ class Skeleton:
     """Reachable states and psi-independent transition data.
 
     Attributes (arrays indexed by state): ``states`` (n, 5) int columns A, B, D,
-    R index (0 high / 1 low), S index; ``p_loss`` = p(x) (eq. 6); ``post`` =
+    R level index (two states: 0 high / 1 low), S level index; ``p_loss`` = p(x) (eq. 6); ``post`` =
     E[(J + w) 1{loss}] (packets admitted before the loss plus the loss window, the
     post-loss terms of eq. 18); ``ss`` = E[S_slowstart 1{loss}] (eq. 17); ``u`` =
     expected cycle length U(x) in units of Delta (eq. 20).
@@ -51,12 +72,23 @@ class Skeleton:
         return int(self.states.shape[0])
 
     @property
+    def levels(self) -> tuple[float, ...]:
+        """The rate levels (packets per time unit) the skeleton was built for."""
+        return tuple(self.scenario_key[2])
+
+    @property
+    def n_levels(self) -> int:
+        return len(self.scenario_key[2])
+
+    @property
     def window(self) -> np.ndarray:
         """W = A + B + D of every state (eq. 9)."""
         return self.states[:, :3].sum(axis=1)
 
-    def rewards(self, p01: float, p10: float) -> dict[str, np.ndarray]:
+    def rewards(self, rates, p10: float | None = None) -> dict[str, np.ndarray]:
         """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
+
+        ``rates``: the K x K rate chain per round trip, or ``p01`` with ``p10`` (two states).
 
         ``eq18``: the paper's optimistic reward, eq. 18 with the exact number J of packets
         admitted before the loss in place of 2(B_max - B) and the loss window w in place
@@ -71,14 +103,14 @@ class Skeleton:
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
         ri = self.states[:, 3]
-        delta, ratio = self.scenario_key[0], self.scenario_key[2]
-        served = np.floor(delta * np.array([1.0, ratio]) + 1e-9)
-        P = np.array([[1.0 - p01, p01], [p10, 1.0 - p10]])
+        delta = self.scenario_key[0]
+        served = np.floor(delta * np.array(self.levels) + 1e-9)
+        P = rate_chain(rates, p10, self.n_levels)
         # C[n, i]: expected packets the bottleneck can serve in n intervals starting in i
         mmax = self.reg.shape[0] - 1
         umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 1
-        C = np.zeros((umax + 1, 2))
-        Pj = np.eye(2)
+        C = np.zeros((umax + 1, self.n_levels))
+        Pj = np.eye(self.n_levels)
         for n in range(1, umax + 1):
             C[n] = C[n - 1] + Pj @ served
             Pj = Pj @ P
@@ -95,23 +127,27 @@ class Skeleton:
             "conservative": d + np.minimum(credit, cycle_room),
         }
 
-    def transition_parts(self, p01: float, p10: float):
-        """(T, L) as scipy CSR matrices for the given rate-chain switch probabilities."""
+    def transition_parts(self, rates, p10: float | None = None):
+        """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
+        or ``p01`` with ``p10`` for two states)."""
         n = self.n_states
-        ti, tj, td = assemble_T(self.states, self.nl_ptr, self.nl_prob, self.nl_t, p01, p10)
+        Q = rate_chain(rates, p10, self.n_levels)
+        ti, tj, td = assemble_T(self.states, self.nl_ptr, self.nl_prob, self.nl_t, Q)
         li, lj, ld = assemble_L(self.states, self.ls_ptr, self.ls_m, self.ls_prob, self.reg,
-                                self.constant_s, p01, p10)
+                                self.constant_s, Q)
         T = sp.csr_matrix((td, tj, ti), shape=(n, n))
         L = sp.csr_matrix((ld, lj, li), shape=(n, n))
         return T, L
 
-    def transition_matrix(self, p01: float, p10: float) -> sp.csr_matrix:
+    def transition_matrix(self, rates, p10: float | None = None) -> sp.csr_matrix:
         """The embedded transition matrix P = T + L (CSR, duplicates summed).
+
+        ``rates``: the K x K rate chain per round trip, or ``p01`` with ``p10`` (two states).
 
         Every row is checked to sum to 1 (to 1e-12); a violation raises
         :class:`~tcpabr_model.errors.ModelError` instead of returning the matrix.
         """
-        T, L = self.transition_parts(p01, p10)
+        T, L = self.transition_parts(rates, p10)
         P = (T + L).tocsr()
         P.sum_duplicates()
         rows = np.asarray(P.sum(axis=1)).ravel()

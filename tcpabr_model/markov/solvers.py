@@ -22,7 +22,7 @@ from ..errors import ErgodicityError, SolveError
 from ._assemble import assemble_T
 from ._structured import (backward_h, entry_vector, event_kernel, forward_pi,
                           has_closed_lossfree_class, loss_events, tarjan_scc)
-from .skeleton import Skeleton
+from .skeleton import Skeleton, rate_chain
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
 
@@ -64,8 +64,9 @@ class _Structure:
 
     def __init__(self, sk: Skeleton):
         n = sk.n_states
-        # structural loss-free graph: both possible next rates of every (x, N) entry
-        indptr = 2 * sk.nl_ptr
+        # structural loss-free graph: every possible next level of every (x, N) entry
+        nlev = sk.n_levels
+        indptr = nlev * sk.nl_ptr
         indices = sk.nl_t.reshape(-1).copy()
         self.order, self.ptr = tarjan_scc(n, indptr, indices)
         comp = np.empty(n, dtype=np.int64)
@@ -73,11 +74,12 @@ class _Structure:
             comp[self.order[self.ptr[c]:self.ptr[c + 1]]] = c
         self.comp = comp
         self.mmax = sk.reg.shape[0] - 1
-        self.e_ptr, self.e_idx, self.e_val = loss_events(sk.states, sk.ls_ptr, sk.ls_m, sk.ls_prob, self.mmax)
+        self.e_ptr, self.e_idx, self.e_val = loss_events(sk.states, sk.ls_ptr, sk.ls_m, sk.ls_prob, self.mmax,
+                                                         nlev)
         self.active = np.unique(self.e_idx)
         # lambda = pi L_E as a sparse product: L_E^T in CSR (events x states)
         self.le_t = sp.csr_matrix((self.e_val, self.e_idx, self.e_ptr),
-                                  shape=(n, 2 * self.mmax)).T.tocsr()
+                                  shape=(n, nlev * self.mmax)).T.tocsr()
         self.max_scc = int(np.diff(self.ptr).max())
 
 
@@ -166,13 +168,13 @@ class _LazyBar:
             self.bar.close()
 
 
-def _structured_krylov(sk: Skeleton, p01: float, p10: float, progress: bool = False):
+def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz))."""
     s = _structure(sk)
     n = sk.n_states
-    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, p01, p10)
-    n_events = 2 * s.mmax
+    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    n_events = sk.n_levels * s.mmax
     act = s.active
     na = len(act)
     if na == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, t_ptr, t_idx, t_val, sk.p_loss):
@@ -184,7 +186,7 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float, progress: bool = Fa
     def left_K(v_act):
         lam_full[:] = 0.0
         lam_full[act] = v_act
-        nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, p01, p10)
+        nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
         pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
         calls[0] += 1
         bar.update()
@@ -210,11 +212,11 @@ def _structured_krylov(sk: Skeleton, p01: float, p10: float, progress: bool = Fa
     return pi, calls[0]
 
 
-def _structured_direct(sk: Skeleton, p01: float, p10: float):
+def _structured_direct(sk: Skeleton, Q: np.ndarray):
     s = _structure(sk)
     n = sk.n_states
-    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, p01, p10)
-    n_events = 2 * s.mmax
+    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    n_events = sk.n_levels * s.mmax
     h, ok = backward_h(n, s.order, s.ptr, t_ptr, t_idx, t_val, s.e_ptr, s.e_idx, s.e_val,
                        n_events, s.comp)
     if not ok:
@@ -222,7 +224,7 @@ def _structured_direct(sk: Skeleton, p01: float, p10: float):
     act = s.active
     if len(act) == 0:
         return None
-    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, p01, p10)
+    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, Q)
     Ka = K[np.ix_(act, act)]
     # reference event: largest mass after a few power steps on the small event chain
     lam = np.full(len(act), 1.0 / len(act))
@@ -233,40 +235,50 @@ def _structured_direct(sk: Skeleton, p01: float, p10: float):
     lam_a = _reduced_solve_dense(np.eye(len(act)) - Ka, ref)
     lam_full = np.zeros(n_events)
     lam_full[act] = np.clip(lam_a, 0.0, None)
-    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, p01, p10)
+    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
     return forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
 
 
-def stationary_distribution(sk: Skeleton, p01: float, p10: float, method: str = "structured",
+def _describe(Q: np.ndarray) -> str:
+    if Q.shape == (2, 2):
+        return f"p01={Q[0, 1]:g}, p10={Q[1, 0]:g}"
+    return f"{Q.shape[0]}-level rate chain"
+
+
+def stationary_distribution(sk: Skeleton, rates, p10: float | None = None, method: str = "structured",
                             tol: float = DEFAULT_TOL, P: sp.csr_matrix | None = None,
                             max_iter: int = 2_000_000, progress: bool = False) -> StationarySolution:
-    """Stationary law pi of the embedded chain for rate-switch probabilities p01, p10.
+    """Stationary law pi of the embedded chain for the rate chain ``rates``.
 
-    ``progress=True`` shows a tqdm bar once the structured solve has lasted 2 s.
+    ``rates``: the K x K transition matrix of the rate chain per round trip
+    (:attr:`Scenario.rate_matrix`), or the two-state switch probability ``p01`` with
+    ``p10``.  ``progress=True`` shows a tqdm bar once the structured solve has lasted 2 s.
     """
     if method not in METHODS:
         raise ValueError(f"method={method!r} is invalid: must be one of {', '.join(METHODS)}")
+    Q = rate_chain(rates, p10, sk.n_levels)
     if P is None:
-        P = sk.transition_matrix(p01, p10)
+        P = sk.transition_matrix(Q)
     n = P.shape[0]
     k = closed_classes(P)
     if k != 1:
         raise ErgodicityError(
             f"the embedded chain has {k} closed classes: no unique stationary law "
-            f"(p01={p01:g}, p10={p10:g}); with psi = 1 the rate chain alternates deterministically "
-            "and can lock the chain into phase-dependent classes: use psi slightly above 1"
+            f"({_describe(Q)}); with psi = 1 the rate chain alternates deterministically "
+            "and can lock the chain into phase-dependent classes: use psi slightly above 1 (a periodic "
+            "K-level chain can do the same)"
         )
     t0 = time.perf_counter()
     iters = 0
     used = method
     pi = None
     if method == "structured":
-        pi, iters = _structured_krylov(sk, p01, p10, progress)
+        pi, iters = _structured_krylov(sk, Q, progress)
         if pi is None:
             used = "sparse-direct (structured fallback: loss-free closed class)"
             method = "sparse-direct"
     elif method == "structured-direct":
-        pi = _structured_direct(sk, p01, p10)
+        pi = _structured_direct(sk, Q)
         if pi is None:
             used = "sparse-direct (structured fallback: loss-free closed class)"
             method = "sparse-direct"
