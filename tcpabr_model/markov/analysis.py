@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
-from .solvers import DEFAULT_TOL, stationary_distribution
+from .solvers import DEFAULT_TOL, stationary_distribution, structured_matrix_free
 
 __all__ = ["AnalysisResult", "analyze", "sweep_psi"]
 
@@ -35,7 +35,9 @@ class AnalysisResult(ResultMixin):
     windows beyond the pipe (``eq18_above_capacity`` says so); ``conservative`` credits
     nothing sent in a loss interval (and is also under the cycle cap).  Quote the band
     ``[conservative, optimistic]``; ``optimistic_eq18`` is for comparison with the paper
-    only.
+    only.  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
+    entries of its loss-free and loss parts, an upper bound.
     """
 
     scenario: dict
@@ -82,10 +84,17 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
     Q = scenario.rate_matrix
-    t0 = time.perf_counter()
-    P = sk.transition_matrix(Q)
-    t_asm = time.perf_counter() - t0
-    sol = stationary_distribution(sk, Q, method=method, tol=tol, P=P, progress=progress)
+    sol = None
+    t_asm = 0.0
+    if sk.n_levels > 2 and method in ("structured", "structured-direct"):
+        # K > 2: K^2 regeneration targets per loss entry make P large; solve it in factored form
+        sol, nnz = structured_matrix_free(sk, Q, method=method, tol=tol, progress=progress)
+    if sol is None:
+        t0 = time.perf_counter()
+        P = sk.transition_matrix(Q)
+        t_asm = time.perf_counter() - t0
+        sol = stationary_distribution(sk, Q, method=method, tol=tol, P=P, progress=progress)
+        nnz = int(P.nnz)
     pi = sol.pi
     rewards = sk.rewards(Q)
     eu = float(pi @ sk.u)
@@ -112,7 +121,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         loss_probability=min(max(float(pi @ sk.p_loss), 0.0), 1.0),
         mean_cycle_length=eu,
         n_states=sk.n_states,
-        nnz=int(P.nnz),
+        nnz=nnz,
         residual=sol.residual,
         method=sol.method,
         build_seconds=t_build,

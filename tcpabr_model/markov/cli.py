@@ -21,8 +21,14 @@ def register(sub) -> None:
                    help="'instcap': TCP over ABR; 'none': TCP alone; 'constant': ABR source at --source-rate")
     p.add_argument("--delta", type=float, default=40.0, help="round-trip delay in packet times at the high rate")
     p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (incl. the one in service)")
-    p.add_argument("--psi", type=float, default=20.0, help="mean time per capacity state / delta (>= 1)")
-    p.add_argument("--rate-ratio", type=float, default=0.5, help="low rate / high rate, in (0, 1]")
+    p.add_argument("--psi", type=float, default=None,
+                   help="mean time per capacity state / delta (>= 1); default 20 (two-state chain only)")
+    p.add_argument("--rate-ratio", type=float, default=None,
+                   help="low rate / high rate, in (0, 1]; default 0.5 (two-state chain only)")
+    p.add_argument("--capacity", metavar="FILE", default=None,
+                   help="a K-level capacity model file (JSON or TOML, tcpabr_model.capacity.save_model / "
+                        "tcpabr trace fit --out) in place of --psi/--rate-ratio; levels are normalised to "
+                        "the peak, the chain is taken per round trip (docs/model.md, 'K capacity states')")
     p.add_argument("--wmax", type=int, default=128, help="maximum TCP window in packets")
     p.add_argument("--source-rate", type=float, default=None,
                    help="packets per time unit of the constant-rate source (feedback 'constant')")
@@ -48,14 +54,23 @@ def _run(args: argparse.Namespace) -> int:
     from .analysis import analyze
     from .scenario import Scenario
 
+    model = None
+    if args.capacity is not None:
+        from ..capacity import load_model
+
+        model = load_model(args.capacity)  # ValueError (one line, exit 2) for a missing or bad file
     sc = Scenario(delta=args.delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
                   max_states=args.max_states, ack_clock=args.ack_clock,
-                  bmax_counts_service=not args.bmax_excludes_service)
+                  bmax_counts_service=not args.bmax_excludes_service, capacity=model)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
+    if model is None:
+        chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
+    else:
+        chain = f"capacity={args.capacity} ({sc.n_levels} levels {', '.join(f'{c:.4g}' for c in sc.levels)})"
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
-        f"delta={sc.delta:g} bmax={sc.bmax} psi={sc.psi:g} rate_ratio={sc.rate_ratio:g} wmax={sc.wmax}\n"
+        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"

@@ -115,7 +115,7 @@ class Skeleton:
             C[n] = C[n - 1] + Pj @ served
             Pj = Pj @ P
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
-        u_of = 3 + np.array([int(m - 1).bit_length() for m in self.ls_m], dtype=int)
+        u_of = 3 + np.frexp(self.ls_m - 1)[1].astype(int)  # 3 + ceil(log2 m) = 3 + bit_length(m - 1)
         cycle_room = np.zeros(self.n_states)
         np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - self.ls_m))
         cycle_room = np.maximum(cycle_room, 0.0)

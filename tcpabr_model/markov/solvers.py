@@ -168,12 +168,12 @@ class _LazyBar:
             self.bar.close()
 
 
-def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False):
+def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_parts=None):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz))."""
     s = _structure(sk)
     n = sk.n_states
-    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    t_ptr, t_idx, t_val = t_parts or assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     n_events = sk.n_levels * s.mmax
     act = s.active
     na = len(act)
@@ -212,10 +212,10 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False):
     return pi, calls[0]
 
 
-def _structured_direct(sk: Skeleton, Q: np.ndarray):
+def _structured_direct(sk: Skeleton, Q: np.ndarray, t_parts=None):
     s = _structure(sk)
     n = sk.n_states
-    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    t_ptr, t_idx, t_val = t_parts or assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     n_events = sk.n_levels * s.mmax
     h, ok = backward_h(n, s.order, s.ptr, t_ptr, t_idx, t_val, s.e_ptr, s.e_idx, s.e_val,
                        n_events, s.comp)
@@ -319,3 +319,95 @@ def stationary_distribution(sk: Skeleton, rates, p10: float | None = None, metho
     seconds = time.perf_counter() - t0
     pi, res = _check(np.asarray(pi, dtype=float), P, tol, used)
     return StationarySolution(pi, res, used, seconds, iters)
+
+
+# ---- matrix-free structured solve (K > 2 levels; docs/model.md, "K capacity states") ----------
+def _event_targets(sk: Skeleton, Q: np.ndarray):
+    """COO (event, state, G) of the event -> regeneration-state law G of eq. 13."""
+    from ._assemble import rate_powers
+    from ._interval import ceil_log2
+
+    nlev = sk.n_levels
+    mmax = sk.reg.shape[0] - 1
+    Pk = rate_powers(Q, 3 + ceil_log2(max(mmax, 1)) + 1)
+    rows, cols, vals = [], [], []
+    for m in range(1, mmax + 1):
+        u = 3 + ceil_log2(m)
+        if sk.constant_s:
+            G = Pk[u]                                          # (i1, i2)
+            tgt = np.broadcast_to(sk.reg[m, :, 0][None, :], G.shape)
+        else:
+            G = Pk[u - 1][:, :, None] * Q[None, :, :]          # (i1, j2, i2)
+            tgt = np.broadcast_to(sk.reg[m].T[None, :, :], G.shape)  # reg[m, i2, j2]
+        ev = np.broadcast_to((nlev * (m - 1) + np.arange(nlev)).reshape((nlev,) + (1,) * (G.ndim - 1)), G.shape)
+        keep = (G > 0) & (tgt >= 0)
+        rows.append(ev[keep])
+        cols.append(tgt[keep])
+        vals.append(G[keep])
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+
+
+def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method: str = "structured",
+                           tol: float = DEFAULT_TOL, progress: bool = False):
+    """The structured solve without assembling P (for K-level chains, whose loss part has
+    K^2 regeneration targets per loss entry).
+
+    P = T + L_E G (docs/model.md sec. 8) is used in factored form: the closed classes are
+    counted on the graph of T, L_E and G (events as pass-through nodes, which have the
+    same closed classes over the states as P), and the residual is
+    ``||pi T + (pi L_E) G - pi||_1``.  Returns ``(solution, nnz)`` with ``nnz`` the
+    stored entries of T plus those of L (duplicates between the two not merged: an upper
+    bound on the nonzeros of P), or ``(None, 0)`` where the structured reduction does not
+    apply (a loss-free closed class; use :func:`stationary_distribution`).
+    """
+    if method not in ("structured", "structured-direct"):
+        raise ValueError(f"method={method!r} is invalid: the matrix-free solve is 'structured' or "
+                         "'structured-direct'")
+    Q = rate_chain(rates, p10, sk.n_levels)
+    s = _structure(sk)
+    n = sk.n_states
+    n_events = sk.n_levels * s.mmax
+    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    g_ev, g_st, g_val = _event_targets(sk, Q)
+    # closed classes of P, on the factored graph (states 0..n-1, events n..n+E-1)
+    from scipy.sparse.csgraph import connected_components
+
+    N = n + n_events
+    A = sp.vstack([sp.csr_matrix((t_val, t_idx, t_ptr), shape=(n, N))
+                   + sp.csr_matrix((s.e_val, n + s.e_idx, s.e_ptr), shape=(n, N)),
+                   sp.csr_matrix((g_val, (g_ev, g_st)), shape=(n_events, N))], format="csr")
+    nc, lab = connected_components(A, directed=True, connection="strong")
+    rows = np.repeat(lab, np.diff(A.indptr))
+    left = np.zeros(nc, dtype=bool)
+    left[rows[rows != lab[A.indices]]] = True
+    # closed classes that hold states (an event no loss reaches and no state follows is alone)
+    k = int(np.unique(lab[:n][~left[lab[:n]]]).size)
+    if k != 1:
+        raise ErgodicityError(
+            f"the embedded chain has {k} closed classes: no unique stationary law ({_describe(Q)}); a "
+            "periodic rate chain can lock the chain into phase-dependent classes")
+    t0 = time.perf_counter()
+    iters = 0
+    if method == "structured":
+        pi, iters = _structured_krylov(sk, Q, progress, (t_ptr, t_idx, t_val))
+    else:
+        pi = _structured_direct(sk, Q, (t_ptr, t_idx, t_val))
+    if pi is None:
+        return None, 0
+    seconds = time.perf_counter() - t0
+    pi = np.asarray(pi, dtype=float)
+    if not np.all(np.isfinite(pi)):
+        raise SolveError(f"{method}: the stationary solve produced non-finite values")
+    if pi.min() < -1e-12 * max(pi.max(), 1.0):
+        raise SolveError(f"{method}: the stationary solve produced negative mass {pi.min():.3g}")
+    pi = np.clip(pi, 0.0, None)
+    pi = pi / pi.sum()
+    T = sp.csr_matrix((t_val, t_idx, t_ptr), shape=(n, n))
+    lam = s.le_t @ pi
+    G = sp.csr_matrix((g_val, (g_ev, g_st)), shape=(n_events, n))
+    res = float(np.abs(T.T @ pi + G.T @ lam - pi).sum())
+    if not res <= tol:
+        raise SolveError(f"{method}: residual ||pi P - pi||_1 = {res:.3g} exceeds tol={tol:.1g}")
+    per_event = np.bincount(g_ev, minlength=n_events)
+    nnz = int(t_idx.size + per_event[s.e_idx].sum())
+    return StationarySolution(pi, res, method + " (matrix-free)", seconds, iters), nnz

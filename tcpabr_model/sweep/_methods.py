@@ -46,7 +46,9 @@ def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: 
     ----------
     params : dict
         :class:`~tcpabr_model.markov.Scenario` fields (``delta``, ``bmax``, ``psi``,
-        ``rate_ratio``, ``wmax``, ``feedback``, ``source_rate``, ``max_states``) and
+        ``rate_ratio``, ``wmax``, ``feedback``, ``source_rate``, ``max_states``,
+        ``capacity``: a K-level model file written by
+        :func:`tcpabr_model.capacity.save_model`, in place of ``psi``/``rate_ratio``) and
         optionally ``solver`` (the ``method`` of :func:`~tcpabr_model.markov.analyze`),
         which overrides the option of the same name.
     seed : int
@@ -72,6 +74,9 @@ def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: 
     solver = p.pop("solver", solver)
     allowed = [f.name for f in dataclasses.fields(Scenario)]
     _split_unknown(p, allowed, "the analysis (tcpabr_model.markov.Scenario)")
+    if isinstance(p.get("capacity"), str):   # a model file written by capacity.save_model
+        from ..capacity import load_model
+        p["capacity"] = load_model(p["capacity"])
     r = analyze(Scenario(**p), method=solver, tol=DEFAULT_TOL if tol is None else tol)
     return {
         "optimistic": _f(r.optimistic),
