@@ -111,8 +111,9 @@ def _block_solve(A, B):
 
 
 @njit(cache=True)
-def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events, comp):
-    """h = (I - T)^{-1} L_E, dense (n x |E|); returns (h, ok).  ``ok`` is False if an
+def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events, comp, pos):
+    """h = (I - T)^{-1} L_E, dense (n x |E|); returns (h, ok) (``comp``, ``pos``: see
+    :func:`forward_pi`).  ``ok`` is False if an
     SCC has no exit (a loss-free closed class), where (I - T) is singular."""
     h = np.zeros((n, n_events))
     n_scc = ptr.shape[0] - 1
@@ -145,11 +146,7 @@ def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events
                 for e in range(t_ptr[x], t_ptr[x + 1]):
                     y = t_idx[e]
                     if comp[y] == c:
-                        # position of y inside the block
-                        for bpos in range(k):
-                            if order[lo + bpos] == y:
-                                A[a, bpos] -= t_val[e]
-                                break
+                        A[a, pos[y]] -= t_val[e]  # pos[y]: y's position inside the block
                     else:
                         R[a] += t_val[e] * h[y]
             # singular block: no exit from the class
@@ -223,8 +220,12 @@ def entry_vector(lam, reg, mmax, n, constant_s, Q):
 
 
 @njit(cache=True)
-def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp):
-    """pi = nu (I - T)^{-1} by forward substitution in topological SCC order."""
+def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
+    """pi = nu (I - T)^{-1} by forward substitution in topological SCC order.
+
+    ``comp[x]``: the SCC of state x; ``pos[x]``: its position inside that SCC (so a
+    block entry costs O(1): with K levels the SCCs reach K^2 states).
+    """
     n = nu.shape[0]
     acc = nu.copy()
     pi = np.zeros(n)
@@ -254,10 +255,7 @@ def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp):
                 for e in range(t_ptr[x], t_ptr[x + 1]):
                     y = t_idx[e]
                     if comp[y] == c:
-                        for bpos in range(k):
-                            if order[lo + bpos] == y:
-                                A[bpos, a] -= t_val[e]
-                                break
+                        A[pos[y], a] -= t_val[e]
             X = _block_solve(A, rhs)
             for a in range(k):
                 pi[order[lo + a]] = X[a, 0]

@@ -69,10 +69,13 @@ class _Structure:
         indptr = nlev * sk.nl_ptr
         indices = sk.nl_t.reshape(-1).copy()
         self.order, self.ptr = tarjan_scc(n, indptr, indices)
+        sizes = np.diff(self.ptr)
         comp = np.empty(n, dtype=np.int64)
-        for c in range(len(self.ptr) - 1):
-            comp[self.order[self.ptr[c]:self.ptr[c + 1]]] = c
+        comp[self.order] = np.repeat(np.arange(sizes.size), sizes)
+        pos = np.empty(n, dtype=np.int64)
+        pos[self.order] = np.arange(n) - np.repeat(self.ptr[:-1], sizes)
         self.comp = comp
+        self.pos = pos
         self.mmax = sk.reg.shape[0] - 1
         self.e_ptr, self.e_idx, self.e_val = loss_events(sk.states, sk.ls_ptr, sk.ls_m, sk.ls_prob, self.mmax,
                                                          nlev)
@@ -187,7 +190,7 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_pa
         lam_full[:] = 0.0
         lam_full[act] = v_act
         nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
-        pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
+        pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos)
         calls[0] += 1
         bar.update()
         return (s.le_t @ pi)[act], pi
@@ -218,7 +221,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray, t_parts=None):
     t_ptr, t_idx, t_val = t_parts or assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     n_events = sk.n_levels * s.mmax
     h, ok = backward_h(n, s.order, s.ptr, t_ptr, t_idx, t_val, s.e_ptr, s.e_idx, s.e_val,
-                       n_events, s.comp)
+                       n_events, s.comp, s.pos)
     if not ok:
         return None  # a loss-free closed class: the regenerative reduction does not apply
     act = s.active
@@ -236,7 +239,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray, t_parts=None):
     lam_full = np.zeros(n_events)
     lam_full[act] = np.clip(lam_a, 0.0, None)
     nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
-    return forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp)
+    return forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos)
 
 
 def _describe(Q: np.ndarray) -> str:
