@@ -1,6 +1,7 @@
 """Markov renewal analysis of TCP over INSTCAP ABR and of TCP alone (seed 004, Sec. III).
 
-- :class:`Scenario` -- validated operating point (delta, bmax, psi, rate_ratio, wmax, feedback)
+- :class:`Scenario` -- validated operating point (delta, bmax, psi, rate_ratio, wmax, feedback),
+  or a K-level capacity chain (``capacity=CapacityModel``, docs/model.md sec. 10)
 - :func:`analyze` -- optimistic / conservative efficiency and throughput (eqs. 14-21)
 - :func:`sweep_psi` -- the same over a psi grid, skeleton built once (pandas DataFrame)
 - :func:`estimate_chain` -- exact state count, nonzeros, memory and time before building

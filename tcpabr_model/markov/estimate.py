@@ -1,6 +1,7 @@
 """Size, memory and time of an embedded chain before it is built (docs/model.md, sec. 5).
 
-The state count is exact: :func:`estimate_chain` runs the enumeration of
+The state count is exact (for any number K of capacity levels: the enumeration does not
+depend on the rate chain's matrix): :func:`estimate_chain` runs the enumeration of
 ``_skeleton.build_skeleton`` in counting mode (same reachability rules, including the
 1e-17 tail of the increment and loss-window laws, nothing stored), stopping as soon as
 the count passes the limit.  Nonzeros follow exactly from the count of (state, N)
