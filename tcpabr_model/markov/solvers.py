@@ -20,8 +20,8 @@ import scipy.sparse.linalg as spla
 
 from ..errors import ErgodicityError, SolveError
 from ._assemble import assemble_T
-from ._structured import (backward_h, entry_vector, event_kernel, forward_pi,
-                          has_closed_lossfree_class, loss_events, tarjan_scc)
+from ._structured import (backward_h, entry_vector, event_kernel, forward_pi, forward_pi_prepared,
+                          has_closed_lossfree_class, loss_events, prepare_forward, tarjan_scc)
 from .skeleton import Skeleton, rate_chain
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
@@ -171,7 +171,8 @@ class _LazyBar:
             self.bar.close()
 
 
-def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_parts=None):
+def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_parts=None,
+                       prepared: bool = False):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz))."""
     s = _structure(sk)
@@ -184,13 +185,18 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_pa
         return None, 0  # a loss-free closed class: the regenerative reduction does not apply
     lam_full = np.zeros(n_events)
     calls = [0]
+    # K > 2 (matrix-free path): invert the SCC blocks once for all the GMRES products
+    factors = prepare_forward(s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos) if prepared else None
     bar = _LazyBar(progress, "solving (GMRES products)", "product")
 
     def left_K(v_act):
         lam_full[:] = 0.0
         lam_full[act] = v_act
         nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
-        pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos)
+        if prepared:
+            pi = forward_pi_prepared(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, *factors)
+        else:
+            pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos)
         calls[0] += 1
         bar.update()
         return (s.le_t @ pi)[act], pi
@@ -392,7 +398,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     t0 = time.perf_counter()
     iters = 0
     if method == "structured":
-        pi, iters = _structured_krylov(sk, Q, progress, (t_ptr, t_idx, t_val))
+        pi, iters = _structured_krylov(sk, Q, progress, (t_ptr, t_idx, t_val), prepared=True)
     else:
         pi = _structured_direct(sk, Q, (t_ptr, t_idx, t_val))
     if pi is None:
