@@ -81,6 +81,69 @@ def run(traces, rtts, buffers, replications, duration, seed, workers, max_states
     return pd.DataFrame(rows)
 
 
+def epoch_smoothed(trace, epoch: float):
+    """The trace with its opportunities spread evenly inside each epoch of ``epoch`` s: the
+    same count per epoch (the fit's data), none of the variation inside an epoch."""
+    from tcpabr_model.capacity import Trace, bin_trace
+
+    b = bin_trace(trace, epoch)
+    e_ms = int(round(epoch * 1000))
+    times = []
+    for k, n in enumerate(b.counts):
+        if n:
+            times.append(k * e_ms + np.ceil(np.arange(1, n + 1) * e_ms / n).astype(np.int64))
+    t = np.concatenate(times)
+    if t[-1] < len(b.counts) * e_ms:       # keep the period a whole number of epochs
+        t = np.append(t, len(b.counts) * e_ms)
+    return Trace(t, name=f"{trace.name} smoothed to {epoch:g} s")
+
+
+def lifted(model, rtt):
+    """The fitted chain with levels below one packet per round trip lifted to it (what the
+    analysis sees, trace_study.analysis_band)."""
+    from tcpabr_model.capacity import CapacityModel
+
+    lv = np.maximum(np.asarray(model.levels, dtype=float), 1.0 / rtt)
+    return CapacityModel(lv, transition=model.transition, epoch=model.epoch, time_unit=model.time_unit,
+                         packet_bytes=model.packet_bytes)
+
+
+def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=print) -> pd.DataFrame:
+    """Where the fitted chain and the trace part: one capacity process changed at a time.
+
+    trace -> trace smoothed inside each epoch (the variation the chain cannot see) -> the
+    k-means chain (a Markov chain of the epoch sequence) -> the same with the outage lifted
+    (the analysis' chain) ; and the HMM chain (better lag correlation, docs/traces.md sec. 4).
+    """
+    from tcpabr_model.capacity import fit_trace
+    from tcpabr_model.trace_study import _simulate
+
+    rows = []
+    for path in traces:
+        trace = read_trace(path)
+        km = fit_for_rtt(trace, rtt)
+        try:
+            hmm = fit_trace(trace, epoch=rtt, method="hmm", states=km.states)
+        except (ImportError, ValueError) as e:
+            hmm = None
+            log(f"no HMM fit: {e}")
+        procs = [("trace", trace), ("smoothed to the epoch", epoch_smoothed(trace, rtt)),
+                 ("k-means chain", km.model), ("k-means chain, outage lifted", lifted(km.model, rtt))]
+        if hmm is not None:
+            procs.append(("HMM chain", hmm.model))
+        mean = float(km.model.mean)
+        for bf in buffers:
+            bmax = max(1, int(round(bf * mean * rtt)))
+            wmax = window_packets(float(np.max(km.model.levels)), rtt, bmax)
+            for fb in ("none", "instcap"):
+                for name, proc in procs:
+                    m, h = _simulate(proc, rtt, bmax, wmax, fb, replications, duration, seed, workers)
+                    rows.append({"trace_file": Path(path).name, "rtt_ms": round(rtt * 1000), "buffer_bdp": bf,
+                                 "bmax": bmax, "feedback": fb, "process": name, "efficiency": m, "half_width": h})
+                    log(f"{Path(path).name:28s} B {bmax:4d} {fb:8s} {name:30s} {m:.3f} ± {h:.3f}", flush=True)
+    return pd.DataFrame(rows)
+
+
 def _band(lo, hi) -> str:
     return "-" if lo is None or pd.isna(lo) else f"{lo:.3f}-{hi:.3f}"
 
@@ -109,6 +172,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--max-states", type=int, default=2_000_000)
+    ap.add_argument("--mechanisms", action="store_true",
+                    help="only the decomposition of the fitted-vs-trace gap at the last RTT "
+                    "(trace, smoothed trace, k-means chain, outage lifted, HMM chain; HMM needs hmmlearn)")
     ap.add_argument("--out", default=str(ROOT / "out" / "traces"))
     a = ap.parse_args(argv)
     rtts = [float(x) for x in a.rtts.split(",")]
@@ -123,6 +189,15 @@ def main(argv=None) -> int:
     if a.quick:
         rtts, buffers, reps, dur = rtts[-1:], buffers[:1], 2, dur or 20.0
     t0 = time.perf_counter()
+    if a.mechanisms:
+        d = dur or 140.0
+        df = mechanisms(traces, rtts[-1] if a.quick else 0.05, buffers, reps, d, a.seed, a.workers)
+        os.makedirs(a.out, exist_ok=True)
+        df.to_csv(os.path.join(a.out, "traces_mechanisms.csv"), index=False)
+        print(df.pivot_table(index=["trace_file", "buffer_bdp", "feedback"], columns="process",
+                             values="efficiency", sort=False).round(3).to_string())
+        print(f"{time.perf_counter() - t0:.0f} s; table in {a.out}/traces_mechanisms.csv")
+        return 0
     frames = []
     for path in traces:
         d = dur
