@@ -93,10 +93,16 @@ def test_all_levels_equal_is_the_constant_link(fb):
         assert k3.loss_probability == 0.0 and k3.optimistic == pytest.approx(1.0, abs=1e-12)
 
 
+#: birth-death: no jump between the extreme levels (zeros in the matrix: some enumerated
+#: states are never visited and must get mass 0)
+Q3_BD = [[0.9, 0.1, 0.0], [0.1, 0.8, 0.1], [0.0, 0.2, 0.8]]
+
+
+@pytest.mark.parametrize("Q", [Q3, Q3_BD], ids=["dense", "birth-death"])
 @pytest.mark.parametrize("fb,kw", [("instcap", {}), ("none", {}), ("constant", {"source_rate": 0.7})])
-def test_matrix_free_equals_assembled_matrix(fb, kw):
+def test_matrix_free_equals_assembled_matrix(fb, kw, Q):
     """K = 3: the factored solve (no P) equals sparse LU on the assembled P; pi sums to 1."""
-    sc = Scenario(delta=16, bmax=4, wmax=24, capacity=from_arrays([1.0, 0.6, 0.35], Q3, epoch=16.0),
+    sc = Scenario(delta=16, bmax=4, wmax=24, capacity=from_arrays([1.0, 0.6, 0.35], Q, epoch=16.0),
                   feedback=fb, **kw)
     a = analyze(sc)
     b = analyze(sc, method="sparse-direct")
