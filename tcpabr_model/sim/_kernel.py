@@ -32,6 +32,7 @@ from ._layout import (
 )
 from ._capacity_path import cap_integral, path_cursor
 from ._ratealloc import effcap_update
+from ._refs import keep_alive
 from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
 
 
@@ -43,6 +44,7 @@ def _conn_next(c, st, ak_t, fb_t):
         v = fb_t[c, st[c, S_FBHEAD]]
         if v < n:
             n = v
+    keep_alive(st, ak_t, fb_t)     # see ._refs
     return n
 
 
