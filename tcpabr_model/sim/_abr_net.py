@@ -34,7 +34,6 @@ from numba import njit
 
 from . import _abr_source as A
 from . import _erica as E
-from ._refs import keep_alive
 from ._layout import CP_UPF, S_SEGSENT, S_SQCELLS, S_SQCIDX, S_SQCNT, VP_CONN0, VP_NCONN
 
 RA_NONE = 0
@@ -116,14 +115,12 @@ def abr_source_cell(v, t, abr):
     rmr = abr[3]
     if not A.abr_next_is_frm(apar[v], ast[v], float(t)):
         A.abr_send_data(ast[v])
-        s = -1
-    else:
-        s = ai[v, AI_SERIAL]
-        ai[v, AI_SERIAL] = s + 1
-        rec = rmr[v, s % rmr.shape[1]]
-        A.abr_send_frm(apar[v], ast[v], float(t), rec)
-        rec[RMX_SERIAL] = s
-    keep_alive(ai, ast, apar, rmr, abr)     # one exit: see ._refs
+        return -1
+    s = ai[v, AI_SERIAL]
+    ai[v, AI_SERIAL] = s + 1
+    rec = rmr[v, s % rmr.shape[1]]
+    A.abr_send_frm(apar[v], ast[v], float(t), rec)
+    rec[RMX_SERIAL] = s
     return s
 
 
@@ -134,17 +131,17 @@ def abr_port_input(p, v, is_frm, serial, t, abr, qabr):
     ``qabr``: the port's ABR queue (cells) before the arrival.
     """
     pra = abr[9]
-    if pra[p] == RA_ERICA:
-        rmr = abr[3]
-        epar = abr[10]
-        es = abr[11]
-        eact = abr[12]
-        eccr = abr[13]
-        if is_frm:
-            E.erica_on_frm(eccr[p], v, rmr[v, serial % rmr.shape[1], A.RM_CCR])
-        if E.erica_on_abr_input(epar[p], es[p], eact[p], v):
-            E.erica_end_interval(epar[p], es[p], eact[p], float(t), float(qabr))
-    keep_alive(pra, abr)     # one exit: see ._refs
+    if pra[p] != RA_ERICA:
+        return
+    rmr = abr[3]
+    epar = abr[10]
+    es = abr[11]
+    eact = abr[12]
+    eccr = abr[13]
+    if is_frm:
+        E.erica_on_frm(eccr[p], v, rmr[v, serial % rmr.shape[1], A.RM_CCR])
+    if E.erica_on_abr_input(epar[p], es[p], eact[p], v):
+        E.erica_end_interval(epar[p], es[p], eact[p], float(t), float(qabr))
 
 
 @njit(cache=True, error_model="numpy")
@@ -173,12 +170,12 @@ def abr_next_interval_end(abr, t, tn):
 def abr_port_tick(p, t, abr, qabr):
     """Once per slot per port: end the ERICA averaging interval when its time is up."""
     pra = abr[9]
-    if pra[p] == RA_ERICA:
-        epar = abr[10]
-        es = abr[11]
-        if E.erica_time_due(epar[p], es[p], float(t)):
-            E.erica_end_interval(epar[p], es[p], abr[12][p], float(t), float(qabr))
-    keep_alive(pra, abr)     # one exit: see ._refs
+    if pra[p] != RA_ERICA:
+        return
+    epar = abr[10]
+    es = abr[11]
+    if E.erica_time_due(epar[p], es[p], float(t)):
+        E.erica_end_interval(epar[p], es[p], abr[12][p], float(t), float(qabr))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -186,7 +183,6 @@ def abr_vbr_served(p, abr):
     """A VBR cell was served on port ``p``'s link (ERICA's VBR measurement)."""
     if abr[9][p] == RA_ERICA:
         E.erica_on_vbr_served(abr[11][p])
-    keep_alive(abr)     # see ._refs
 
 
 @njit(cache=True, error_model="numpy")
@@ -278,7 +274,6 @@ def abr_source_queue(v, waiting, abr):
     ai = abr[0]
     if waiting > ai[v, AI_SQMAX]:
         ai[v, AI_SQMAX] = waiting
-    keep_alive(ai, abr)     # see ._refs
 
 
 @njit(cache=True, error_model="numpy")
@@ -339,4 +334,3 @@ def abr_sample(t, abr, qn, nclass, st, vpar):
                 sacc[v] += w
             sg[SG_N] = n + 1
         sg[SG_NEXT] += sg[SG_EVERY]
-    keep_alive(sg, sq, sacc, abr, qn, st, vpar)     # see ._refs
