@@ -340,6 +340,9 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
         if abr[9][p] == RA_ERICA:
             has_erica = True
     sg = abr[14]
+    # next BRM event of each ABR VC (abr_timed's answer, kept until a turnaround adds one):
+    # abr_timed is called only when one is due
+    abr_nx = np.zeros(nvc, dtype=np.int64)
 
     tot_q = 0
     dl_tot = 0
@@ -392,11 +395,13 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     if vst[v, V_NEXTTOG] < next_evt:
                         next_evt = vst[v, V_NEXTTOG]
                     if vpar[v, VP_SRCMODE] == SRC_ABR:
-                        acr, nb = abr_timed(v, t, abr, vroute[v], vpar[v, VP_NHOPS])
-                        if acr >= 0.0:
-                            vfs[v, VS_ACR] = acr * slotb
-                        if nb < next_evt:
-                            next_evt = nb
+                        if abr_nx[v] <= t:
+                            # a BRM ring head is due (both rings are in time order)
+                            acr, abr_nx[v] = abr_timed(v, t, abr, vroute[v], vpar[v, VP_NHOPS])
+                            if acr >= 0.0:
+                                vfs[v, VS_ACR] = acr * slotb
+                        if abr_nx[v] < next_evt:
+                            next_evt = abr_nx[v]
                     c0 = vpar[v, VP_CONN0]
                     for c in range(c0, c0 + vpar[v, VP_NCONN]):
                         while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
@@ -646,6 +651,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
                     if kind == KIND_RMF:
                         # TM 4.0 DES-2: the destination turns the RM cell around
                         x = abr_turnaround(v, qs[pos], t + 1, abr)
+                        if x < abr_nx[v]:
+                            abr_nx[v] = x
                         if x < next_evt:
                             next_evt = x
                         if x < t_chk:
