@@ -25,15 +25,15 @@ from numba import njit
 from ._layout import *  # noqa: F401,F403  (re-exported: the fast path's columns for run.py)
 from ._layout import (
     BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
-    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_RATE, GF_SLOTB,
+    G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_RATE, GF_SLOTB,
     GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, S_CDROP, S_CSENT, S_CSERVED,
-    S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_NSTATE, S_PPDTX, S_RTOEXP, S_SEGSENT,
+    S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_PPDTX, S_RTOEXP, S_SEGSENT,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
 )
 from ._capacity_path import cap_integral, path_cursor
 from ._ratealloc import effcap_update
 from ._refs import keep_alive
-from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
+from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, send_ack, tcp_state, try_send
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -110,17 +110,10 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     caps[0, 1] = gfpar[GF_LOW]
     ptimes2 = ptimes.reshape((1, ptimes.shape[0]))
 
-    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
-    fs = np.zeros((nconn, F_NSTATE))
+    st, fs, sq_seq, ak_t, ak_v, ak_s, ooo, sb = tcp_state(nconn, sq_cap, ak_cap, rb_cap, cfpar, gpar)
     gout = np.zeros(O_NOUT)
-    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
-    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
-    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
     fb_t = np.zeros((nconn, fb_cap), dtype=np.int64)
     fb_v = np.zeros((nconn, fb_cap))
-    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
     # bottleneck FIFO: code = connection * 2 + end-of-message flag; seq of the frame
     bq_code = np.zeros(bufcap, dtype=np.int64)
     bq_seq = np.zeros(bufcap, dtype=np.int64)
@@ -148,7 +141,6 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     pstate[0, 1] = gpar[G_INITSTATE]
 
     for c in range(nconn):
-        init_conn(c, st, fs, cfpar, gpar)
         if cpar[c, CP_ABR] >= 1:
             fs[c, F_ACR] = cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE] * slotb
         else:

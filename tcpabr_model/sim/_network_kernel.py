@@ -51,12 +51,12 @@ from ._layout import (
     O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_LOW, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
     PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
     PP_LINKDELAY, PS_DROP0, PS_FDROP, PS_NSTATE, PS_QMAX, PS_QMAX0, PS_SERVED0, PS_SERVEDW0,
-    QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_NSTATE, S_SEGSENT, S_SQCELLS, S_SQCIDX,
+    QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_SEGSENT, S_SQCELLS, S_SQCIDX,
     S_SQCNT, S_SQHEAD, S_STARTED, SRC_CONSTANT, SRC_FEEDBACK, SRC_VBR, V_CDELIV, V_CDROP, V_CSENT,
     V_CURC, V_DCONN, V_DCORR, V_DEXP, V_DSEQ, V_FBCNT, V_FBHEAD, V_FCORR, V_NEXTTOG,
     V_NSTATE, V_ON, V_RR, V_VBRDELIV, V_VBRSENT, VF_INITRATE, VF_RATE, VF_SHARE, VP_CLASS,
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
-    VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE, F_NSTATE,
+    VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE,
 )
 from ._abr_net import (RA_ERICA, SG_NEXT, abr_next_interval_end, abr_port_input, abr_port_tick,
                        abr_sample, abr_source_cell, abr_source_queue, abr_timed, abr_trim_source,
@@ -64,7 +64,7 @@ from ._abr_net import (RA_ERICA, SG_NEXT, abr_next_interval_end, abr_port_input,
 from ._layout import KIND_RMF, SRC_ABR
 from ._ratealloc import port_interval
 from ._refs import keep_alive
-from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
+from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, send_ack, tcp_state, try_send
 
 __all__ = ["simulate_network_kernel"]
 
@@ -226,19 +226,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
     slotb = gfpar[GF_SLOTB]
     unitb = gfpar[GF_UNITB]
 
-    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
-    fs = np.zeros((nconn, F_NSTATE))
+    st, fs, sq_seq, ak_t, ak_v, ak_s, ooo, sb = tcp_state(nconn, sq_cap, ak_cap, rb_cap, cfpar, gpar)
     vst = np.zeros((nvc, V_NSTATE), dtype=np.int64)
     vfs = np.zeros((nvc, VS_NSTATE))
     pst = np.zeros((nport, PS_NSTATE), dtype=np.int64)
     pfs = np.zeros((nport, PFS_NSTATE))
     gout = np.zeros(O_NOUT)
-    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
-    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
-    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
     fb_t = np.zeros((nvc, fb_cap), dtype=np.int64)
     fb_v = np.zeros((nvc, fb_cap))
 
@@ -304,8 +297,6 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, qcap, qpol, qfpar,
 
     err = 0
     nvbr_on = 0
-    for c in range(nconn):
-        init_conn(c, st, fs, cfpar, gpar)
     for v in range(nvc):
         vst[v, V_CURC] = -1
         mode = vpar[v, VP_SRCMODE]

@@ -54,11 +54,11 @@ from ._layout import (
     G_WARMUP, S_ACKS, S_AKCNT, S_AKHEAD, S_DAEXP, S_DAPEND, S_DUP, S_FASTRTX, S_FDELIV, S_GOOD,
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
-    S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK,
+    S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, S_NSTATE, F_NSTATE,
 )
 from ._refs import keep_alive
 
-__all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next"]
+__all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next", "tcp_state"]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -475,3 +475,25 @@ def init_conn(c, st, fs, cfpar, gpar):
     fs[c, F_RTO] = float(gpar[G_RTOINIT])
     st[c, S_RTOEXP] = BIG
     st[c, S_DAEXP] = BIG
+
+
+@njit(cache=True, error_model="numpy")
+def tcp_state(nconn, sq_cap, ak_cap, rb_cap, cfpar, gpar):
+    """The per-connection TCP state of a kernel (both kernels), every connection initialised
+    by :func:`init_conn`.
+
+    Returns ``st`` (``S_*``), ``fs`` (``F_*``), the segmentation queue ``sq_seq``, the ACKs
+    in flight ``ak_t, ak_v, ak_s`` (arrival slot, cumulative value, SACKed segment), the
+    receiver's out-of-order window ``ooo`` and the sender's SACK scoreboard ``sb``.
+    """
+    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
+    fs = np.zeros((nconn, F_NSTATE))
+    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
+    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
+    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
+    for c in range(nconn):
+        init_conn(c, st, fs, cfpar, gpar)
+    return st, fs, sq_seq, ak_t, ak_v, ak_s, ooo, sb
