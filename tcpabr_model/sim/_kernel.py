@@ -26,7 +26,7 @@ from ._layout import *  # noqa: F401,F403  (re-exported: the fast path's columns
 from ._layout import (
     BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
     G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_LOW, GF_RATE, GF_SLOTB,
-    GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, S_CDROP, S_CSENT, S_CSERVED,
+    GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, O_QINT, O_QMAX, O_SERVEDW, S_CDROP, S_CSENT, S_CSERVED,
     S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_PPDTX, S_RTOEXP, S_SEGSENT,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
 )
@@ -158,6 +158,9 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
 
     bq_head = 0
     bq_cnt = 0
+    qmax = 0        # the network kernel's queue statistics (simulate_network's fast path)
+    qint = 0
+    servedw = 0
     link_cred = 0.0
     meas_acc = 0.0
     cap_tot = 0.0
@@ -330,6 +333,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 else:
                     bq_code[pos] = 2 * c
                 bq_cnt += 1
+                if bq_cnt > qmax:
+                    qmax = bq_cnt
             if st[c, S_SQCELLS] == 0:
                 cred = 0.0
             fs[c, F_CRED] = cred
@@ -354,6 +359,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 if bq_head == bufcap:
                     bq_head = 0
                 bq_cnt -= 1
+                if t >= warm:
+                    servedw += 1
                 # A frame's last cell reaches the receiver iff none of its cells was
                 # dropped: discards (PPD/EPD/forced) always remove every later cell of
                 # the frame, including the last one.  So no per-cell reassembly count.
@@ -372,6 +379,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
                 link_cred = 0.0
         else:
             link_cred = 0.0
+        if t >= warm:
+            qint += bq_cnt
         t += 1
 
     # counters derived from conservation instead of being counted per cell
@@ -388,4 +397,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, force_conn, force_seq,
     gout[O_QEND] = bq_cnt
     gout[O_NMEAS] = kmeas
     gout[O_NSAMP] = ksamp
+    gout[O_QMAX] = qmax
+    gout[O_QINT] = qint
+    gout[O_SERVEDW] = servedw
     return st, fs, gout, meas[:kmeas], fbv[:, :kmeas], smp_i[:ksamp], smp_f[:ksamp], smp_g[:ksamp]
