@@ -8,32 +8,17 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_sim_fastpath import scenarios     # the fast path's configurations (hypothesis)
 
-from tcpabr_model.sim import Scenario, TcpConfig, simulate_network
+from tcpabr_model.sim import Scenario, simulate_network
 from tcpabr_model.sim import _layout as L
 from tcpabr_model.sim import network_run as NR
 from tcpabr_model.sim.network import DropPolicy, Port, VbrSource
-from tcpabr_model.sim.variants import VARIANTS
 
 ST_COUNTERS = [L.S_GOOD, L.S_GOODALL, L.S_CSENT, L.S_CDROP, L.S_FDROP, L.S_FSENT, L.S_TIMEOUTS, L.S_ACKS,
                L.S_FASTRTX, L.S_RETX, L.S_SEGSENT, L.S_FDELIV, L.S_STARTED]
 V_COUNTERS = [L.V_CSENT, L.V_CDROP, L.V_CDELIV, L.V_FCORR, L.V_VBRSENT, L.V_VBRDELIV]
 PF_COUNTERS = [L.PFS_CAPTOT, L.PFS_CAPWIN, L.PFS_QINT]
-
-
-@st.composite
-def scenarios(draw):
-    n = draw(st.integers(1, 3))
-    deltas = [draw(st.sampled_from([8, 20, 40])) for _ in range(n)]
-    fb = draw(st.sampled_from(["instcap", "effcap", "none", "constant"]))
-    kw = {"initial_rate": draw(st.sampled_from([0.3, 1.0]))} if fb == "constant" else {}
-    tcp = TcpConfig(variant=draw(st.sampled_from(VARIANTS)), rto=draw(st.sampled_from(["fixed", "estimator"])),
-                    delayed_ack=draw(st.booleans()), wmax=draw(st.sampled_from([8, 32, 128])))
-    return Scenario.from_normalized(delta=deltas if n > 1 else deltas[0], bmax=draw(st.integers(1, 20)),
-                                    psi=draw(st.sampled_from([0.5, 2.0, 10.0])),
-                                    rate_ratio=draw(st.sampled_from([0.25, 0.5, 1.0])), feedback=fb, tcp=tcp,
-                                    discard=draw(st.sampled_from(["ppd", "epd"])), duration=10.0, warmup=1.0,
-                                    **kw)
 
 
 def _assert_same(a, b):
