@@ -34,6 +34,7 @@ from numba import njit
 
 from . import _abr_source as A
 from . import _erica as E
+from ._refs import keep_alive
 from ._layout import CP_UPF, S_SEGSENT, S_SQCELLS, S_SQCIDX, S_SQCNT, VP_CONN0, VP_NCONN
 
 RA_NONE = 0
@@ -115,12 +116,14 @@ def abr_source_cell(v, t, abr):
     rmr = abr[3]
     if not A.abr_next_is_frm(apar[v], ast[v], float(t)):
         A.abr_send_data(ast[v])
-        return -1
-    s = ai[v, AI_SERIAL]
-    ai[v, AI_SERIAL] = s + 1
-    rec = rmr[v, s % rmr.shape[1]]
-    A.abr_send_frm(apar[v], ast[v], float(t), rec)
-    rec[RMX_SERIAL] = s
+        s = -1
+    else:
+        s = ai[v, AI_SERIAL]
+        ai[v, AI_SERIAL] = s + 1
+        rec = rmr[v, s % rmr.shape[1]]
+        A.abr_send_frm(apar[v], ast[v], float(t), rec)
+        rec[RMX_SERIAL] = s
+    keep_alive(ai, ast, apar, rmr)     # one exit, abr read first: see ._refs
     return s
 
 
@@ -131,17 +134,17 @@ def abr_port_input(p, v, is_frm, serial, t, abr, qabr):
     ``qabr``: the port's ABR queue (cells) before the arrival.
     """
     pra = abr[9]
-    if pra[p] != RA_ERICA:
-        return
     rmr = abr[3]
     epar = abr[10]
     es = abr[11]
     eact = abr[12]
     eccr = abr[13]
-    if is_frm:
-        E.erica_on_frm(eccr[p], v, rmr[v, serial % rmr.shape[1], A.RM_CCR])
-    if E.erica_on_abr_input(epar[p], es[p], eact[p], v):
-        E.erica_end_interval(epar[p], es[p], eact[p], float(t), float(qabr))
+    if pra[p] == RA_ERICA:
+        if is_frm:
+            E.erica_on_frm(eccr[p], v, rmr[v, serial % rmr.shape[1], A.RM_CCR])
+        if E.erica_on_abr_input(epar[p], es[p], eact[p], v):
+            E.erica_end_interval(epar[p], es[p], eact[p], float(t), float(qabr))
+    keep_alive(pra, rmr, epar, es, eact, eccr)     # one exit, abr read first: see ._refs
 
 
 @njit(cache=True, error_model="numpy")
@@ -170,19 +173,23 @@ def abr_next_interval_end(abr, t, tn):
 def abr_port_tick(p, t, abr, qabr):
     """Once per slot per port: end the ERICA averaging interval when its time is up."""
     pra = abr[9]
-    if pra[p] != RA_ERICA:
-        return
     epar = abr[10]
     es = abr[11]
-    if E.erica_time_due(epar[p], es[p], float(t)):
-        E.erica_end_interval(epar[p], es[p], abr[12][p], float(t), float(qabr))
+    eact = abr[12]
+    if pra[p] == RA_ERICA:
+        if E.erica_time_due(epar[p], es[p], float(t)):
+            E.erica_end_interval(epar[p], es[p], eact[p], float(t), float(qabr))
+    keep_alive(pra, epar, es, eact)     # one exit, abr read first: see ._refs
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def abr_vbr_served(p, abr):
     """A VBR cell was served on port ``p``'s link (ERICA's VBR measurement)."""
-    if abr[9][p] == RA_ERICA:
-        E.erica_on_vbr_served(abr[11][p])
+    pra = abr[9]
+    es = abr[11]
+    if pra[p] == RA_ERICA:
+        E.erica_on_vbr_served(es[p])
+    keep_alive(pra, es)     # see ._refs
 
 
 @njit(cache=True, error_model="numpy")
@@ -219,7 +226,18 @@ def abr_timed(v, t, abr, vroute, nhops):
 
     Returns the new ACR in cells/slot (or -1 if unchanged) and the next event slot.
     """
-    ai, ast, apar, rmr, b1t, b1r, b2t, b2r, adst, pra, epar, es, eact, eccr, sg, sq, sacc = abr
+    ai = abr[0]
+    ast = abr[1]
+    apar = abr[2]
+    rmr = abr[3]
+    b1t = abr[4]
+    b1r = abr[5]
+    b2t = abr[6]
+    b2r = abr[7]
+    pra = abr[9]
+    epar = abr[10]
+    es = abr[11]
+    eccr = abr[13]
     cap = b1t.shape[1]
     rcap = rmr.shape[1]
     while ai[v, AI_B1N] > 0 and b1t[v, ai[v, AI_B1H]] <= t:
@@ -251,6 +269,7 @@ def abr_timed(v, t, abr, vroute, nhops):
         nxt = b1t[v, ai[v, AI_B1H]]
     if ai[v, AI_B2N] > 0 and b2t[v, ai[v, AI_B2H]] < nxt:
         nxt = b2t[v, ai[v, AI_B2H]]
+    keep_alive(ai, ast, apar, rmr, b1t, b1r, b2t, b2r, pra, epar, es, eccr, vroute)     # see ._refs
     return acr, nxt
 
 
@@ -274,6 +293,7 @@ def abr_source_queue(v, waiting, abr):
     ai = abr[0]
     if waiting > ai[v, AI_SQMAX]:
         ai[v, AI_SQMAX] = waiting
+    keep_alive(ai)     # see ._refs
 
 
 @njit(cache=True, error_model="numpy")
@@ -287,28 +307,28 @@ def abr_trim_source(v, abr, st, cpar, vpar):
     """
     ai = abr[0]
     lim = ai[v, AI_SRCBUF]
-    if lim <= 0:
-        return
-    c0 = vpar[v, VP_CONN0]
-    nc = vpar[v, VP_NCONN]
-    tot = 0
-    for c in range(c0, c0 + nc):
-        tot += st[c, S_SQCELLS]
-    k = 0
-    while tot > lim and k < nc:
-        # newest segments first, connection by connection from the last one
-        c = c0 + nc - 1 - k
-        n = st[c, S_SQCNT]
-        if n > 1 or (n == 1 and st[c, S_SQCIDX] == 0):
-            upf = cpar[c, CP_UPF]
-            st[c, S_SQCNT] = n - 1
-            st[c, S_SQCELLS] -= upf
-            st[c, S_SEGSENT] -= 1
-            ai[v, AI_SRCDROP] += 1
-            ai[v, AI_SRCDROPC] += upf
-            tot -= upf
-        else:
-            k += 1
+    if lim > 0:
+        c0 = vpar[v, VP_CONN0]
+        nc = vpar[v, VP_NCONN]
+        tot = 0
+        for c in range(c0, c0 + nc):
+            tot += st[c, S_SQCELLS]
+        k = 0
+        while tot > lim and k < nc:
+            # newest segments first, connection by connection from the last one
+            c = c0 + nc - 1 - k
+            n = st[c, S_SQCNT]
+            if n > 1 or (n == 1 and st[c, S_SQCIDX] == 0):
+                upf = cpar[c, CP_UPF]
+                st[c, S_SQCNT] = n - 1
+                st[c, S_SQCELLS] -= upf
+                st[c, S_SEGSENT] -= 1
+                ai[v, AI_SRCDROP] += 1
+                ai[v, AI_SRCDROPC] += upf
+                tot -= upf
+            else:
+                k += 1
+    keep_alive(ai, st, cpar, vpar)     # one exit: see ._refs
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -334,3 +354,4 @@ def abr_sample(t, abr, qn, nclass, st, vpar):
                 sacc[v] += w
             sg[SG_N] = n + 1
         sg[SG_NEXT] += sg[SG_EVERY]
+    keep_alive(sg, sq, sacc, qn, st, vpar)     # see ._refs

@@ -25,14 +25,15 @@ from numba import njit
 from ._layout import *  # noqa: F401,F403  (re-exported: the fast path's columns for run.py)
 from ._layout import (
     BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
-    F_NSTATE, G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_RATE, GF_SLOTB,
-    GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, S_CDROP, S_CSENT, S_CSERVED,
-    S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_NSTATE, S_PPDTX, S_RTOEXP, S_SEGSENT,
+    G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_RATE, GF_SLOTB,
+    GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, O_QINT, O_QMAX, O_SERVEDW, S_CDROP,
+    S_CSENT, S_CSERVED, S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_PPDTX, S_RTOEXP, S_SEGSENT,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
 )
 from ._capacity_path import cap_integral, path_cursor
 from ._ratealloc import effcap_update
-from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
+from ._refs import keep_alive
+from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, send_ack, tcp_state, try_send
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -43,6 +44,7 @@ def _conn_next(c, st, ak_t, fb_t):
         v = fb_t[c, st[c, S_FBHEAD]]
         if v < n:
             n = v
+    keep_alive(st, ak_t, fb_t)     # see ._refs
     return n
 
 
@@ -111,17 +113,10 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     ptimes2 = ptimes.reshape((1, ptimes.shape[0]))
     pseq2 = pseq.reshape((1, pseq.shape[0]))
 
-    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
-    fs = np.zeros((nconn, F_NSTATE))
+    st, fs, sq_seq, ak_t, ak_v, ak_s, ooo, sb = tcp_state(nconn, sq_cap, ak_cap, rb_cap, cfpar, gpar)
     gout = np.zeros(O_NOUT)
-    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
-    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
-    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
     fb_t = np.zeros((nconn, fb_cap), dtype=np.int64)
     fb_v = np.zeros((nconn, fb_cap))
-    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
     # bottleneck FIFO: code = connection * 2 + end-of-message flag; seq of the frame
     bq_code = np.zeros(bufcap, dtype=np.int64)
     bq_seq = np.zeros(bufcap, dtype=np.int64)
@@ -149,7 +144,6 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     pstate[0, 1] = gpar[G_INITSTATE]
 
     for c in range(nconn):
-        init_conn(c, st, fs, cfpar, gpar)
         if cpar[c, CP_ABR] >= 1:
             fs[c, F_ACR] = cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE] * slotb
         else:
@@ -167,6 +161,9 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
 
     bq_head = 0
     bq_cnt = 0
+    qmax = 0        # the network kernel's queue statistics (simulate_network's fast path)
+    qint = 0
+    servedw = 0
     link_cred = 0.0
     meas_acc = 0.0
     cap_tot = 0.0
@@ -339,6 +336,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 else:
                     bq_code[pos] = 2 * c
                 bq_cnt += 1
+                if bq_cnt > qmax:
+                    qmax = bq_cnt
             if st[c, S_SQCELLS] == 0:
                 cred = 0.0
             fs[c, F_CRED] = cred
@@ -363,6 +362,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 if bq_head == bufcap:
                     bq_head = 0
                 bq_cnt -= 1
+                if t >= warm:
+                    servedw += 1
                 # A frame's last cell reaches the receiver iff none of its cells was
                 # dropped: discards (PPD/EPD/forced) always remove every later cell of
                 # the frame, including the last one.  So no per-cell reassembly count.
@@ -381,6 +382,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 link_cred = 0.0
         else:
             link_cred = 0.0
+        if t >= warm:
+            qint += bq_cnt
         t += 1
 
     # counters derived from conservation instead of being counted per cell
@@ -397,4 +400,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     gout[O_QEND] = bq_cnt
     gout[O_NMEAS] = kmeas
     gout[O_NSAMP] = ksamp
+    gout[O_QMAX] = qmax
+    gout[O_QINT] = qint
+    gout[O_SERVEDW] = servedw
     return st, fs, gout, meas[:kmeas], fbv[:, :kmeas], smp_i[:ksamp], smp_f[:ksamp], smp_g[:ksamp]

@@ -246,7 +246,10 @@ O_CAPTOT = 2        # fast path: integral of normalised capacity over [0, nslots
 O_CAPWIN = 3        # fast path: same over [warmup, nslots)
 O_QEND = 4          # fast path: units in the bottleneck at the end
 O_NSAMP = 5         # fast path: samples recorded
-O_NOUT = 6
+O_QMAX = 6          # fast path: largest bottleneck occupancy, units (the network's PS_QMAX)
+O_QINT = 7          # fast path: occupancy integral over [warmup, nslots) (PFS_QINT)
+O_SERVEDW = 8       # fast path: units served in [warmup, nslots) (PS_SERVEDW0 + class)
+O_NOUT = 9
 
 ERR_NAMES = {1: "segmentation queue", 2: "ACK ring", 3: "feedback ring", 4: "link delay line",
              5: "internal queue ring"}

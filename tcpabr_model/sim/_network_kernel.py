@@ -51,19 +51,20 @@ from ._layout import (
     O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
     PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
     PP_LINKDELAY, PS_DROP0, PS_FDROP, PS_NSTATE, PS_QMAX, PS_QMAX0, PS_SERVED0, PS_SERVEDW0,
-    QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_NSTATE, S_SEGSENT, S_SQCELLS, S_SQCIDX,
+    QP_R, QP_Z, S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CDROP, S_CSENT, S_FDROP, S_FSENT, S_SEGSENT, S_SQCELLS, S_SQCIDX,
     S_SQCNT, S_SQHEAD, S_STARTED, SRC_CONSTANT, SRC_FEEDBACK, SRC_VBR, V_CDELIV, V_CDROP, V_CSENT,
     V_CURC, V_DCONN, V_DCORR, V_DEXP, V_DSEQ, V_FBCNT, V_FBHEAD, V_FCORR, V_NEXTTOG,
     V_NSTATE, V_ON, V_RR, V_VBRDELIV, V_VBRSENT, VF_INITRATE, VF_RATE, VF_SHARE, VP_CLASS,
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
-    VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE, F_NSTATE,
+    VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE,
 )
 from ._abr_net import (RA_ERICA, SG_NEXT, abr_next_interval_end, abr_port_input, abr_port_tick,
                        abr_sample, abr_source_cell, abr_source_queue, abr_timed, abr_trim_source,
                        abr_turnaround, abr_vbr_served)
 from ._layout import KIND_RMF, SRC_ABR
 from ._ratealloc import port_interval
-from ._tcp import conn_next, init_conn, on_ack, on_timeout, rcv_frame, send_ack, try_send
+from ._refs import keep_alive
+from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, send_ack, tcp_state, try_send
 
 __all__ = ["simulate_network_kernel"]
 
@@ -74,7 +75,9 @@ def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase
             force_conn, force_seq, force_used):
     """A cell arrives at port ``p``; admit it into its class queue or drop it.
 
-    Returns 1 if the cell was queued, 0 if dropped.
+    Returns 1 if the cell was queued, 0 if dropped.  One exit, ending with
+    :func:`._refs.keep_alive` of every array argument: inlined once per cell, the function
+    would otherwise pay two atomic reference-count operations per array (``_refs``).
     """
     k = vpar[v, VP_CLASS]
     j = p * NCLASS + k
@@ -82,87 +85,90 @@ def _arrive(p, v, c, seq, info, first_port, gpar, qcap, qpol, qfpar, vthr, qbase
     kind = info & INFO_KIND_MASK
     cidx = info >> INFO_CIDX_SHIFT
     rmc = kind == KIND_RMF      # ABR RM cell: no frame, never part of a PPD discard
-    # rest of a frame that is being discarded here (EPD / policy reject / PPD)
+    res = 0
     if ppdf[v, p] == 1 and not rmc:
+        # rest of a frame that is being discarded here (EPD / policy reject / PPD)
         pst[p, PS_DROP0 + k] += 1
         vst[v, V_CDROP] += 1
         if c >= 0:
             st[c, S_CDROP] += 1
         if eom:
             ppdf[v, p] = 0
-        return 0
-    pol = qpol[p, k]
-    x = qn[j]
-    kk = qcap[p, k]
-    if cidx == 0 and kind == KIND_DATA:
+    else:
+        pol = qpol[p, k]
+        x = qn[j]
+        kk = qcap[p, k]
         admit = True
-        if first_port and force_conn.shape[0] > 0:
-            for q in range(force_conn.shape[0]):
-                if force_used[q] == 0 and force_conn[q] == c and force_seq[q] == seq:
-                    force_used[q] = 1
-                    admit = False
-                    break
-        if admit:
-            if pol == POL_THRESH:
-                if occ[v, p] < vthr[v, p, 0]:
-                    armed[v, p] = 1
-                elif armed[v, p] == 1:
-                    armed[v, p] = 0
-                    admit = False
-            elif pol >= POL_EPD:
-                u = 0.5
-                if pol == POL_GFR:
-                    u = uniform01(gpar[G_SEED] + 7919 * p, lot[p])
-                    lot[p] += 1
-                admit = frame_admit(pol, float(x), float(occ[v, p]), float(nact[p, k]), float(kk),
-                                    qfpar[p, k, QP_R], qfpar[p, k, QP_Z], vthr[v, p, 0], vthr[v, p, 1],
-                                    (info & INFO_TAG) != 0, u)
+        if cidx == 0 and kind == KIND_DATA:
+            if first_port and force_conn.shape[0] > 0:
+                for q in range(force_conn.shape[0]):
+                    if force_used[q] == 0 and force_conn[q] == c and force_seq[q] == seq:
+                        force_used[q] = 1
+                        admit = False
+                        break
+            if admit:
+                if pol == POL_THRESH:
+                    if occ[v, p] < vthr[v, p, 0]:
+                        armed[v, p] = 1
+                    elif armed[v, p] == 1:
+                        armed[v, p] = 0
+                        admit = False
+                elif pol >= POL_EPD:
+                    u = 0.5
+                    if pol == POL_GFR:
+                        u = uniform01(gpar[G_SEED] + 7919 * p, lot[p])
+                        lot[p] += 1
+                    admit = frame_admit(pol, float(x), float(occ[v, p]), float(nact[p, k]), float(kk),
+                                        qfpar[p, k, QP_R], qfpar[p, k, QP_Z], vthr[v, p, 0], vthr[v, p, 1],
+                                        (info & INFO_TAG) != 0, u)
+            if not admit:
+                pst[p, PS_DROP0 + k] += 1
+                pst[p, PS_FDROP] += 1
+                vst[v, V_CDROP] += 1
+                if c >= 0:
+                    st[c, S_CDROP] += 1
+                    st[c, S_FDROP] += 1
+                if not eom:
+                    ppdf[v, p] = 1
         if not admit:
+            pass
+        elif x >= kk:
             pst[p, PS_DROP0 + k] += 1
-            pst[p, PS_FDROP] += 1
             vst[v, V_CDROP] += 1
-            if c >= 0:
-                st[c, S_CDROP] += 1
-                st[c, S_FDROP] += 1
-            if not eom:
-                ppdf[v, p] = 1
-            return 0
-    if x >= kk:
-        pst[p, PS_DROP0 + k] += 1
-        vst[v, V_CDROP] += 1
-        if rmc:
-            return 0
-        if ppdf[v, p] == 0:
-            pst[p, PS_FDROP] += 1
-            if c >= 0:
-                st[c, S_FDROP] += 1
-        if c >= 0:
-            st[c, S_CDROP] += 1
-        if eom:
-            ppdf[v, p] = 0
-        elif pol == POL_TAIL:
-            ppdf[v, p] = 2      # frame damaged, later cells still admitted (counted once)
+            if not rmc:
+                if ppdf[v, p] == 0:
+                    pst[p, PS_FDROP] += 1
+                    if c >= 0:
+                        st[c, S_FDROP] += 1
+                if c >= 0:
+                    st[c, S_CDROP] += 1
+                if eom:
+                    ppdf[v, p] = 0
+                elif pol == POL_TAIL:
+                    ppdf[v, p] = 2      # frame damaged, later cells still admitted (counted once)
+                else:
+                    ppdf[v, p] = 1      # partial packet discard
         else:
-            ppdf[v, p] = 1      # partial packet discard
-        return 0
-    if eom and ppdf[v, p] == 2:
-        ppdf[v, p] = 0
-    cap = qcap[p, k]
-    pos = qbase[j] + (qh[j] + x) % cap
-    qv[pos] = v
-    qc[pos] = c
-    qs[pos] = seq
-    qi[pos] = info
-    qn[j] = x + 1
-    if occ[v, p] == 0:
-        nact[p, k] += 1
-    occ[v, p] += 1
-    if x + 1 > pst[p, PS_QMAX0 + k]:
-        pst[p, PS_QMAX0 + k] = x + 1
-    tot = qn[p * NCLASS] + qn[p * NCLASS + 1] + qn[p * NCLASS + 2]
-    if tot > pst[p, PS_QMAX]:
-        pst[p, PS_QMAX] = tot
-    return 1
+            if eom and ppdf[v, p] == 2:
+                ppdf[v, p] = 0
+            pos = qbase[j] + (qh[j] + x) % kk
+            qv[pos] = v
+            qc[pos] = c
+            qs[pos] = seq
+            qi[pos] = info
+            qn[j] = x + 1
+            if occ[v, p] == 0:
+                nact[p, k] += 1
+            occ[v, p] += 1
+            if x + 1 > pst[p, PS_QMAX0 + k]:
+                pst[p, PS_QMAX0 + k] = x + 1
+            tot = qn[p * NCLASS] + qn[p * NCLASS + 1] + qn[p * NCLASS + 2]
+            if tot > pst[p, PS_QMAX]:
+                pst[p, PS_QMAX] = tot
+            res = 1
+    keep_alive(gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst,
+               st, vst, vpar, force_conn, force_seq, force_used)
+    return res
 
 
 @njit(cache=True, error_model="numpy")
@@ -226,19 +232,12 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
     slotb = gfpar[GF_SLOTB]
     unitb = gfpar[GF_UNITB]
 
-    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
-    fs = np.zeros((nconn, F_NSTATE))
+    st, fs, sq_seq, ak_t, ak_v, ak_s, ooo, sb = tcp_state(nconn, sq_cap, ak_cap, rb_cap, cfpar, gpar)
     vst = np.zeros((nvc, V_NSTATE), dtype=np.int64)
     vfs = np.zeros((nvc, VS_NSTATE))
     pst = np.zeros((nport, PS_NSTATE), dtype=np.int64)
     pfs = np.zeros((nport, PFS_NSTATE))
     gout = np.zeros(O_NOUT)
-    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
-    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
-    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
-    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
     fb_t = np.zeros((nvc, fb_cap), dtype=np.int64)
     fb_v = np.zeros((nvc, fb_cap))
 
@@ -302,8 +301,6 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
 
     err = 0
     nvbr_on = 0
-    for c in range(nconn):
-        init_conn(c, st, fs, cfpar, gpar)
     for v in range(nvc):
         vst[v, V_CURC] = -1
         mode = vpar[v, VP_SRCMODE]
@@ -338,6 +335,9 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
         if abr[9][p] == RA_ERICA:
             has_erica = True
     sg = abr[14]
+    # next BRM event of each ABR VC (abr_timed's answer, kept until a turnaround adds one):
+    # abr_timed is called only when one is due
+    abr_nx = np.zeros(nvc, dtype=np.int64)
 
     tot_q = 0
     dl_tot = 0
@@ -390,11 +390,13 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                     if vst[v, V_NEXTTOG] < next_evt:
                         next_evt = vst[v, V_NEXTTOG]
                     if vpar[v, VP_SRCMODE] == SRC_ABR:
-                        acr, nb = abr_timed(v, t, abr, vroute[v], vpar[v, VP_NHOPS])
-                        if acr >= 0.0:
-                            vfs[v, VS_ACR] = acr * slotb
-                        if nb < next_evt:
-                            next_evt = nb
+                        if abr_nx[v] <= t:
+                            # a BRM ring head is due (both rings are in time order)
+                            acr, abr_nx[v] = abr_timed(v, t, abr, vroute[v], vpar[v, VP_NHOPS])
+                            if acr >= 0.0:
+                                vfs[v, VS_ACR] = acr * slotb
+                        if abr_nx[v] < next_evt:
+                            next_evt = abr_nx[v]
                     c0 = vpar[v, VP_CONN0]
                     for c in range(c0, c0 + vpar[v, VP_NCONN]):
                         while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
@@ -644,6 +646,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                     if kind == KIND_RMF:
                         # TM 4.0 DES-2: the destination turns the RM cell around
                         x = abr_turnaround(v, qs[pos], t + 1, abr)
+                        if x < abr_nx[v]:
+                            abr_nx[v] = x
                         if x < next_evt:
                             next_evt = x
                         if x < t_chk:

@@ -54,17 +54,21 @@ from ._layout import (
     G_WARMUP, S_ACKS, S_AKCNT, S_AKHEAD, S_DAEXP, S_DAPEND, S_DUP, S_FASTRTX, S_FDELIV, S_GOOD,
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
-    S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK,
+    S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, S_NSTATE, F_NSTATE,
 )
+from ._refs import keep_alive
 
-__all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next"]
+__all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next", "tcp_state"]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _rto_slots(c, fs, cpar, gpar):
     if gpar[G_RTOMODE] == 0:
-        return cpar[c, CP_RTOFIX]
-    return np.int64(np.ceil(fs[c, F_RTO]))
+        r = cpar[c, CP_RTOFIX]
+    else:
+        r = np.int64(np.ceil(fs[c, F_RTO]))
+    keep_alive(fs, cpar, gpar)
+    return r
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -75,39 +79,42 @@ def _arm_timer(c, t, st, fs, cpar, gpar):
         if g > 1:
             exp = ((exp + g - 1) // g) * g
     st[c, S_RTOEXP] = exp
+    keep_alive(st, fs, cpar, gpar)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def push_seg(c, seq, st, cpar, sq_seq):
     """Queue segment ``seq`` for segmentation at the VC source; False on ring overflow."""
     cap = sq_seq.shape[1]
-    if st[c, S_SQCNT] >= cap:
-        return False
-    pos = (st[c, S_SQHEAD] + st[c, S_SQCNT]) % cap
-    sq_seq[c, pos] = seq
-    st[c, S_SQCNT] += 1
-    st[c, S_SQCELLS] += cpar[c, CP_UPF]
-    st[c, S_SEGSENT] += 1
-    return True
+    ok = st[c, S_SQCNT] < cap
+    if ok:
+        pos = (st[c, S_SQHEAD] + st[c, S_SQCNT]) % cap
+        sq_seq[c, pos] = seq
+        st[c, S_SQCNT] += 1
+        st[c, S_SQCELLS] += cpar[c, CP_UPF]
+        st[c, S_SEGSENT] += 1
+    keep_alive(st, cpar, sq_seq)
+    return ok
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _send_new(c, t, st, fs, cpar, gpar, sq_seq):
     seq = st[c, S_NXT]
-    if not push_seg(c, seq, st, cpar, sq_seq):
-        return False
-    if seq >= st[c, S_MAX]:
-        st[c, S_MAX] = seq + 1
-        if st[c, S_RTTACT] == 0 and gpar[G_RTOMODE] == 1:
-            st[c, S_RTTACT] = 1
-            st[c, S_RTTSEQ] = seq
-            st[c, S_RTTSTART] = t
-    else:
-        st[c, S_RETX] += 1
-    st[c, S_NXT] += 1
-    if st[c, S_RTOEXP] >= BIG:
-        _arm_timer(c, t, st, fs, cpar, gpar)
-    return True
+    ok = push_seg(c, seq, st, cpar, sq_seq)
+    if ok:
+        if seq >= st[c, S_MAX]:
+            st[c, S_MAX] = seq + 1
+            if st[c, S_RTTACT] == 0 and gpar[G_RTOMODE] == 1:
+                st[c, S_RTTACT] = 1
+                st[c, S_RTTSEQ] = seq
+                st[c, S_RTTSTART] = t
+        else:
+            st[c, S_RETX] += 1
+        st[c, S_NXT] += 1
+        if st[c, S_RTOEXP] >= BIG:
+            _arm_timer(c, t, st, fs, cpar, gpar)
+    keep_alive(st, fs, cpar, gpar, sq_seq)
+    return ok
 
 
 @njit(cache=True, error_model="numpy")
@@ -145,18 +152,20 @@ def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
 def try_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
     """Send what the window allows (the SACK recovery rule during SACK recovery)."""
     if cpar[c, CP_VARIANT] == TCP_SACK and st[c, S_INREC] == 1:
-        return _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
-    win = fs[c, F_CWND]
-    wmax = cpar[c, CP_WMAX]
-    if win > wmax:
-        win = float(wmax)
-    w = np.int64(np.floor(win + 1e-9))
-    if w < 1:
-        w = 1
-    while st[c, S_NXT] < st[c, S_UNA] + w:
-        if not _send_new(c, t, st, fs, cpar, gpar, sq_seq):
-            return False
-    return True
+        ok = _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
+    else:
+        win = fs[c, F_CWND]
+        wmax = cpar[c, CP_WMAX]
+        if win > wmax:
+            win = float(wmax)
+        w = np.int64(np.floor(win + 1e-9))
+        if w < 1:
+            w = 1
+        ok = True
+        while ok and st[c, S_NXT] < st[c, S_UNA] + w:
+            ok = _send_new(c, t, st, fs, cpar, gpar, sq_seq)
+    keep_alive(st, fs, cpar, gpar, sq_seq, sb)
+    return ok
 
 
 @njit(cache=True, error_model="numpy")
@@ -352,7 +361,9 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
     elif a == st[c, S_UNA] and st[c, S_MAX] > st[c, S_UNA]:
         st[c, S_DUP] += 1
         on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb)
-    return try_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
+    ok = try_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
+    keep_alive(st, fs, cpar, gpar, sq_seq, sb)
+    return ok
 
 
 @njit(cache=True, error_model="numpy")
@@ -390,52 +401,56 @@ def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
 def send_ack(c, t, sk, st, cpar, ak_t, ak_v, ak_s):
     """The receiver sends an ACK at slot ``t`` (arrives ``CP_ACKDELAY`` later)."""
     cap = ak_t.shape[1]
-    if st[c, S_AKCNT] >= cap:
-        return False
-    pos = (st[c, S_AKHEAD] + st[c, S_AKCNT]) % cap
-    ak_t[c, pos] = t + cpar[c, CP_ACKDELAY]
-    ak_v[c, pos] = st[c, S_RCVNXT]
-    ak_s[c, pos] = sk
-    st[c, S_AKCNT] += 1
-    st[c, S_ACKS] += 1
-    st[c, S_DAPEND] = 0
-    st[c, S_DAEXP] = BIG
-    return True
+    ok = st[c, S_AKCNT] < cap
+    if ok:
+        pos = (st[c, S_AKHEAD] + st[c, S_AKCNT]) % cap
+        ak_t[c, pos] = t + cpar[c, CP_ACKDELAY]
+        ak_v[c, pos] = st[c, S_RCVNXT]
+        ak_s[c, pos] = sk
+        st[c, S_AKCNT] += 1
+        st[c, S_ACKS] += 1
+        st[c, S_DAPEND] = 0
+        st[c, S_DAEXP] = BIG
+    keep_alive(st, cpar, ak_t, ak_v, ak_s)
+    return ok
 
 
 @njit(cache=True, error_model="numpy", inline="always")
 def rcv_frame(c, q, t, st, cpar, gpar, ooo, ak_t, ak_v, ak_s):
     """A complete frame carrying segment ``q`` reaches the receiver at slot ``t``."""
+    ok = True
     if st[c, S_DAEXP] < t:          # a delayed-ACK timer that expired before this arrival
-        if not send_ack(c, st[c, S_DAEXP], -1, st, cpar, ak_t, ak_v, ak_s):
-            return False
-    st[c, S_FDELIV] += 1
-    rb = ooo.shape[1]
-    rn = st[c, S_RCVNXT]
-    if q == rn:
-        rn += 1
-        adv = 1
-        while ooo[c, rn % rb] != 0:
-            ooo[c, rn % rb] = 0
+        ok = send_ack(c, st[c, S_DAEXP], -1, st, cpar, ak_t, ak_v, ak_s)
+    if ok:
+        st[c, S_FDELIV] += 1
+        rb = ooo.shape[1]
+        rn = st[c, S_RCVNXT]
+        ack = True          # whether to send an ACK now
+        sk = -1
+        if q == rn:
             rn += 1
-            adv += 1
-        st[c, S_RCVNXT] = rn
-        st[c, S_GOODALL] += adv
-        if t >= gpar[G_WARMUP]:
-            st[c, S_GOOD] += adv
-        if gpar[G_DELACK] == 1 and adv == 1:
-            st[c, S_DAPEND] += 1
-            if st[c, S_DAPEND] >= 2:
-                return send_ack(c, t, -1, st, cpar, ak_t, ak_v, ak_s)
-            if st[c, S_DAEXP] >= BIG:
-                st[c, S_DAEXP] = t + gpar[G_DELACKTO]
-            return True
-        return send_ack(c, t, -1, st, cpar, ak_t, ak_v, ak_s)
-    sk = -1
-    if q > rn and q - rn < rb:
-        ooo[c, q % rb] = 1
-        sk = q
-    return send_ack(c, t, sk, st, cpar, ak_t, ak_v, ak_s)
+            adv = 1
+            while ooo[c, rn % rb] != 0:
+                ooo[c, rn % rb] = 0
+                rn += 1
+                adv += 1
+            st[c, S_RCVNXT] = rn
+            st[c, S_GOODALL] += adv
+            if t >= gpar[G_WARMUP]:
+                st[c, S_GOOD] += adv
+            if gpar[G_DELACK] == 1 and adv == 1:
+                st[c, S_DAPEND] += 1
+                if st[c, S_DAPEND] < 2:
+                    ack = False
+                    if st[c, S_DAEXP] >= BIG:
+                        st[c, S_DAEXP] = t + gpar[G_DELACKTO]
+        elif q > rn and q - rn < rb:
+            ooo[c, q % rb] = 1
+            sk = q
+        if ack:
+            ok = send_ack(c, t, sk, st, cpar, ak_t, ak_v, ak_s)
+    keep_alive(st, cpar, gpar, ooo, ak_t, ak_v, ak_s)
+    return ok
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -448,6 +463,7 @@ def conn_next(c, st, ak_t):
         v = ak_t[c, st[c, S_AKHEAD]]
         if v < n:
             n = v
+    keep_alive(st, ak_t)
     return n
 
 
@@ -459,3 +475,25 @@ def init_conn(c, st, fs, cfpar, gpar):
     fs[c, F_RTO] = float(gpar[G_RTOINIT])
     st[c, S_RTOEXP] = BIG
     st[c, S_DAEXP] = BIG
+
+
+@njit(cache=True, error_model="numpy")
+def tcp_state(nconn, sq_cap, ak_cap, rb_cap, cfpar, gpar):
+    """The per-connection TCP state of a kernel (both kernels), every connection initialised
+    by :func:`init_conn`.
+
+    Returns ``st`` (``S_*``), ``fs`` (``F_*``), the segmentation queue ``sq_seq``, the ACKs
+    in flight ``ak_t, ak_v, ak_s`` (arrival slot, cumulative value, SACKed segment), the
+    receiver's out-of-order window ``ooo`` and the sender's SACK scoreboard ``sb``.
+    """
+    st = np.zeros((nconn, S_NSTATE), dtype=np.int64)
+    fs = np.zeros((nconn, F_NSTATE))
+    sq_seq = np.zeros((nconn, sq_cap), dtype=np.int64)
+    ak_t = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_v = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ak_s = np.zeros((nconn, ak_cap), dtype=np.int64)
+    ooo = np.zeros((nconn, rb_cap), dtype=np.int8)
+    sb = np.zeros((nconn, rb_cap), dtype=np.int8)
+    for c in range(nconn):
+        init_conn(c, st, fs, cfpar, gpar)
+    return st, fs, sq_seq, ak_t, ak_v, ak_s, ooo, sb

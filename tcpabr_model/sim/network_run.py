@@ -20,13 +20,14 @@ from .capacity import CapacityPath, build_path, two_state_path
 from ..stats import Estimate, jain_index
 from . import _layout as L
 from ._abr_build import abr_inputs, abr_rep_summary
+from ._kernel import simulate_kernel
 from ._network_kernel import simulate_network_kernel
 from .network import CELL_BYTES, CapacityProcess, Network
 from .._pool import process_pool
 from .run import replication_args, run_tasks
 from .variants import VARIANT_IDS as _VAR
 
-__all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs"]
+__all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs", "fast_path_inputs"]
 
 _POL = {"tail": L.POL_TAIL, "ppd": L.POL_PPD, "epd": L.POL_EPD, "sd": L.POL_SD, "fba": L.POL_FBA,
         "gfr": L.POL_GFR, "threshold": L.POL_THRESH}
@@ -168,8 +169,106 @@ _ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "pseq", "plev", "qcap"
               "rb_cap", "dl_cap", "abr")
 
 
-def run_network_replication(net: Network, rng: np.random.Generator, force_drops=()):
-    """One replication: (kernel outputs, kernel wall seconds, inputs dict)."""
+def fast_path_inputs(net: Network, kin: dict):
+    """Arguments of the single-bottleneck fast path (:mod:`._kernel`) that simulate ``net``
+    exactly, or None when the fast path cannot (then the general kernel must).
+
+    ``kin`` are the network's kernel inputs of one replication (:func:`kernel_inputs` with
+    the capacity path ``ptimes``, ``pseq``, ``plev`` and ``PP_INITSTATE`` filled in; any
+    capacity the port has: the two-state process, a K-state chain or a trace).  The network qualifies when it is what the
+    fast path models: one port, no VBR source, no ERICA, no guaranteed rate, PPD or EPD at
+    the one class queue used, every VC one connection on route ``(0,)``, all ABR with
+    INSTCAP / EFFCAP / constant rate over ATM (port rate 1) or all UBR with ``feedback='none'``
+    without ATM, untagged, and no start jitter.  ``Scenario.to_network()`` always qualifies.
+    """
+    if len(net.ports) != 1 or net.vbr or net.start_jitter > 0:
+        return None
+    port = net.ports[0]
+    atm = net.atm
+    pol = port.abr_policy if atm else port.ubr_policy
+    if port.gr != 0.0 or port.erica is not None or pol.kind not in ("ppd", "epd"):
+        return None
+    for vc in net.vcs:
+        if (vc.route != (0,) or vc.connections != 1 or vc.tagged or vc.feedback_port not in (None, 0)
+                or vc.category != ("abr" if atm else "ubr")
+                or vc.feedback not in (("instcap", "effcap", "constant") if atm else ("none",))):
+            return None
+    vp, vf, pf = kin["vpar"], kin["vfpar"], kin["pfpar"]
+    if atm and pf[0, L.PF_RATE] != 1.0:     # the fast path's feedback rates omit the port rate
+        return None
+    k = L.CL_ABR if atm else L.CL_UBR
+    g = kin["gpar"].copy()      # the shared G_* columns (slots, warm-up, interval, TCP)
+    g[L.G_UPF] = net.units_per_frame
+    g[L.G_BUF] = kin["qcap"][0, k]
+    # EPD admits a frame iff X < R (X integer): the fast path's X < ceil(R)
+    g[L.G_EPD] = int(math.ceil(kin["qfpar"][0, k, L.QP_R])) if pol.kind == "epd" else -1
+    g[L.G_SAMPLE] = g[L.G_MEAS] * (g[L.G_NSLOTS] // g[L.G_MEAS] + 1)   # no samples needed
+    g[L.G_INITSTATE] = kin["ppar"][0, L.PP_INITSTATE]
+    gf = np.zeros(L.GF_NPAR)
+    gf[L.GF_SLOTB] = kin["gfpar"][L.GF_SLOTB]
+    gf[L.GF_UNITB] = kin["gfpar"][L.GF_UNITB]
+    gf[L.GF_RATE] = pf[0, L.PF_RATE]
+    gf[L.GF_LOW] = pf[0, L.PF_LOW]
+    cp = kin["cpar"].copy()
+    cf = kin["cfpar"].copy()
+    nc = cp.shape[0]
+    cp[:, L.CP_FBDELAY] = vp[:nc, L.VP_FBDELAY]
+    cp[:, L.CP_M] = vp[:nc, L.VP_M]
+    cp[:, L.CP_N] = vp[:nc, L.VP_N]
+    cp[:, L.CP_ABR] = np.where(vp[:nc, L.VP_SRCMODE] == L.SRC_CONSTANT, 2,
+                               np.where(vp[:nc, L.VP_SRCMODE] == L.SRC_FEEDBACK, 1, 0))
+    cf[:, L.CF_SHARE] = vf[:nc, L.VF_SHARE]
+    cf[:, L.CF_HOSTRATE] = vf[:nc, L.VF_RATE]
+    cf[:, L.CF_INITRATE] = vf[:nc, L.VF_INITRATE]
+    return (g, gf, cp, cf, np.ascontiguousarray(kin["ptimes"][0]), np.ascontiguousarray(kin["pseq"][0]),
+            np.ascontiguousarray(kin["plev"][0]), kin["force_conn"], kin["force_seq"],
+            kin["sq_cap"], kin["ak_cap"], kin["fb_cap"], kin["rb_cap"])
+
+
+def _as_network_outputs(net: Network, fout):
+    """The fast path's outputs in the general kernel's layout (st, fs, vst, vfs, pst, pfs,
+    gout, inflight), for the counters :func:`simulate_network` reads."""
+    st, fs, fg = fout[0].copy(), fout[1], fout[2]
+    k = L.CL_ABR if net.atm else L.CL_UBR
+    nc = st.shape[0]
+    served = st[:, L.S_CSERVED].copy()
+    vst = np.zeros((nc, L.V_NSTATE), dtype=np.int64)
+    vst[:, L.V_CURC] = -1
+    vst[:, L.V_NEXTTOG] = L.BIG
+    vst[:, L.V_CSENT] = st[:, L.S_CSENT]
+    vst[:, L.V_CDROP] = st[:, L.S_CDROP]
+    vst[:, L.V_CDELIV] = served
+    vfs = np.zeros((nc, L.VS_NSTATE))
+    vfs[:, L.VS_ACR] = fs[:, L.F_ACR]
+    pst = np.zeros((1, L.PS_NSTATE), dtype=np.int64)
+    pst[0, L.PS_DROP0 + k] = st[:, L.S_CDROP].sum()
+    pst[0, L.PS_SERVED0 + k] = served.sum()
+    pst[0, L.PS_SERVEDW0 + k] = int(fg[L.O_SERVEDW])
+    pst[0, L.PS_QMAX] = pst[0, L.PS_QMAX0 + k] = int(fg[L.O_QMAX])
+    pst[0, L.PS_FDROP] = st[:, L.S_FDROP].sum()
+    pfs = np.zeros((1, L.PFS_NSTATE))
+    pfs[0, L.PFS_CAPTOT] = fg[L.O_CAPTOT]
+    pfs[0, L.PFS_CAPWIN] = fg[L.O_CAPWIN]
+    pfs[0, L.PFS_QINT] = fg[L.O_QINT]
+    gout = np.zeros(L.O_NOUT)
+    gout[L.O_ERR] = fg[L.O_ERR]
+    gout[L.O_NMEAS] = fg[L.O_NMEAS]
+    inflight = st[:, L.S_CSENT] - st[:, L.S_CDROP] - served
+    for col in (L.S_FBHEAD, L.S_FBCNT, L.S_PPDTX, L.S_CSERVED):     # fast-path-only state
+        st[:, col] = 0
+    st[:, L.S_STARTED] = 1
+    return st, fs, vst, vfs, pst, pfs, gout, inflight
+
+
+def run_network_replication(net: Network, rng: np.random.Generator, force_drops=(), kernel: str = "general"):
+    """One replication: (kernel outputs, kernel wall seconds, inputs dict).
+
+    ``kernel='auto'`` runs the single-bottleneck fast path when the network qualifies
+    (:func:`fast_path_inputs`; same random draws, same counters, outputs in the general
+    kernel's layout), else the general kernel; ``'general'`` always the general kernel.
+    """
+    if kernel not in ("general", "auto"):
+        raise ValueError(f"kernel={kernel!r} is invalid: must be 'general' or 'auto'")
     kin = kernel_inputs(net, force_drops)
     horizon = float(kin["gpar"][L.G_NSLOTS]) + 1.0
     paths = []
@@ -202,8 +301,12 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
         # connection start times, uniform on [0, start_jitter) (CHOICE, docs/network.md)
         kin["cpar"][:, L.CP_START] = np.floor(rng.uniform(0.0, net.start_jitter, size=kin["cpar"].shape[0])
                                               / net.slot_seconds).astype(np.int64)
+    fast = fast_path_inputs(net, kin) if kernel == "auto" else None
     t0 = time.perf_counter()
-    out = simulate_network_kernel(*(kin[k] for k in _ARG_ORDER))
+    if fast is not None:
+        out = _as_network_outputs(net, simulate_kernel(*fast))
+    else:
+        out = simulate_network_kernel(*(kin[k] for k in _ARG_ORDER))
     dt = time.perf_counter() - t0
     err = int(out[6][L.O_ERR])
     if err:
@@ -332,13 +435,13 @@ def rep_metrics(net: Network, out, kin) -> dict:
 
 
 def _task(task):
-    net, child, force = task
-    out, dt, kin = run_network_replication(net, np.random.default_rng(child), force)
+    net, child, force, kernel = task
+    out, dt, kin = run_network_replication(net, np.random.default_rng(child), force, kernel)
     return out, dt, kin
 
 
 def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, level: float = 0.95,
-                     workers: int = 1, force_drops=()) -> NetResult:
+                     workers: int = 1, force_drops=(), kernel: str = "auto") -> NetResult:
     """Simulate a network at cell level; estimates with confidence intervals.
 
     Parameters
@@ -353,6 +456,12 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         Processes running replications; the numbers do not depend on it.
     force_drops : sequence of (int, int), optional
         (connection, segment) frames dropped at their first port on first transmission.
+    kernel : {'auto', 'general'}, optional(default='auto')
+        'auto' simulates a network the single-bottleneck fast path models exactly (one
+        port, no VBR, no ERICA, ...: :func:`fast_path_inputs`) with the fast path, about
+        twice as fast, and every other network with the general kernel; the results are
+        the same either way (``tests/test_net_dispatch.py``).  'general' forces the general
+        kernel.
 
     Returns
     -------
@@ -368,7 +477,9 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
                          "the connections random start times with start_jitter > 0 (seconds)")
     kernel_inputs(network, force_drops)  # validate before spawning work
     ss = np.random.SeedSequence(seed)
-    tasks = [(network, child, tuple(force_drops)) for child in ss.spawn(replications)]
+    if kernel not in ("general", "auto"):
+        raise ValueError(f"kernel={kernel!r} is invalid: must be 'auto' or 'general'")
+    tasks = [(network, child, tuple(force_drops), kernel) for child in ss.spawn(replications)]
     if workers > 1:
         with process_pool(workers) as pool:
             results = list(run_tasks(_task, tasks, pool))
