@@ -49,7 +49,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from tcpabr_model.capacity import read_trace  # noqa: E402
-from tcpabr_model.trace_study import FEEDBACKS, fit_for_rtt, study_point, window_packets  # noqa: E402
+from tcpabr_model.trace_study import FEEDBACKS, fit_for_rtt, lift_outage, study_point, window_packets  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "traces"
 SHARED_TRACES = ("Verizon-LTE-short.down", "TMobile-LTE-short.down", "TMobile-UMTS-driving.down")
@@ -98,16 +98,6 @@ def epoch_smoothed(trace, epoch: float):
     return Trace(t, name=f"{trace.name} smoothed to {epoch:g} s")
 
 
-def lifted(model, rtt):
-    """The fitted chain with levels below one packet per round trip lifted to it (what the
-    analysis sees, trace_study.analysis_band)."""
-    from tcpabr_model.capacity import CapacityModel
-
-    lv = np.maximum(np.asarray(model.levels, dtype=float), 1.0 / rtt)
-    return CapacityModel(lv, transition=model.transition, epoch=model.epoch, time_unit=model.time_unit,
-                         packet_bytes=model.packet_bytes)
-
-
 def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=print) -> pd.DataFrame:
     """Where the fitted chain and the trace part: one capacity process changed at a time.
 
@@ -128,7 +118,7 @@ def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=
             hmm = None
             log(f"no HMM fit: {e}")
         procs = [("trace", trace), ("smoothed to the epoch", epoch_smoothed(trace, rtt)),
-                 ("k-means chain", km.model), ("k-means chain, outage lifted", lifted(km.model, rtt))]
+                 ("k-means chain", km.model), ("k-means chain, outage lifted", lift_outage(km.model, rtt))]
         if hmm is not None:
             procs.append(("HMM chain", hmm.model))
         mean = float(km.model.mean)

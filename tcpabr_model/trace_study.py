@@ -34,7 +34,8 @@ import numpy as np
 
 from ._validate import check_choice, check_int, check_real
 
-__all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "PAYLOAD_BYTES", "FEEDBACKS"]
+__all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
+           "PAYLOAD_BYTES", "FEEDBACKS"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
 FEEDBACKS = ("none", "instcap", "effcap")
@@ -81,6 +82,16 @@ def fit_for_rtt(trace, rtt: float, **kwargs):
     return fit_trace(trace, epoch=check_real("rtt", rtt, 0.001, 100.0), **kwargs)
 
 
+def lift_outage(model, rtt: float):
+    """``model`` (levels in packets/s) with every level below one packet per round trip
+    raised to it: the chain the K-state engine can carry (:func:`analysis_band`)."""
+    from .capacity import CapacityModel
+
+    levels = np.maximum(np.asarray(model.levels, dtype=float), 1.0 / rtt)
+    return CapacityModel(levels, transition=model.transition, epoch=model.epoch, time_unit=model.time_unit,
+                         packet_bytes=model.packet_bytes)
+
+
 def analysis_band(model, rtt: float, bmax: int, wmax: int, feedback: str, max_states: int = 2_000_000):
     """(conservative, optimistic, note) of the K-state engine on ``model`` (levels in packets
     per second, epoch = ``rtt`` s); (None, None, reason) where there is no analysis.
@@ -92,20 +103,14 @@ def analysis_band(model, rtt: float, bmax: int, wmax: int, feedback: str, max_st
     """
     if feedback == "effcap":
         return None, None, "no Markov model of EFFCAP (eq. 28)"
-    from .capacity import CapacityModel
     from .errors import ModelError
     from .markov import Scenario as MScenario, analyze
 
-    levels = np.asarray(model.levels, dtype=float)
-    peak = float(levels.max())
-    delta = rtt * peak                       # the round trip in packet times at the peak level
+    delta = rtt * float(np.max(model.levels))   # the round trip in packet times at the peak level
     note = ""
-    floor = 1.0 / rtt                        # one packet per round trip, packets/s
-    if levels.min() < floor:
-        note = f"levels below 1 packet/RTT (outage) lifted to {floor:.0f} packets/s; "
-        levels = np.maximum(levels, floor)
-        model = CapacityModel(levels, transition=model.transition, epoch=model.epoch,
-                              time_unit=model.time_unit, packet_bytes=model.packet_bytes)
+    if float(np.min(model.levels)) < 1.0 / rtt:
+        note = f"levels below 1 packet/RTT (outage) lifted to {1.0 / rtt:.0f} packets/s; "
+        model = lift_outage(model, rtt)
     try:
         r = analyze(MScenario(delta=delta, bmax=bmax, wmax=wmax, feedback=feedback, capacity=model,
                               max_states=max_states))

@@ -219,6 +219,16 @@ def entry_vector(lam, reg, mmax, n, constant_s, Q):
     return nu
 
 
+@njit(cache=True, inline="always")
+def _self_loop(x, t_ptr, t_idx, t_val):
+    """T[x, x]: the loss-free self-transition of state ``x``."""
+    diag = 0.0
+    for e in range(t_ptr[x], t_ptr[x + 1]):
+        if t_idx[e] == x:
+            diag += t_val[e]
+    return diag
+
+
 @njit(cache=True)
 def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
     """pi = nu (I - T)^{-1} by forward substitution in topological SCC order.
@@ -236,11 +246,7 @@ def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
         k = hi - lo
         if k == 1:
             x = order[lo]
-            diag = 0.0
-            for e in range(t_ptr[x], t_ptr[x + 1]):
-                if t_idx[e] == x:
-                    diag += t_val[e]
-            pi[x] = acc[x] / (1.0 - diag)
+            pi[x] = acc[x] / (1.0 - _self_loop(x, t_ptr, t_idx, t_val))
             for e in range(t_ptr[x], t_ptr[x + 1]):
                 y = t_idx[e]
                 if y != x:
@@ -304,11 +310,7 @@ def prepare_forward(order, ptr, t_ptr, t_idx, t_val, comp, pos):
         k = ptr[c + 1] - lo
         if k == 1:
             x = order[lo]
-            diag = 0.0
-            for e in range(t_ptr[x], t_ptr[x + 1]):
-                if t_idx[e] == x:
-                    diag += t_val[e]
-            inv_diag[x] = 1.0 / (1.0 - diag)
+            inv_diag[x] = 1.0 / (1.0 - _self_loop(x, t_ptr, t_idx, t_val))
         else:
             A = np.eye(k)
             for a in range(k):

@@ -25,72 +25,27 @@ __all__ = ["EmbeddedMCResult", "simulate_embedded"]
 
 
 @njit(cache=True)
-def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, p01, p10, a0, b0, d0,
-         n_cycles, burn_in, n_batches, seed, phase):
-    np.random.seed(seed)
-    work = np.empty(int(math.floor(delta / min(r_vals[0], s_vals[0], s_vals[1]) + 2)) + 2 * wmax + 4)
-    pswitch = np.array([p01, p10])
-    batch_v18 = np.zeros(n_batches)
-    batch_vc = np.zeros(n_batches)
-    batch_u = np.zeros(n_batches)
-    batch_loss = np.zeros(n_batches)
-    a, b, d, ri, si = a0, b0, d0, 0, 0
-    per_batch = n_cycles // n_batches
-    total = burn_in + per_batch * n_batches
-    for k in range(total):
-        w0 = a + b + d
-        ninc = np.random.binomial(d, 1.0 / w0) if d > 0 else 0
-        if ninc > wmax - w0:
-            ninc = wmax - w0
-        lost, jl, a1, b1, d1 = interval_outcome(mode, a, b, d, ninc, r_vals[ri], s_vals[si],
-                                                bmax, delta, work, phase)
-        if not lost:
-            v18 = float(d)
-            vc = float(d)
-            u = 1.0
-            rn = ri
-            if np.random.random() < pswitch[ri]:
-                rn = 1 - ri
-            si = 0 if constant_s else ri
-            ri = rn
-            a, b, d = a1, b1, d1
-        else:
-            kk = np.random.binomial(b + jl, 1.0 / w0) if b + jl > 0 else 0
-            w = w0 + ninc + kk
-            if w > wmax:
-                w = wmax
-            m = (w + 1) // 2
-            c = ceil_log2(m)
-            ss = float((1 << c) - 1)
-            v18 = d + b + jl + w + ss
-            vc = d + b + ss
-            u = 3.0 + c
-            prev = ri
-            cur = ri
-            for _ in range(3 + c):
-                prev = cur
-                if np.random.random() < pswitch[cur]:
-                    cur = 1 - cur
-            ri = cur
-            si = 0 if constant_s else prev
-            a, b, d = 0, 0, m
-        if k >= burn_in:
-            j = (k - burn_in) // per_batch
-            batch_v18[j] += v18
-            batch_vc[j] += vc
-            batch_u[j] += u
-            if lost:
-                batch_loss[j] += 1.0
-    return batch_v18, batch_vc, batch_u, batch_loss
+def _next_level(i, pswitch, cum):
+    """Level after one round trip from level ``i``: the paper's two-state chain when ``cum``
+    is empty (switch with probability ``pswitch[i]``: the original random stream, kept bit
+    for bit), else the first ``j`` with ``u < cum[i, j]`` (``cum[i]`` = cumulative row i of
+    the K-level matrix).  One uniform either way."""
+    u = np.random.random()
+    if cum.shape[0] == 0:
+        return 1 - i if u < pswitch[i] else i
+    nlev = cum.shape[0]
+    for j in range(nlev - 1):
+        if u < cum[i, j]:
+            return j
+    return nlev - 1
 
 
 @njit(cache=True)
-def _run_k(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, cum, a0, b0, d0,
-           n_cycles, burn_in, n_batches, seed, phase):
-    """The same sampler for a K-level rate chain: ``cum[i]`` is the cumulative row i of
-    its matrix per round trip (the next level is the first j with u < cum[i, j])."""
+def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, b0, d0,
+         n_cycles, burn_in, n_batches, seed, phase):
+    """Batch sums of the embedded chain's rewards; the rate chain is drawn by
+    :func:`_next_level` (two-state ``pswitch`` or K-level ``cum``)."""
     np.random.seed(seed)
-    nlev = r_vals.shape[0]
     work = np.empty(int(math.floor(delta / min(r_vals.min(), s_vals.min()) + 2)) + 2 * wmax + 4)
     batch_v18 = np.zeros(n_batches)
     batch_vc = np.zeros(n_batches)
@@ -110,7 +65,7 @@ def _run_k(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, cum, a0, b0, d0,
             v18 = float(d)
             vc = float(d)
             u = 1.0
-            rn = _step(cum, ri, nlev)
+            rn = _next_level(ri, pswitch, cum)
             si = 0 if constant_s else ri
             ri = rn
             a, b, d = a1, b1, d1
@@ -129,7 +84,7 @@ def _run_k(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, cum, a0, b0, d0,
             cur = ri
             for _ in range(3 + c):
                 prev = cur
-                cur = _step(cum, cur, nlev)
+                cur = _next_level(cur, pswitch, cum)
             ri = cur
             si = 0 if constant_s else prev
             a, b, d = 0, 0, m
@@ -141,15 +96,6 @@ def _run_k(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, cum, a0, b0, d0,
             if lost:
                 batch_loss[j] += 1.0
     return batch_v18, batch_vc, batch_u, batch_loss
-
-
-@njit(cache=True)
-def _step(cum, i, nlev):
-    u = np.random.random()
-    for j in range(nlev - 1):
-        if u < cum[i, j]:
-            return j
-    return nlev - 1
 
 
 @dataclass(frozen=True)
@@ -188,16 +134,12 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     else:
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
     phase = 1.0 if scenario.ack_clock == "after-service" else 0.0
-    if scenario.capacity is None:  # the paper's chain (kept bit-for-bit: same random stream)
-        p = scenario.p_switch
-        v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.buffer_capacity,
-                                 scenario.wmax, r_vals, s_vals, p, p, a0, b0, d0, n_cycles, burn_in,
-                                 n_batches, seed, phase)
+    if scenario.capacity is None:  # the paper's chain (same random stream as before K levels)
+        pswitch, cum = np.array([scenario.p_switch, scenario.p_switch]), np.empty((0, 0))
     else:
-        cum = np.cumsum(scenario.rate_matrix, axis=1)
-        v18, vc, u, nloss = _run_k(mode, constant_s, float(scenario.delta), scenario.buffer_capacity,
-                                   scenario.wmax, r_vals, s_vals, cum, a0, b0, d0, n_cycles, burn_in,
-                                   n_batches, seed, phase)
+        pswitch, cum = np.empty(0), np.cumsum(scenario.rate_matrix, axis=1)
+    v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.buffer_capacity, scenario.wmax,
+                             r_vals, s_vals, pswitch, cum, a0, b0, d0, n_cycles, burn_in, n_batches, seed, phase)
     from scipy import stats
 
     scale = scenario.delta * scenario.mean_capacity

@@ -46,13 +46,18 @@ def residual(pi: np.ndarray, P: sp.csr_matrix) -> float:
     return float(np.abs(P.T @ pi - pi).sum())
 
 
-def _check(pi: np.ndarray, P, tol: float, method: str) -> tuple[np.ndarray, float]:
+def _normalised(pi: np.ndarray, method: str) -> np.ndarray:
+    """``pi`` clipped at 0 and summed to 1; raises on non-finite values or real negative mass."""
     if not np.all(np.isfinite(pi)):
         raise SolveError(f"{method}: the stationary solve produced non-finite values")
     if pi.min() < -1e-12 * max(pi.max(), 1.0):
         raise SolveError(f"{method}: the stationary solve produced negative mass {pi.min():.3g}")
     pi = np.clip(pi, 0.0, None)
-    pi = pi / pi.sum()
+    return pi / pi.sum()
+
+
+def _check(pi: np.ndarray, P, tol: float, method: str) -> tuple[np.ndarray, float]:
+    pi = _normalised(pi, method)
     res = residual(pi, P)
     if not res <= tol:
         raise SolveError(f"{method}: residual ||pi P - pi||_1 = {res:.3g} exceeds tol={tol:.1g}")
@@ -404,13 +409,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     if pi is None:
         return None, 0
     seconds = time.perf_counter() - t0
-    pi = np.asarray(pi, dtype=float)
-    if not np.all(np.isfinite(pi)):
-        raise SolveError(f"{method}: the stationary solve produced non-finite values")
-    if pi.min() < -1e-12 * max(pi.max(), 1.0):
-        raise SolveError(f"{method}: the stationary solve produced negative mass {pi.min():.3g}")
-    pi = np.clip(pi, 0.0, None)
-    pi = pi / pi.sum()
+    pi = _normalised(np.asarray(pi, dtype=float), method)
     T = sp.csr_matrix((t_val, t_idx, t_ptr), shape=(n, n))
     lam = s.le_t @ pi
     G = sp.csr_matrix((g_val, (g_ev, g_st)), shape=(n_events, n))
