@@ -36,19 +36,18 @@ import numpy as np  # noqa: E402
 
 from tcpabr_model.sim import Scenario, simulate  # noqa: E402
 from tcpabr_model.sim import _kernel as K  # noqa: E402
-from tcpabr_model.sim.run import _kernel_inputs, scenario_path  # noqa: E402
+from tcpabr_model.sim.run import fast_path_args  # noqa: E402
 
 
 def time_kernel(sc: Scenario, seed: int, repeats: int):
     """Best-of-``repeats`` wall and CPU seconds of the kernel alone on one capacity path."""
-    g, gf, cp, cf, fc, fq, sq, ak, fb, rb = _kernel_inputs(sc)
     rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
-    path = scenario_path(sc, rng, float(g[K.G_NSLOTS]) + 1.0)
-    g[K.G_INITSTATE] = path.state0
+    args = fast_path_args(sc, rng, trace=True)
+    g = args[0]
     wall = cpu = float("inf")
     for _ in range(repeats):
         w0, c0 = time.perf_counter(), time.process_time()
-        st = K.simulate_kernel(g, gf, cp, cf, path.times, path.states, path.levels, fc, fq, sq, ak, fb, rb)[0]
+        st = K.simulate_kernel(*args)[0]
         wall = min(wall, time.perf_counter() - w0)
         cpu = min(cpu, time.process_time() - c0)
     cells = int(st[:, K.S_CSENT].sum() + st[:, K.S_CSERVED].sum() + st[:, K.S_CDROP].sum())

@@ -27,13 +27,14 @@ from ._layout import (
     BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
     G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_RATE, GF_SLOTB,
     GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, O_QINT, O_QMAX, O_SERVEDW, S_CDROP,
-    S_CSENT, S_CSERVED, S_DAEXP, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_PPDTX, S_RTOEXP, S_SEGSENT,
+    S_CSENT, S_CSERVED, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_PPDTX, S_SEGSENT,
+    S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP,
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
 )
 from ._capacity_path import cap_integral, path_cursor
-from ._ratealloc import effcap_update
+from ._ratealloc import effcap_update, push_feedback, receive_feedback
 from ._refs import keep_alive
-from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, send_ack, tcp_state, try_send
+from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, segmentation_cells, send_ack, tcp_state, try_send
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -177,9 +178,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
 
     nchg, ccap = path_cursor(0, ptimes2, pstate, caps)
     t_chk = np.int64(0)
-    seg_total = np.int64(0)
-    for c in range(nconn):
-        seg_total += st[c, S_SQCELLS]
+    seg_total = segmentation_cells(st)
     while True:
         if t >= t_chk:
             # ---- boundaries at the start of slot t ---------------------------------
@@ -193,15 +192,11 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                     v = effcap_update(xh, avg[c], kmeas, cpar[c, CP_M], cpar[c, CP_N])
                     fbv[c, kmeas - 1] = v
                     if cpar[c, CP_ABR] == 1:
-                        if st[c, S_FBCNT] >= fb_cap:
+                        a = push_feedback(c, t, v, cpar[c, CP_FBDELAY], st, S_FBHEAD, S_FBCNT, fb_t, fb_v)
+                        if a < 0:
                             err = 3
-                        else:
-                            pos = (st[c, S_FBHEAD] + st[c, S_FBCNT]) % fb_cap
-                            fb_t[c, pos] = t + cpar[c, CP_FBDELAY]
-                            fb_v[c, pos] = v
-                            st[c, S_FBCNT] += 1
-                            if fb_t[c, pos] < next_evt:
-                                next_evt = fb_t[c, pos]
+                        elif a < next_evt:
+                            next_evt = a
                 next_meas += meas_len
             if t == next_samp:
                 smp_g[ksamp, 0] = t
@@ -224,11 +219,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
             if t >= next_evt:
                 next_evt = BIG
                 for c in range(nconn):
-                    while st[c, S_FBCNT] > 0 and fb_t[c, st[c, S_FBHEAD]] <= t:
-                        h = st[c, S_FBHEAD]
-                        fs[c, F_ACR] = fb_v[c, h] * cfpar[c, CF_SHARE] * slotb
-                        st[c, S_FBHEAD] = (h + 1) % fb_cap
-                        st[c, S_FBCNT] -= 1
+                    receive_feedback(c, t, st, S_FBHEAD, S_FBCNT, fb_t, fb_v, fs, F_ACR, cfpar[c, CF_SHARE], slotb, 1.0)
                     while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
                         h = st[c, S_AKHEAD]
                         a = ak_v[c, h]
@@ -246,9 +237,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                     if v < next_evt:
                         next_evt = v
 
-            seg_total = 0
-            for c in range(nconn):
-                seg_total += st[c, S_SQCELLS]
+            seg_total = segmentation_cells(st)
             t_chk = next_evt
             if next_meas < t_chk:
                 t_chk = next_meas

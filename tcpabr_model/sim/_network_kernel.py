@@ -46,7 +46,7 @@ from numba import njit
 from ._capacity_path import cap_integral, path_cursor
 from ._drop_policies import frame_admit, uniform01
 from ._layout import (
-    BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, CP_VC, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
+    BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, G_MEAS, G_NSLOTS, G_SEED, G_WARMUP, GF_SLOTB,
     GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
     O_ERR, O_NMEAS, O_NOUT, PF_GR, PF_NETVBR, PF_RATE, PFS_CAPTOT, PFS_CAPWIN, PFS_CRED,
     PFS_GACC, PFS_MEASACC, PFS_NSTATE, PFS_QINT, POL_EPD, POL_GFR, POL_TAIL, POL_THRESH, PP_INITSTATE,
@@ -62,9 +62,9 @@ from ._abr_net import (RA_ERICA, SG_NEXT, abr_next_interval_end, abr_port_input,
                        abr_sample, abr_source_cell, abr_source_queue, abr_timed, abr_trim_source,
                        abr_turnaround, abr_vbr_served)
 from ._layout import KIND_RMF, SRC_ABR
-from ._ratealloc import port_interval
+from ._ratealloc import port_interval, receive_feedback
 from ._refs import keep_alive
-from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, send_ack, tcp_state, try_send
+from ._tcp import conn_next, on_ack, on_timeout, rcv_frame, segmentation_cells, send_ack, tcp_state, try_send
 
 __all__ = ["simulate_network_kernel"]
 
@@ -345,9 +345,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
     kmeas = 0
     t = np.int64(0)
     t_chk = np.int64(0)
-    seg_total = np.int64(0)
-    for c in range(nconn):
-        seg_total += st[c, S_SQCELLS]
+    seg_total = segmentation_cells(st)
     while True:
         if t >= t_chk:
             # ---- 1. measurement boundary: rate allocation hook of every port --------------
@@ -370,13 +368,10 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
             if t >= next_evt:
                 next_evt = BIG
                 for v in range(nvc):
-                    while vst[v, V_FBCNT] > 0 and fb_t[v, vst[v, V_FBHEAD]] <= t:
-                        h = vst[v, V_FBHEAD]
-                        vfs[v, VS_ACR] = fb_v[v, h] * vfpar[v, VF_SHARE] * slotb * pfpar[vpar[v, VP_FBPORT], PF_RATE]
-                        vst[v, V_FBHEAD] = (h + 1) % fb_cap
-                        vst[v, V_FBCNT] -= 1
-                    if vst[v, V_FBCNT] > 0 and fb_t[v, vst[v, V_FBHEAD]] < next_evt:
-                        next_evt = fb_t[v, vst[v, V_FBHEAD]]
+                    nf = receive_feedback(v, t, vst, V_FBHEAD, V_FBCNT, fb_t, fb_v, vfs, VS_ACR, vfpar[v, VF_SHARE],
+                                          slotb, pfpar[vpar[v, VP_FBPORT], PF_RATE])
+                    if nf < next_evt:
+                        next_evt = nf
                     while vst[v, V_NEXTTOG] <= t:
                         if vst[v, V_ON] == 0:
                             vst[v, V_ON] = 1
@@ -423,9 +418,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                             next_evt = x
                     if vpar[v, VP_SRCMODE] == SRC_ABR:
                         abr_trim_source(v, abr, st, cpar, vpar)
-            seg_total = 0
-            for c in range(nconn):
-                seg_total += st[c, S_SQCELLS]
+            seg_total = segmentation_cells(st)
             t_chk = next_evt
             if next_meas < t_chk:
                 t_chk = next_meas

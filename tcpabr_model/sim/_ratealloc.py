@@ -23,8 +23,47 @@ import numpy as np
 from numba import njit
 
 from ._layout import SRC_FEEDBACK, V_FBCNT, V_FBHEAD, VP_FBDELAY, VP_FBPORT, VP_M, VP_N, VP_SRCMODE
+from ._refs import keep_alive
 
-__all__ = ["port_interval", "effcap_update"]
+__all__ = ["port_interval", "effcap_update", "push_feedback", "receive_feedback"]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def push_feedback(i, t, val, delay, state, head_col, cnt_col, fb_t, fb_v):
+    """Queue the feedback value ``val`` (eq. 28) on source ``i``'s ring at slot ``t``; it
+    arrives ``delay`` slots later.  The ring's head and count are ``state[i, head_col]``
+    and ``state[i, cnt_col]`` (the fast path keeps them per connection, the network kernel
+    per VC).  Returns the arrival slot, or -1 when the ring is full (error 3)."""
+    cap = fb_t.shape[1]
+    arrival = np.int64(-1)
+    if state[i, cnt_col] < cap:
+        pos = (state[i, head_col] + state[i, cnt_col]) % cap
+        arrival = t + delay
+        fb_t[i, pos] = arrival
+        fb_v[i, pos] = val
+        state[i, cnt_col] += 1
+    keep_alive(state, fb_t, fb_v)     # see ._refs
+    return arrival
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def receive_feedback(i, t, state, head_col, cnt_col, fb_t, fb_v, acr, acr_col, share, slotb, rate):
+    """Source ``i`` takes the feedback values that have reached it by slot ``t``: its ACR
+    ``acr[i, acr_col]`` becomes the newest value x ``share`` x ``slotb`` x ``rate`` (bytes
+    per slot; the port's rate relative to one cell per slot, 1 on the fast path; Section
+    III-A: the source sends at the rate fed back).  Returns the arrival slot
+    of the next value still on the ring, or ``2**62`` when it is empty."""
+    cap = fb_t.shape[1]
+    while state[i, cnt_col] > 0 and fb_t[i, state[i, head_col]] <= t:
+        h = state[i, head_col]
+        acr[i, acr_col] = fb_v[i, h] * share * slotb * rate
+        state[i, head_col] = (h + 1) % cap
+        state[i, cnt_col] -= 1
+    nxt = np.int64(2**62)
+    if state[i, cnt_col] > 0:
+        nxt = fb_t[i, state[i, head_col]]
+    keep_alive(state, fb_t, fb_v, acr)
+    return nxt
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -59,7 +98,6 @@ def port_interval(p, t, kmeas, x, xh, avg, vpar, vst, fb_t, fb_v):
     Returns ``(error, earliest new feedback arrival)``; error 3 is a feedback ring overflow.
     """
     mmax = xh.shape[1]
-    fb_cap = fb_t.shape[1]
     xh[p, (kmeas - 1) % mmax] = x
     err = 0
     nxt = np.int64(2**62)
@@ -67,13 +105,9 @@ def port_interval(p, t, kmeas, x, xh, avg, vpar, vst, fb_t, fb_v):
         if vpar[v, VP_SRCMODE] != SRC_FEEDBACK or vpar[v, VP_FBPORT] != p:
             continue
         val = effcap_update(xh[p], avg[v], kmeas, vpar[v, VP_M], vpar[v, VP_N])
-        if vst[v, V_FBCNT] >= fb_cap:
+        a = push_feedback(v, t, val, vpar[v, VP_FBDELAY], vst, V_FBHEAD, V_FBCNT, fb_t, fb_v)
+        if a < 0:
             err = 3
-        else:
-            pos = (vst[v, V_FBHEAD] + vst[v, V_FBCNT]) % fb_cap
-            fb_t[v, pos] = t + vpar[v, VP_FBDELAY]
-            fb_v[v, pos] = val
-            vst[v, V_FBCNT] += 1
-            if fb_t[v, pos] < nxt:
-                nxt = fb_t[v, pos]
+        elif a < nxt:
+            nxt = a
     return err, nxt

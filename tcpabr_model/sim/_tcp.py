@@ -58,7 +58,8 @@ from ._layout import (
 )
 from ._refs import keep_alive
 
-__all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next", "tcp_state"]
+__all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next", "segmentation_cells",
+           "tcp_state"]
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -464,6 +465,17 @@ def conn_next(c, st, ak_t):
         if v < n:
             n = v
     keep_alive(st, ak_t)
+    return n
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def segmentation_cells(st):
+    """Units (cells, or packets for TCP alone) waiting in every connection's segmentation
+    buffer: the kernels skip idle slots only when this is 0."""
+    n = np.int64(0)
+    for c in range(st.shape[0]):
+        n += st[c, S_SQCELLS]
+    keep_alive(st)
     return n
 
 

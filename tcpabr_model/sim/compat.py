@@ -59,7 +59,7 @@ def from_sim_scenario(sc: Scenario) -> Network:
                           initial_rate=sc.initial_rate))
         else:
             vcs.append(Vc(route=(0,), category="ubr", pcr=sc.host_rate_factor * rate, ack_delay=sc.rtt[c]))
-    # run.scenario_path computes the same link_rate_bps (slots per second bit for bit alike)
+    # the link rate is one cell per slot: slot_seconds round-trips bit for bit
     return Network(ports=(port,), vcs=tuple(vcs), tcp=tcp, link_rate_bps=CELL_BYTES * 8 / sc.slot_seconds,
                    payload_bytes=sc.payload_bytes, tcpip_header_bytes=sc.tcpip_header_bytes,
                    llc_snap_bytes=sc.llc_snap_bytes, aal5_trailer_bytes=sc.aal5_trailer_bytes, atm=atm,

@@ -23,11 +23,11 @@ from ._abr_build import abr_inputs, abr_rep_summary
 from ._kernel import simulate_kernel
 from ._network_kernel import simulate_network_kernel
 from .network import CELL_BYTES, CapacityProcess, Network
-from .._pool import process_pool
-from .run import replication_args, run_tasks
+from ._driver import replication_args, replication_pool, run_tasks
 from .variants import VARIANT_IDS as _VAR
 
-__all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs", "fast_path_inputs"]
+__all__ = ["simulate_network", "NetResult", "run_network_replication", "kernel_inputs", "fast_path_inputs",
+           "draw_replication", "port_path"]
 
 _POL = {"tail": L.POL_TAIL, "ppd": L.POL_PPD, "epd": L.POL_EPD, "sd": L.POL_SD, "fba": L.POL_FBA,
         "gfr": L.POL_GFR, "threshold": L.POL_THRESH}
@@ -169,13 +169,15 @@ _ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "pseq", "plev", "qcap"
               "rb_cap", "dl_cap", "abr")
 
 
-def fast_path_inputs(net: Network, kin: dict):
+def fast_path_inputs(net: Network, kin: dict, sample: int | None = None):
     """Arguments of the single-bottleneck fast path (:mod:`._kernel`) that simulate ``net``
     exactly, or None when the fast path cannot (then the general kernel must).
 
     ``kin`` are the network's kernel inputs of one replication (:func:`kernel_inputs` with
-    the capacity path ``ptimes``, ``pseq``, ``plev`` and ``PP_INITSTATE`` filled in; any
-    capacity the port has: the two-state process, a K-state chain or a trace).  The network qualifies when it is what the
+    the random inputs drawn by :func:`draw_replication`; any capacity the port has: the
+    two-state process, a K-state chain or a trace).  ``sample``: the fast path's series
+    (traces, batch means) every ``sample`` slots, a multiple of the measurement interval;
+    None for none.  The network qualifies when it is what the
     fast path models: one port, no VBR source, no ERICA, no guaranteed rate, PPD or EPD at
     the one class queue used, every VC one connection on route ``(0,)``, all ABR with
     INSTCAP / EFFCAP / constant rate over ATM (port rate 1) or all UBR with ``feedback='none'``
@@ -202,7 +204,13 @@ def fast_path_inputs(net: Network, kin: dict):
     g[L.G_BUF] = kin["qcap"][0, k]
     # EPD admits a frame iff X < R (X integer): the fast path's X < ceil(R)
     g[L.G_EPD] = int(math.ceil(kin["qfpar"][0, k, L.QP_R])) if pol.kind == "epd" else -1
-    g[L.G_SAMPLE] = g[L.G_MEAS] * (g[L.G_NSLOTS] // g[L.G_MEAS] + 1)   # no samples needed
+    if sample is None:
+        g[L.G_SAMPLE] = g[L.G_MEAS] * (g[L.G_NSLOTS] // g[L.G_MEAS] + 1)   # no samples needed
+    elif sample < 1 or sample % g[L.G_MEAS] != 0:
+        raise ValueError(f"sample={sample!r} is invalid: must be a positive multiple of the measurement "
+                         f"interval ({int(g[L.G_MEAS])} slots)")
+    else:
+        g[L.G_SAMPLE] = sample
     g[L.G_INITSTATE] = kin["ppar"][0, L.PP_INITSTATE]
     gf = np.zeros(L.GF_NPAR)
     gf[L.GF_SLOTB] = kin["gfpar"][L.GF_SLOTB]
@@ -260,29 +268,28 @@ def _as_network_outputs(net: Network, fout):
     return st, fs, vst, vfs, pst, pfs, gout, inflight
 
 
-def run_network_replication(net: Network, rng: np.random.Generator, force_drops=(), kernel: str = "general"):
-    """One replication: (kernel outputs, kernel wall seconds, inputs dict).
+def port_path(net: Network, port, rng: np.random.Generator, horizon: float) -> CapacityPath:
+    """The capacity path of ``port`` on ``[0, horizon)`` slots for one replication: constant
+    (no capacity process), the two-state process, or a K-state model or a trace
+    (:func:`.capacity.build_path`)."""
+    cp = port.capacity
+    if cp is None:
+        return CapacityPath(np.array([np.inf]), np.zeros(1, np.int64), np.ones(1), 0)
+    if isinstance(cp, CapacityProcess):
+        period = (cp.period if cp.period is not None else 1.0) / net.slot_seconds
+        return two_state_path(rng, horizon, cp.tau / net.slot_seconds, cp.mode, period, cp.initial, cp.rate_ratio)
+    return build_path(cp, rng, horizon, net.link_rate_bps / (CELL_BYTES * 8), offset=port.capacity_offset)
 
-    ``kernel='auto'`` runs the single-bottleneck fast path when the network qualifies
-    (:func:`fast_path_inputs`; same random draws, same counters, outputs in the general
-    kernel's layout), else the general kernel; ``'general'`` always the general kernel.
-    """
-    if kernel not in ("general", "auto"):
-        raise ValueError(f"kernel={kernel!r} is invalid: must be 'general' or 'auto'")
-    kin = kernel_inputs(net, force_drops)
+
+def draw_replication(net: Network, kin: dict, rng: np.random.Generator) -> None:
+    """Fill in the random inputs of one replication in ``kin`` (:func:`kernel_inputs`), in
+    this order of draws from ``rng``: every port's capacity path (port order: ``ptimes``,
+    ``pseq``, ``plev``, ``PP_INITSTATE``), the key of the GFR lottery (``G_SEED``), and with
+    ``start_jitter`` > 0 the connections' start slots (``CP_START``)."""
     horizon = float(kin["gpar"][L.G_NSLOTS]) + 1.0
     paths = []
     for p, port in enumerate(net.ports):
-        cp = port.capacity
-        if cp is None:
-            paths.append(CapacityPath(np.array([np.inf]), np.zeros(1, np.int64), np.ones(1), 0))
-        elif isinstance(cp, CapacityProcess):
-            period = (cp.period if cp.period is not None else 1.0) / net.slot_seconds
-            paths.append(two_state_path(rng, horizon, cp.tau / net.slot_seconds, cp.mode, period, cp.initial,
-                                        cp.rate_ratio))
-        else:   # a K-state model or a trace (the capacity process lives in sim/capacity.py)
-            paths.append(build_path(cp, rng, horizon, net.link_rate_bps / (CELL_BYTES * 8),
-                                    offset=port.capacity_offset))
+        paths.append(port_path(net, port, rng, horizon))
         kin["ppar"][p, L.PP_INITSTATE] = paths[-1].state0
     width = max(x.times.size for x in paths)
     nlev = max(x.levels.size for x in paths)
@@ -301,6 +308,19 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
         # connection start times, uniform on [0, start_jitter) (CHOICE, docs/network.md)
         kin["cpar"][:, L.CP_START] = np.floor(rng.uniform(0.0, net.start_jitter, size=kin["cpar"].shape[0])
                                               / net.slot_seconds).astype(np.int64)
+
+
+def run_network_replication(net: Network, rng: np.random.Generator, force_drops=(), kernel: str = "general"):
+    """One replication: (kernel outputs, kernel wall seconds, inputs dict).
+
+    ``kernel='auto'`` runs the single-bottleneck fast path when the network qualifies
+    (:func:`fast_path_inputs`; same random draws, same counters, outputs in the general
+    kernel's layout), else the general kernel; ``'general'`` always the general kernel.
+    """
+    if kernel not in ("general", "auto"):
+        raise ValueError(f"kernel={kernel!r} is invalid: must be 'general' or 'auto'")
+    kin = kernel_inputs(net, force_drops)
+    draw_replication(net, kin, rng)
     fast = fast_path_inputs(net, kin) if kernel == "auto" else None
     t0 = time.perf_counter()
     if fast is not None:
@@ -480,11 +500,8 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
     if kernel not in ("general", "auto"):
         raise ValueError(f"kernel={kernel!r} is invalid: must be 'auto' or 'general'")
     tasks = [(network, child, tuple(force_drops), kernel) for child in ss.spawn(replications)]
-    if workers > 1:
-        with process_pool(workers) as pool:
-            results = list(run_tasks(_task, tasks, pool))
-    else:
-        results = list(run_tasks(_task, tasks))
+    with replication_pool(workers) as pool:
+        results = list(run_tasks(_task, tasks, pool))
     samples = {}
     counters = {k: 0 for k in _COUNTERS}
     counters.update({"vbr_cells_sent": 0, "vbr_cells_dropped": 0, "frames_corrupted_at_destination": 0})

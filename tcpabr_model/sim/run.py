@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._pool import process_pool  # workers end with this process (issue 17)
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .._validate import check_choice, check_int, check_real
 from ..errors import ModelError
 from ..stats import Estimate, jain_index
 from . import _kernel as K
-from .capacity import CapacityPath, build_path, trace_levels, two_state_path
-from .scenario import CELL_BYTES, Scenario
-from .variants import VARIANT_IDS as _VARIANT_IDS
+from ._driver import replication_args, replication_pool, run_tasks
+from .capacity import CapacityPath, trace_levels
+from .network_run import draw_replication, fast_path_inputs, kernel_inputs, port_path
+from .scenario import Scenario
 
 __all__ = ["simulate", "SimulationResult", "Estimate", "Trace", "run_replication", "jain_index"]
 
@@ -137,76 +137,6 @@ _COUNTER_NAMES = {
 }
 
 
-def _kernel_inputs(sc: Scenario, force=(), trace: bool = True):
-    nc = sc.n_connections
-    atm = sc.feedback != "none"
-    upf = sc.cells_per_frame if atm else 1
-    unitb = float(CELL_BYTES) if atm else float(sc.ip_packet_bytes)
-    bufu = sc.buffer_packets * upf
-    if sc.discard == "epd":
-        thr = sc.epd_threshold_packets
-        if thr is None:
-            thr = sc.buffer_packets - 1 if sc.buffer_packets > 1 else 0.5
-        epd = max(1, int(round(thr * upf)))
-    else:
-        epd = -1
-    g = np.zeros(K.G_NPAR, dtype=np.int64)
-    g[K.G_NSLOTS] = sc.total_slots
-    g[K.G_WARMUP] = int(round(sc.warmup / sc.slot_seconds))
-    g[K.G_UPF] = upf
-    g[K.G_BUF] = bufu
-    g[K.G_EPD] = epd
-    g[K.G_MEAS] = sc.to_slots(sc.interval)
-    # the sampled series feed traces (every s) and batch means (about 4000 points suffice);
-    # a multiple of s, so sampling adds no stopping points and results do not depend on it
-    g[K.G_SAMPLE] = g[K.G_MEAS] * (1 if trace else max(1, sc.total_slots // 4000 // g[K.G_MEAS]))
-    g[K.G_RTOMODE] = 0 if sc.tcp.rto == "fixed" else 1
-    g[K.G_GRAN] = sc.to_slots(sc.tcp.granularity)
-    g[K.G_RTOMIN] = sc.to_slots(sc.tcp.rto_min)
-    g[K.G_RTOMAX] = sc.to_slots(sc.tcp.rto_max)
-    g[K.G_DELACK] = 1 if sc.tcp.delayed_ack else 0
-    g[K.G_DELACKTO] = sc.to_slots(sc.tcp.delack_timeout)
-    g[K.G_DUPTHRESH] = sc.tcp.dupthresh
-    g[K.G_RTOINIT] = sc.to_slots(sc.tcp.rto_initial)
-    gf = np.zeros(K.GF_NPAR)
-    gf[K.GF_SLOTB] = float(CELL_BYTES)
-    gf[K.GF_RATE] = sc.slot_bytes / CELL_BYTES
-    gf[K.GF_UNITB] = unitb
-    gf[K.GF_LOW] = sc.rate_ratio
-    cp = np.zeros((nc, K.CP_NPAR), dtype=np.int64)
-    cf = np.zeros((nc, K.CF_NPAR))
-    wmax = sc.tcp.wmax
-    for c in range(nc):
-        cp[c, K.CP_ACKDELAY] = sc.to_slots(sc.rtt[c])
-        cp[c, K.CP_UPF] = upf
-        cp[c, K.CP_VARIANT] = _VARIANT_IDS[sc.tcp.variant]
-        cp[c, K.CP_FBDELAY] = sc.to_slots(sc.feedback_delay[c])
-        cp[c, K.CP_M] = sc.m[c]
-        cp[c, K.CP_N] = sc.n[c]
-        cp[c, K.CP_WMAX] = wmax
-        cp[c, K.CP_ABR] = (2 if sc.feedback == "constant" else 1) if atm else 0
-        cp[c, K.CP_RTOFIX] = max(1, int(round(sc.tcp.rto_rtt_factor * sc.rtt[c] / sc.slot_seconds)))
-        cf[c, K.CF_SHARE] = sc.share[c]
-        cf[c, K.CF_HOSTRATE] = sc.host_rate_factor * gf[K.GF_RATE] * CELL_BYTES
-        cf[c, K.CF_INITRATE] = sc.initial_rate
-        cf[c, K.CF_SSTHRESH0] = float(sc.tcp.initial_ssthresh or wmax)
-        cf[c, K.CF_IW] = float(sc.tcp.initial_window)
-    fc = np.array([c for c, _ in force], dtype=np.int64)
-    fq = np.array([q for _, q in force], dtype=np.int64)
-    for c, q in force:
-        if not 0 <= c < nc or q < 0:
-            raise ValueError(f"force_drops entry {(c, q)!r} is invalid: needs 0 <= connection < {nc}, seq >= 0")
-    # the segmentation queue can hold many stale copies after spurious timeouts (fixed RTO,
-    # go-back-N): size it generously; overflow raises ModelError rather than corrupting
-    sq_cap = max(1 << 16, 64 * wmax)
-    ak_cap = int(max(cp[:, K.CP_ACKDELAY]) // max(1, upf) + 1) * 2 + 4 * wmax + 64
-    if not atm:
-        ak_cap = int(max(cp[:, K.CP_ACKDELAY]) + 4 * wmax + 64)
-    fb_cap = int(max(cp[:, K.CP_FBDELAY]) // g[K.G_MEAS]) + 4
-    rb_cap = 2 * wmax + 8
-    return g, gf, cp, cf, fc, fq, sq_cap, ak_cap, fb_cap, rb_cap
-
-
 #: Limits of one replication, checked before anything is allocated (CHOICE: far above every
 #: paper setting; psi = 0.05 with 2000 s is 2e5 capacity changes and 7e4 intervals).
 MAX_CAPACITY_CHANGES = 50_000_000          # 400 MB of change epochs
@@ -273,15 +203,33 @@ def estimated_kernel_seconds(sc: Scenario) -> float:
 
 
 def scenario_path(scenario: Scenario, rng: np.random.Generator, horizon: float) -> CapacityPath:
-    """The bottleneck's capacity path of one replication on ``[0, horizon)`` slots: the
-    two-state process, or the scenario's K-state model or trace (:func:`.capacity.build_path`)."""
-    if scenario.capacity is None:
-        return two_state_path(rng, horizon, scenario.tau / scenario.slot_seconds, scenario.capacity_mode,
-                              scenario.period / scenario.slot_seconds, scenario.initial_state,
-                              scenario.rate_ratio)
-    link_bps = CELL_BYTES * 8 / scenario.slot_seconds     # as Scenario.to_network() states it
-    return build_path(scenario.capacity, rng, horizon, link_bps / (CELL_BYTES * 8),
-                      model_unit_seconds=scenario.time_unit, offset=scenario.capacity_offset)
+    """The bottleneck's capacity path of one replication on ``[0, horizon)`` slots (the
+    two-state process, or the scenario's K-state model or trace): the draw of the network
+    port that :meth:`Scenario.to_network` builds (:func:`.network_run.port_path`)."""
+    net = scenario.to_network()
+    return port_path(net, net.ports[0], rng, horizon)
+
+
+def fast_path_args(scenario: Scenario, rng: np.random.Generator, force_drops=(), trace: bool = True) -> tuple:
+    """The fast path's arguments for one replication of ``scenario``.
+
+    There is one input builder for both kernels: the scenario becomes its network
+    (:meth:`Scenario.to_network`), whose :func:`.network_run.kernel_inputs` and random draws
+    (:func:`.network_run.draw_replication`) feed :func:`.network_run.fast_path_inputs`, as
+    for :func:`~tcpabr_model.sim.simulate_network`.  With ``trace=False`` the series are
+    sampled coarsely (about 4000 points, enough for batch means).
+    """
+    net = scenario.to_network()
+    kin = kernel_inputs(net, force_drops)
+    draw_replication(net, kin, rng)
+    # the sampled series feed traces (every interval s) and batch means (about 4000 points
+    # suffice); a multiple of s, so sampling adds no stopping points and results do not depend on it
+    meas = int(kin["gpar"][K.G_MEAS])
+    nslots = int(kin["gpar"][K.G_NSLOTS])
+    args = fast_path_inputs(net, kin, sample=meas * (1 if trace else max(1, nslots // 4000 // meas)))
+    if args is None:    # to_network() always qualifies; this guards the two builders' agreement
+        raise ModelError("internal: Scenario.to_network() does not qualify for the single-bottleneck fast path")
+    return args
 
 
 def scenario_is_random(sc: Scenario) -> bool:
@@ -304,20 +252,17 @@ def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=()
     ``trace=False`` the series are sampled coarsely (enough for batch means).  The third
     item is ``(g, gf, cp, cf, change epochs, level index at slot 0)``.
     """
-    g, gf, cp, cf, fc, fq, sq, ak, fb, rb = _kernel_inputs(scenario, force_drops, trace)
-    horizon = float(g[K.G_NSLOTS]) + 1.0
-    path = scenario_path(scenario, rng, horizon)
-    ptimes, s0 = path.times, path.state0
-    g[K.G_INITSTATE] = s0
+    args = fast_path_args(scenario, rng, force_drops, trace)
+    g, gf, cp, cf, ptimes = args[:5]
     t0 = time.perf_counter()
-    out = K.simulate_kernel(g, gf, cp, cf, ptimes, path.states, path.levels, fc, fq, sq, ak, fb, rb)
+    out = K.simulate_kernel(*args)
     dt = time.perf_counter() - t0
     err = int(out[2][K.O_ERR])
     if err:
         what = {1: "segmentation queue", 2: "ACK ring", 3: "feedback ring"}.get(err, "internal")
         raise ModelError(f"simulation aborted: {what} overflow (the {what} grew without bound; "
                          "check the source rate, RTO and window settings)")
-    return out, dt, (g, gf, cp, cf, ptimes, s0)
+    return out, dt, (g, gf, cp, cf, ptimes, int(g[K.G_INITSTATE]))
 
 
 def _replication_task(task):
@@ -325,19 +270,6 @@ def _replication_task(task):
     scenario, child, force_drops, trace = task
     out, dt, (g, *_rest) = run_replication(scenario, np.random.default_rng(child), force_drops, trace=trace)
     return out, dt, g
-
-
-def replication_args(replications, seed, level, workers) -> tuple:
-    """Validated (replications, seed, level, workers) of a replication driver."""
-    return (check_int("replications", replications, 1, 100_000), check_int("seed", seed, 0),
-            check_real("level", level, 0.0, 1.0, low_open=True, high_open=True),
-            check_int("workers", workers, 1, 256))
-
-
-def run_tasks(fn, tasks, pool=None):
-    """``fn`` over ``tasks`` in task order, in ``pool`` if given: replication r always uses
-    seed child r and results come back in replication order, whatever the worker count."""
-    return pool.map(fn, tasks) if pool is not None else map(fn, tasks)
 
 
 def _rep_metrics(sc: Scenario, st, gout, g):
@@ -443,8 +375,7 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     ktime = 0.0
     tr = None
     nrep = 0
-    pool = process_pool(workers) if workers > 1 else None
-    try:
+    with replication_pool(workers) as pool:
         while True:
             tasks = [(scenario, child, force_drops, trace and tr is None and i == 0)
                      for i, child in enumerate(ss.spawn(replications))]
@@ -480,9 +411,6 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
                 break
             if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
                 break
-    finally:
-        if pool is not None:
-            pool.shutdown()
     nc = scenario.n_connections
     effc = np.array(samples["eff_c"]).reshape(-1, nc)
     gp = np.array(samples["goodput"]).reshape(-1, nc)
