@@ -165,3 +165,26 @@ def test_fig10_rule(factor, status):
 def test_fig10_rule_without_points_is_not_evaluated():
     v = fig10_13.CLAIMS[0].check(_fig10_table(0.965).query("psi < 5"))
     assert v.status == "not evaluated"
+
+
+def test_points_describing_one_system_share_one_run():
+    """A default spelled out in one figure and omitted in another is the same system: one run,
+    the same numbers, each point keeping its own parameters; a different system runs apart."""
+    from tcpabr_model.reproduce._run import _key, _run_method
+
+    a = {"delta": 40, "bmax": 10, "psi": 20.0, "feedback": "instcap", "duration": 20.0, "warmup": 2.0,
+         "replications": 2}
+    b = dict(a, capacity_mode="continuous")     # Scenario's default
+    c = dict(a, psi=5.0)
+    rows, runs = _run_method("simulation", [a, b, c, a], seed=3, cache_dir=None, workers=1, client=None,
+                             progress=False)
+    assert runs == 2
+    assert len(rows) == 3
+    ra, rb, rc = (rows[_key(p)] for p in (a, b, c))
+    assert ra["efficiency"] == rb["efficiency"] and ra["seed"] == rb["seed"]
+    assert rb["capacity_mode"] == "continuous"
+    assert "capacity_mode" not in ra
+    assert rc["psi"] == 5.0 and rc["seed"] != ra["seed"]
+    # the run does not depend on which other points are asked for: b alone runs as a
+    rows_b, _ = _run_method("simulation", [b], seed=3, cache_dir=None, workers=1, client=None, progress=False)
+    assert rows_b[_key(b)]["efficiency"] == ra["efficiency"]

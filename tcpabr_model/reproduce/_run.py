@@ -47,7 +47,9 @@ class ReproduceResult:
     seconds : float
         Wall-clock time of the whole reproduction.
     n_points, n_cached, n_failed : int
-        Distinct sweep points run, served from the cache, and failed.
+        Distinct sweep points, served from the cache, and failed.
+    n_runs : int
+        Computations behind them: points that describe the same system share one run.
     """
 
     out: Path
@@ -59,6 +61,7 @@ class ReproduceResult:
     n_points: int
     n_cached: int
     n_failed: int
+    n_runs: int = 0
 
     def verdicts(self) -> pd.DataFrame:
         """One row per claim: figure key, paper figure, verdict status and reason."""
@@ -77,23 +80,67 @@ def _key(point: dict) -> str:
     return json.dumps(point, sort_keys=True, default=str)
 
 
+def _system_key(method: str, point: dict) -> str:
+    """What a point computes: for ``simulation`` the built :class:`~tcpabr_model.sim.Scenario`
+    and the simulate options; else the point itself."""
+    if method != "simulation":
+        return _key(point)
+    from ..sweep._methods import SIMULATION_KEYS, build_sim_scenario
+
+    p = dict(point)
+    opts = {k: p.pop(k) for k in SIMULATION_KEYS if k in p}
+    try:
+        sc = build_sim_scenario(p)
+    except (ValueError, TypeError):     # an invalid point runs (and fails) on its own
+        return _key(point)
+    return _key({"scenario": sc.to_dict(), "options": opts})
+
+
+def _canonical(method: str, point: dict) -> dict:
+    """The point without the parameters that do not change what it computes (a default spelled
+    out): for ``simulation``, each key whose removal leaves the built scenario and the
+    simulate options the same (:func:`_system_key`) is dropped, in sorted order.  Depends on
+    the point alone, never on the other points or the selected figures."""
+    if method != "simulation":
+        return point
+    target = _system_key(method, point)
+    p = dict(point)
+    for name in sorted(point):
+        q = {k: v for k, v in p.items() if k != name}
+        if _system_key(method, q) == target:
+            p = q
+    return p
+
+
 def _run_method(method, points, *, seed, cache_dir, workers, client, progress):
-    """Run the distinct points of one method in one sweep; return {point key: row dict}."""
+    """Run the distinct computations of one method in one sweep; return ({point key: row
+    dict}, number of runs).
+
+    Each point runs as its :func:`_canonical` form, so points that say the same thing in
+    different words (a figure spelling out a default another omits) share one run and one
+    seed; each gets the row with its own parameters.
+    """
     from ..sweep import Grid, run_sweep
 
-    uniq, seen = [], set()
+    groups: dict = {}
     for p in points:
-        k = _key(p)
-        if k not in seen:
-            seen.add(k)
-            uniq.append(p)
-    if not uniq:
-        return {}
-    df = run_sweep(method, Grid.from_points(uniq), seed=seed, cache_dir=cache_dir, workers=workers, client=client,
+        c = _canonical(method, p)
+        groups.setdefault(_key(c), (c, {}))[1][_key(p)] = p
+    if not groups:
+        return {}, 0
+    reps = [c for c, _ in groups.values()]
+    df = run_sweep(method, Grid.from_points(reps), seed=seed, cache_dir=cache_dir, workers=workers, client=client,
                    progress=progress)
-    if len(df) != len(uniq):
-        raise RuntimeError(f"run_sweep returned {len(df)} rows for {len(uniq)} points")
-    return {_key(p): r for p, (_, r) in zip(uniq, df.iterrows())}
+    if len(df) != len(reps):
+        raise RuntimeError(f"run_sweep returned {len(df)} rows for {len(reps)} points")
+    out = {}
+    for (rep, grp), (_, row) in zip(groups.values(), df.iterrows()):
+        for k, p in grp.items():
+            # the asking point's own spelling of its parameters, not the canonical one
+            r = {name: v for name, v in row.items() if name not in rep or name in p}
+            r.update(p)
+            out[k] = r
+    return out, len(reps)
 
 
 def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int = 0, cache_dir=None,
@@ -157,10 +204,10 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
             by_method.setdefault(part.method, []).extend(list(part.grid))
     # analysis first (fast, deterministic), then all simulation points in one sweep so that
     # the pool stays busy across figures
-    results = {}
+    results, runs = {}, {}
     for method in sorted(by_method, key=lambda m: (m != "analysis", m)):
-        results[method] = _run_method(method, by_method[method], seed=seed, cache_dir=cache_dir, workers=workers,
-                                      client=client, progress=progress)
+        results[method], runs[method] = _run_method(method, by_method[method], seed=seed, cache_dir=cache_dir,
+                                                    workers=workers, client=client, progress=progress)
 
     figs = {}
     n_cached = n_failed = 0
@@ -208,7 +255,7 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
 
     n_points = sum(len(v) for v in results.values())
     res = ReproduceResult(out=outp, size=sz, seed=seed, figures=figs, report=outp / "REPORT.md", seconds=seconds,
-                          n_points=n_points, n_cached=n_cached, n_failed=n_failed)
+                          n_points=n_points, n_cached=n_cached, n_failed=n_failed, n_runs=sum(runs.values()))
     write_report(res)
     return res
 

@@ -272,6 +272,28 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 t = tn
                 continue
 
+        # ---- busy link, idle sources: run the slots before the next departure -----
+        # Every source is empty (their credit is 0) and the bottleneck is sending: until
+        # the link's credit reaches a unit, a capacity change, an event or a boundary, a
+        # slot only accumulates capacity, link credit and the queue integral.  The same
+        # additions in the same order as the full slot below, so the results are
+        # bit-identical; TCP alone (about 10 slots per IP packet) spends most slots here.
+        if seg_total == 0 and bq_cnt > 0:
+            t0 = t
+            while t < t_chk and nchg >= t:
+                lc = link_cred + ccap * slotb * linkrate
+                if lc >= unitb:
+                    break
+                link_cred = lc
+                meas_acc += ccap
+                cap_tot += ccap
+                if t >= warm:
+                    cap_win += ccap
+                    qint += bq_cnt
+                t += 1
+            if t > t0:
+                continue
+
         # ---- sources emit ---------------------------------------------------------
         # st[c, S_PPDTX] is 1 while the rest of the head frame is being discarded
         # (partial packet discard); it is cleared with the frame's last cell.
