@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pandas as pd
@@ -176,8 +177,9 @@ def test_points_describing_one_system_share_one_run():
          "replications": 2}
     b = dict(a, capacity_mode="continuous")     # Scenario's default
     c = dict(a, psi=5.0)
+    reps = {_key(a): a, _key(b): a}
     rows, runs = _run_method("simulation", [a, b, c, a], seed=3, cache_dir=None, workers=1, client=None,
-                             progress=False)
+                             progress=False, representatives=reps)
     assert runs == 2
     assert len(rows) == 3
     ra, rb, rc = (rows[_key(p)] for p in (a, b, c))
@@ -186,5 +188,20 @@ def test_points_describing_one_system_share_one_run():
     assert "capacity_mode" not in ra
     assert rc["psi"] == 5.0 and rc["seed"] != ra["seed"]
     # the run does not depend on which other points are asked for: b alone runs as a
-    rows_b, _ = _run_method("simulation", [b], seed=3, cache_dir=None, workers=1, client=None, progress=False)
+    rows_b, _ = _run_method("simulation", [b], seed=3, cache_dir=None, workers=1, client=None, progress=False,
+                            representatives=reps)
     assert rows_b[_key(b)]["efficiency"] == ra["efficiency"]
+
+
+@pytest.mark.parametrize("size", ["quick", "full"])
+def test_representatives_join_only_the_same_system(size):
+    from tcpabr_model.reproduce._run import _key, _representatives, _system_key
+
+    rep = _representatives(SIZES[size])
+    moved = {k: r for k, r in rep.items() if _key(r) != k}
+    assert moved        # Fig. 8's continuous-mode points are Fig. 10's INSTCAP / TCP alone points
+    for k, r in rep.items():
+        assert _key(rep[_key(r)]) == _key(r)        # a representative represents itself
+    for k, r in moved.items():
+        p = json.loads(k)
+        assert _system_key("simulation", p) == _system_key("simulation", r)

@@ -96,35 +96,42 @@ def _system_key(method: str, point: dict) -> str:
     return _key({"scenario": sc.to_dict(), "options": opts})
 
 
-def _canonical(method: str, point: dict) -> dict:
-    """The point without the parameters that do not change what it computes (a default spelled
-    out): for ``simulation``, each key whose removal leaves the built scenario and the
-    simulate options the same (:func:`_system_key`) is dropped, in sorted order.  Depends on
-    the point alone, never on the other points or the selected figures."""
-    if method != "simulation":
-        return point
-    target = _system_key(method, point)
-    p = dict(point)
-    for name in sorted(point):
-        q = {k: v for k, v in p.items() if k != name}
-        if _system_key(method, q) == target:
-            p = q
-    return p
+def _representatives(size: Size) -> dict:
+    """{point key: representative point} over the simulated points of *every* figure at
+    ``size``: points that describe the same system (:func:`_system_key`, e.g. a default
+    spelled out in one figure and omitted in another, or physical against normalised units)
+    are represented by the one whose canonical text sorts first.  Built from all figures, not
+    the selected ones, so a point's run and seed never depend on the selection."""
+    from . import SPECS
+
+    groups: dict = {}
+    for spec in SPECS:
+        for part in spec.parts(size):
+            if part.method == "simulation":
+                for p in part.grid:
+                    groups.setdefault(_system_key("simulation", p), {})[_key(p)] = p
+    rep = {}
+    for grp in groups.values():
+        first = grp[min(grp)]
+        for k in grp:
+            rep[k] = first
+    return rep
 
 
-def _run_method(method, points, *, seed, cache_dir, workers, client, progress):
+def _run_method(method, points, *, seed, cache_dir, workers, client, progress, representatives=None):
     """Run the distinct computations of one method in one sweep; return ({point key: row
     dict}, number of runs).
 
-    Each point runs as its :func:`_canonical` form, so points that say the same thing in
-    different words (a figure spelling out a default another omits) share one run and one
-    seed; each gets the row with its own parameters.
+    A point listed in ``representatives`` (:func:`_representatives`) runs as its
+    representative, so points that say the same thing in different words share one run and
+    one seed; each gets the row with its own parameters.
     """
     from ..sweep import Grid, run_sweep
 
+    representatives = representatives or {}
     groups: dict = {}
     for p in points:
-        c = _canonical(method, p)
+        c = representatives.get(_key(p), p)
         groups.setdefault(_key(c), (c, {}))[1][_key(p)] = p
     if not groups:
         return {}, 0
@@ -136,7 +143,7 @@ def _run_method(method, points, *, seed, cache_dir, workers, client, progress):
     out = {}
     for (rep, grp), (_, row) in zip(groups.values(), df.iterrows()):
         for k, p in grp.items():
-            # the asking point's own spelling of its parameters, not the canonical one
+            # the asking point's own spelling of its parameters, not the representative's
             r = {name: v for name, v in row.items() if name not in rep or name in p}
             r.update(p)
             out[k] = r
@@ -206,8 +213,9 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
     # the pool stays busy across figures
     results, runs = {}, {}
     for method in sorted(by_method, key=lambda m: (m != "analysis", m)):
-        results[method], runs[method] = _run_method(method, by_method[method], seed=seed, cache_dir=cache_dir,
-                                                    workers=workers, client=client, progress=progress)
+        results[method], runs[method] = _run_method(
+            method, by_method[method], seed=seed, cache_dir=cache_dir, workers=workers, client=client,
+            progress=progress, representatives=_representatives(sz) if method == "simulation" else None)
 
     figs = {}
     n_cached = n_failed = 0
