@@ -34,13 +34,13 @@ from tcpabr_model.sim.capacity import (
 from tcpabr_model.sim.network_run import run_network_replication
 from tcpabr_model.sim.run import run_replication, scenario_path
 
+from _kernels import fast_vs_general
+
 DATA = Path(__file__).parent / "data"
 OUTAGE = DATA / "markov3_outage.down"       # levels 0 / 200 / 600 packets/s, 40 s period
 CONST = DATA / "constant_1000pps.down"      # one opportunity per ms, 2 s period
 SHARED = Path("/work/shared/traces")
 
-COUNTERS = [L.S_GOOD, L.S_GOODALL, L.S_CSENT, L.S_CDROP, L.S_FDROP, L.S_FSENT, L.S_TIMEOUTS, L.S_ACKS,
-            L.S_FASTRTX, L.S_RETX, L.S_SEGSENT, L.S_FDELIV]
 
 
 def _onoff(on_ms=30, off_ms=20, per_ms=2, cycles=3):
@@ -151,21 +151,12 @@ def test_trace_fixes_the_peak_rate_and_the_slot():
 
 
 # ---------------------------------------------------------------------- kernels
-def _fast_vs_general(sc, seed):
-    child = np.random.SeedSequence(seed).spawn(1)[0]
-    fast, _, _ = run_replication(sc, np.random.default_rng(child), trace=False)
-    gen, _, _ = run_network_replication(sc.to_network(), np.random.default_rng(child))
-    np.testing.assert_array_equal(gen[0][:, COUNTERS], fast[0][:, COUNTERS])
-    np.testing.assert_array_equal(gen[1][:, L.F_CWND], fast[1][:, L.F_CWND])
-    return fast
-
-
 @pytest.mark.parametrize("feedback", ["instcap", "effcap", "none"])
 def test_fast_path_equals_general_kernel_with_a_trace(feedback):
     tr = read_trace(OUTAGE)
     sc = Scenario.from_normalized(delta=[40, 120], bmax=10, feedback=feedback, capacity=tr, duration=30.0,
                                   warmup=2.0)
-    out = _fast_vs_general(sc, 11)
+    out = fast_vs_general(sc, 11)
     assert out[0][:, L.S_GOOD].sum() > 0
 
 
@@ -177,11 +168,11 @@ def test_fast_path_equals_general_kernel_with_a_k_state_model(time):
         m = from_arrays([0.0, 0.4, 1.0], generator=[[-0.02, 0.02, 0.0], [0.01, -0.02, 0.01],
                                                     [0.0, 0.01, -0.01]])
     sc = Scenario.from_normalized(delta=40, bmax=10, capacity=m, duration_units=20000, warmup_units=400)
-    _fast_vs_general(sc, 5)
+    fast_vs_general(sc, 5)
     m2 = from_arrays([200.0, 600.0, 1000.0], P, epoch=0.1, time_unit=1.0, packet_bytes=1500)
     sc2 = Scenario.from_normalized(delta=40, bmax=10, capacity=m2, duration=20.0, warmup=1.0)
     assert sc2.high_rate == pytest.approx(1000 * 1500 * 500 / 636)
-    _fast_vs_general(sc2, 6)
+    fast_vs_general(sc2, 6)
 
 
 @hst.composite
@@ -210,7 +201,7 @@ def test_fast_path_equals_general_kernel_over_random_capacities(cap, fb, variant
     sc = Scenario.from_normalized(delta=[20, 60], bmax=8, feedback=fb, capacity=cap,
                                   tcp=TcpConfig(variant=variant, wmax=32), duration_units=3000,
                                   warmup_units=100, **kw)
-    _fast_vs_general(sc, seed)
+    fast_vs_general(sc, seed)
 
 
 def test_measured_capacity_is_the_path_integral_and_service_never_exceeds_it():
@@ -448,6 +439,6 @@ def test_shared_trace_replay_fast_equals_general(name):
         pytest.skip(f"{p} missing")
     tr = read_trace(p)
     sc = Scenario.from_normalized(delta=40, bmax=20, capacity=tr, duration=2.0, warmup=0.2)
-    out = _fast_vs_general(sc, 3)
+    out = fast_vs_general(sc, 3)
     assert out[0][:, L.S_GOOD].sum() > 0
     assert os.path.basename(sc.capacity.name) == name

@@ -227,7 +227,7 @@ def fast_path_args(scenario: Scenario, rng: np.random.Generator, force_drops=(),
     meas = int(kin["gpar"][K.G_MEAS])
     nslots = int(kin["gpar"][K.G_NSLOTS])
     args = fast_path_inputs(net, kin, sample=meas * (1 if trace else max(1, nslots // 4000 // meas)))
-    if args is None:    # to_network() always qualifies; this guards the two builders' agreement
+    if args is None:    # to_network() always qualifies: None here is a bug in one of the two
         raise ModelError("internal: Scenario.to_network() does not qualify for the single-bottleneck fast path")
     return args
 
