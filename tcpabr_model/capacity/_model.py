@@ -40,7 +40,7 @@ import numpy as np
 from scipy.sparse.csgraph import connected_components
 
 from .._validate import check_choice, check_int, check_real
-from ..closed_forms.effcap import ROW_SUM_TOL, stationary_distribution
+from ..closed_forms.modulating_chain import ROW_SUM_TOL, stationary_distribution
 from ..errors import ErgodicityError, ModelError
 
 __all__ = ["CapacityModel", "two_state", "constant", "from_arrays", "MAX_PSI"]

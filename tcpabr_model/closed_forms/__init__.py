@@ -1,11 +1,14 @@
 """Closed forms: effective capacity, EFFCAP, window-to-throughput, ATM overhead, fairness.
 
-Effective capacity (seed 004, eq. 23)
+Effective capacity of a Markov-modulated link, exact (seed 004 Sec. IV, eqs. 23-24)
     effective_capacity, effective_capacity_solve, EffectiveCapacityResult,
-    effective_capacity_limits, effective_capacity_eq24, min_cycle_mean, stationary_mean,
-    stationary_distribution, delta_for_rate, qos_delta,
-    two_state_matrix, derive_two_state_effective_capacity, effective_capacity_two_state,
-    delta_for_rate_two_state
+    effective_capacity_limits, effective_capacity_eq24, min_cycle_mean
+    (``chain_effective_capacity``); stationary_distribution, stationary_mean of the
+    modulating chain (``modulating_chain``)
+Two-state closed form of eq. 23 (sympy)
+    two_state_matrix, derive_two_state_effective_capacity, effective_capacity_two_state
+QoS exponent delta and the inverse of eq. 23
+    qos_delta, delta_for_rate, delta_for_rate_two_state
 Finite-sample estimators and EFFCAP (eqs. 24-28, Section VI design rule)
     block_sums, effcap_estimate, effcap_eq24, effcap_eq26_terms, effcap_min_block_average,
     effcap_feedback_series, effcap_design, EffcapDesign
@@ -32,21 +35,13 @@ from .atm import (
     tcp_efficiency,
     tcp_max_throughput,
 )
-from .effcap import (
+from .chain_effective_capacity import (
     EffectiveCapacityResult,
-    delta_for_rate,
-    delta_for_rate_two_state,
-    derive_two_state_effective_capacity,
     effective_capacity,
     effective_capacity_eq24,
     effective_capacity_limits,
     effective_capacity_solve,
-    effective_capacity_two_state,
     min_cycle_mean,
-    qos_delta,
-    stationary_distribution,
-    stationary_mean,
-    two_state_matrix,
 )
 from .estimators import (
     EffcapDesign,
@@ -59,6 +54,13 @@ from .estimators import (
     effcap_min_block_average,
 )
 from .fairness import efficiency_seed000, efficiency_seed001, efficiency_seed004, jain_index
+from .modulating_chain import stationary_distribution, stationary_mean
+from .qos_exponent import delta_for_rate, delta_for_rate_two_state, qos_delta
+from .two_state_closed_form import (
+    derive_two_state_effective_capacity,
+    effective_capacity_two_state,
+    two_state_matrix,
+)
 from .window import (
     average_window_linear,
     average_window_linear_sum,

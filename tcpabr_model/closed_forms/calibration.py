@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .._validate import check_int, check_real
-from .effcap import delta_for_rate_two_state
+from .qos_exponent import delta_for_rate_two_state
 
 __all__ = ["CalibrationRow", "calibrate_delta", "calibration_grid"]
 

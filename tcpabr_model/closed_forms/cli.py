@@ -74,14 +74,16 @@ def _num(x):
 def _effcap(args) -> int:
     import numpy as np
 
-    from . import effcap as _ec
+    from .chain_effective_capacity import effective_capacity_limits, effective_capacity_solve
+    from .qos_exponent import delta_for_rate, qos_delta
+    from .two_state_closed_form import effective_capacity_two_state, two_state_matrix
 
     two_state = args.matrix is None
     if two_state:
         missing = [n for n in ("p01", "p10", "c0", "c1") if getattr(args, n) is None]
         if missing:
             raise ValueError(f"{', '.join('--' + m for m in missing)} is invalid: required without --matrix")
-        P = _ec.two_state_matrix(args.p01, args.p10)
+        P = two_state_matrix(args.p01, args.p10)
         c = np.array([args.c0, args.c1], dtype=float)
     else:
         if args.capacities is None:
@@ -100,19 +102,19 @@ def _effcap(args) -> int:
     given = [args.delta is not None, args.epsilon is not None or args.bmax is not None, args.rate is not None]
     if sum(given) != 1:
         raise ValueError("--delta/--epsilon+--bmax/--rate is invalid: give exactly one of them")
-    lo_lim, mean = _ec.effective_capacity_limits(P, c)
+    lo_lim, mean = effective_capacity_limits(P, c)
     out = {"n_states": int(len(c)), "mean_capacity": mean, "min_cycle_mean": lo_lim}
     if args.rate is not None:
-        delta = _ec.delta_for_rate(P, c, args.rate)
+        delta = delta_for_rate(P, c, args.rate)
         out.update(rate=float(args.rate), delta_for_rate=delta)
     elif args.delta is not None:
         delta = float(args.delta)
     else:
         if args.epsilon is None or args.bmax is None:
             raise ValueError("--epsilon/--bmax is invalid: give both")
-        delta = _ec.qos_delta(args.epsilon, args.bmax)
+        delta = qos_delta(args.epsilon, args.bmax)
         out.update(epsilon=args.epsilon, bmax=args.bmax)
-    res = _ec.effective_capacity_solve(P, c, delta)
+    res = effective_capacity_solve(P, c, delta)
     out.update(
         effective_capacity=res.value,
         delta=_num(delta),
@@ -122,7 +124,7 @@ def _effcap(args) -> int:
     )
     if two_state:
         out["effective_capacity_closed_form"] = float(
-            _ec.effective_capacity_two_state(args.p01, args.p10, args.c0, args.c1, delta)
+            effective_capacity_two_state(args.p01, args.p10, args.c0, args.c1, delta)
         )
     text = (
         f"effective capacity Gamma(delta={delta:g}) = {res.value:.10g} "
@@ -136,10 +138,10 @@ def _effcap(args) -> int:
 
 def _formula(args) -> int:
     from . import atm as _atm
-    from . import effcap as _ec
     from . import estimators as _est
     from . import fairness as _fair
     from . import window as _win
+    from .qos_exponent import qos_delta
 
     name = args.name
     if name == "window":
@@ -185,7 +187,7 @@ def _formula(args) -> int:
         out = {"M": d.M, "N": d.N, "k": d.k, "N_range": list(d.N_range), "convention": d.convention}
         text = f"M = {d.M}, N = {d.N} (k = {d.k}; N for k = 8..12: {d.N_range[0]}..{d.N_range[1]})"
     elif name == "qos-delta":
-        v = _ec.qos_delta(args.epsilon, args.bmax)
+        v = qos_delta(args.epsilon, args.bmax)
         out = {"delta": v, "epsilon": args.epsilon, "bmax": args.bmax}
         text = f"delta = -log(epsilon)/Bmax = {v:.6g} per packet"
     else:  # pragma: no cover - argparse restricts choices

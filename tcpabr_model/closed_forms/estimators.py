@@ -40,7 +40,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import check_int, check_real
-from .effcap import _is_model, effective_capacity_eq24
+from .chain_effective_capacity import effective_capacity_eq24
+from .modulating_chain import _is_model
 
 __all__ = [
     "block_sums",
