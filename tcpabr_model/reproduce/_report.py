@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import platform
 import time
 
-from ._run import half_width_summary
+import pandas as pd
 
-__all__ = ["write_report"]
+__all__ = ["half_width_summary", "write_report"]
 
 
 def _cell(s: str) -> str:
@@ -82,3 +83,17 @@ def write_report(res) -> None:
                 lines.append(f"- {n}")
             lines.append("")
     res.report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def half_width_summary(table: pd.DataFrame) -> dict:
+    """Median and largest 95 % half-width of the simulated efficiencies (absolute and relative)."""
+    if "efficiency_hw" not in table.columns:
+        return {}
+    t = table[table["efficiency_hw"].notna() & table["efficiency"].notna()]
+    if t.empty:
+        return {}
+    rel = t["efficiency_hw"] / t["efficiency"]
+    return {"n": int(len(t)), "median_hw": float(t["efficiency_hw"].median()), "max_hw": float(t["efficiency_hw"].max()),
+            "median_rel": float(rel.median()), "max_rel": float(rel.max()),
+            "replications": int(t["replications"].max()) if "replications" in t.columns and
+            not math.isnan(t["replications"].max()) else None}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,8 @@ import pandas as pd
 
 from .._paths import check_output_dir
 from .._validate import check_int
-from ._select import ALL_FIGURES, parse_figures
+from ._figure_numbers import ALL_FIGURES, parse_figures
+from ._report import write_report
 from ._spec import SIZES, Claim, FigureSpec, Size, Verdict
 
 __all__ = ["reproduce", "ReproduceResult", "FigureResult", "parse_figures", "ALL_FIGURES"]
@@ -259,8 +259,6 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
         figs[spec.key] = fr
 
     seconds = time.perf_counter() - t0
-    from ._report import write_report
-
     n_points = sum(len(v) for v in results.values())
     res = ReproduceResult(out=outp, size=sz, seed=seed, figures=figs, report=outp / "REPORT.md", seconds=seconds,
                           n_points=n_points, n_cached=n_cached, n_failed=n_failed, n_runs=sum(runs.values()))
@@ -282,16 +280,3 @@ def _flatten(df: pd.DataFrame) -> pd.DataFrame:
             df[c] = df[c].map(lambda v: json.dumps(list(v)) if isinstance(v, (list, tuple)) else v)
     return df
 
-
-def half_width_summary(table: pd.DataFrame) -> dict:
-    """Median and largest 95 % half-width of the simulated efficiencies (absolute and relative)."""
-    if "efficiency_hw" not in table.columns:
-        return {}
-    t = table[table["efficiency_hw"].notna() & table["efficiency"].notna()]
-    if t.empty:
-        return {}
-    rel = t["efficiency_hw"] / t["efficiency"]
-    return {"n": int(len(t)), "median_hw": float(t["efficiency_hw"].median()), "max_hw": float(t["efficiency_hw"].max()),
-            "median_rel": float(rel.median()), "max_rel": float(rel.max()),
-            "replications": int(t["replications"].max()) if "replications" in t.columns and
-            not math.isnan(t["replications"].max()) else None}

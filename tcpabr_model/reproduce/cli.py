@@ -28,7 +28,7 @@ def register(sub) -> None:
 def _run(args: argparse.Namespace) -> int:
     from .._paths import check_output_dir
     from ..sweep.cli import check_workers_dask
-    from ._select import parse_figures
+    from ._figure_numbers import parse_figures
 
     parse_figures(args.figures)  # validate before the heavy imports and before starting a cluster
     check_workers_dask(args.workers, args.dask)

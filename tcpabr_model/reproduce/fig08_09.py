@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import DELTA_UNITS, WMAX, no_data, ok, rows, series, sig_pos
+from ._figure_helpers import DELTA_UNITS, WMAX, no_data, ok, rows, series, sig_pos
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 BUFFERS = (10, 12)

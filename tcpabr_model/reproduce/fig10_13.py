@@ -9,7 +9,7 @@ the ATM overhead as lost capacity (Section V), as the paper's simulations do.
 
 from __future__ import annotations
 
-from ._common import DELTA_UNITS, WMAX, fmt_series, no_data, ok, rows, series, sig_neg, sig_pos
+from ._figure_helpers import DELTA_UNITS, WMAX, fmt_series, no_data, ok, rows, series, sig_neg, sig_pos
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 LARGE_MIN = 10.0  # CHOICE: panels of Figs. 10 and 12 show psi >= 10, Figs. 11 and 13 psi <= 5

@@ -9,7 +9,7 @@ Fig. 15: tau = 100 ms; Fig. 16: tau = 1000 ms; Delta from 50 to 500 ms in both.
 
 from __future__ import annotations
 
-from ._common import DELTA, S, WMAX, ceil_div, n_of_k, no_data, ok, rows, series, sig_pos
+from ._figure_helpers import DELTA, S, WMAX, ceil_div, n_of_k, no_data, ok, rows, series, sig_pos
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 FIG14_K = (2, 4, 8)

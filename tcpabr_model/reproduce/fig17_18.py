@@ -9,7 +9,7 @@ whatever M is (the paper varies M alone).
 
 from __future__ import annotations
 
-from ._common import S, WMAX, ceil_div, n_of_k, no_data, ok, rows, series, sig_pos
+from ._figure_helpers import S, WMAX, ceil_div, n_of_k, no_data, ok, rows, series, sig_pos
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 DELTAS = (0.05, 0.1, 0.2)

@@ -9,7 +9,7 @@ no ABR); INSTCAP (Case 1's M = N = 1) is added as a reference, as the paper cite
 
 from __future__ import annotations
 
-from ._common import S, WMAX, no_data, ok, rows, series, sig_pos
+from ._figure_helpers import S, WMAX, no_data, ok, rows, series, sig_pos
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 RTTS = [0.24, 0.36]

@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             rows.extend(fn(quick))
         except Exception as exc:  # a crashing check is a failed check
-            from .checks import Check
+            from ._report_row import Check
 
             rows.append(Check(fn.__name__, "error", float("nan"), float("nan"), float("inf"), 0.0, repr(exc)))
     elapsed = time.perf_counter() - t0

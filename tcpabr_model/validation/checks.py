@@ -5,13 +5,14 @@ independent value (simulation, exact enumeration or a printed reference value), 
 relative error, the tolerance and where the tolerance comes from.  Simulation checks use
 ``k * SE`` from independent replications (k = 4) plus, where stated, a deterministic
 allowance that comes from the formula's own approximation (e.g. an integer window).
+:data:`ALL_CHECKS` lists them, then those of ``markov_checks`` and ``validity_checks``, in
+the report's order; the row type :class:`Check` lives in ``_report_row``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -19,33 +20,11 @@ import numpy as np
 import tcpabr_model.closed_forms as cf
 
 from . import _sims
+from ._report_row import K_SE, Check, make_check, relative_error
+from .markov_checks import check_markov_embedded_mc, check_markov_vs_cell_sim
+from .validity_checks import check_validity_points
 
-K_SE = 4.0
-
-
-@dataclass(frozen=True)
-class Check:
-    name: str
-    formula: str
-    closed_form: float
-    independent: float
-    rel_error: float
-    tolerance: float
-    basis: str
-
-    @property
-    def passed(self) -> bool:
-        return bool(np.isfinite(self.rel_error) and self.rel_error <= self.tolerance)
-
-
-def _rel(a, b):
-    a = float(a)
-    b = float(b)
-    return abs(a - b) / max(abs(b), 1e-300)
-
-
-def _row(name, formula, closed, indep, tol, basis, rel=None):
-    return Check(name, formula, float(closed), float(indep), _rel(closed, indep) if rel is None else float(rel), float(tol), basis)
+__all__ = ["ALL_CHECKS", "Check", "run_all"]
 
 
 # ---------------------------------------------------------------- effective capacity
@@ -60,11 +39,11 @@ def check_two_state_closed_form(quick):
         d = 10 ** rng.uniform(-3, 2)
         closed = cf.effective_capacity_two_state(a, b, c0, c1, d)
         res = cf.effective_capacity_solve(cf.two_state_matrix(a, b), [c0, c1], d)
-        e = _rel(closed, res.value)
+        e = relative_error(closed, res.value)
         if e >= worst[0]:
             worst = (e, closed, res.value)
-    return [_row("effcap 2-state closed form", "eq.23 sympy 2-state", worst[1], worst[2], 1e-10,
-                 f"worst of {n} random cases vs certified Perron root; float64 rounding")]
+    return [make_check("effcap 2-state closed form", "eq.23 sympy 2-state", worst[1], worst[2], 1e-10,
+                       f"worst of {n} random cases vs certified Perron root; float64 rounding")]
 
 
 def _enumerated_log_moment(P, c, pi, delta, n):
@@ -98,8 +77,8 @@ def check_effcap_enumeration(quick):
     closed = cf.effective_capacity(P, c, delta)
     # the increment converges geometrically; the last change bounds the remaining error
     tol = max(2 * abs(indep - prev) / abs(indep), 1e-12)
-    return [_row("effcap vs path enumeration", "eq.23 spectral radius", closed, indep, tol,
-                 f"3 states, delta={delta}: increment of log-moment over all 3^{n+1} paths; tol = 2x last change")]
+    return [make_check("effcap vs path enumeration", "eq.23 spectral radius", closed, indep, tol,
+                       f"3 states, delta={delta}: increment of log-moment over all 3^{n+1} paths; tol = 2x last change")]
 
 
 def _simple_cycle_min_mean(P, c):
@@ -128,15 +107,15 @@ def check_effcap_limits(quick):
         pi = pi @ P
     mean = float(pi @ c)
     g_small = cf.effective_capacity(P, c, 1e-7)
-    rows.append(_row("effcap delta->0", "Gamma(0+) = E C", g_small, mean, 1e-6,
-                     "delta=1e-7: |Gamma - EC| <= delta*Var_asym/2; power-iteration pi"))
+    rows.append(make_check("effcap delta->0", "Gamma(0+) = E C", g_small, mean, 1e-6,
+                           "delta=1e-7: |Gamma - EC| <= delta*Var_asym/2; power-iteration pi"))
     mcm = _simple_cycle_min_mean(P, c)
-    rows.append(_row("effcap delta->inf", "Gamma(inf) = min cycle mean", cf.effective_capacity(P, c, np.inf), mcm, 1e-12,
-                     "Karp vs enumeration of all simple cycles (5 states, no self-loops: > c_min)"))
+    rows.append(make_check("effcap delta->inf", "Gamma(inf) = min cycle mean", cf.effective_capacity(P, c, np.inf), mcm, 1e-12,
+                           "Karp vs enumeration of all simple cycles (5 states, no self-loops: > c_min)"))
     g_big = cf.effective_capacity(P, c, 200.0)
     pmin = P[P > 0].min()
-    rows.append(_row("effcap delta=200", "Gamma(200) -> min cycle mean", g_big, mcm, -math.log(pmin) / 200 / mcm + 1e-9,
-                     "0 <= Gamma(d) - Gamma(inf) <= -log(min P_ij > 0)/d (critical-cycle bound)"))
+    rows.append(make_check("effcap delta=200", "Gamma(200) -> min cycle mean", g_big, mcm, -math.log(pmin) / 200 / mcm + 1e-9,
+                           "0 <= Gamma(d) - Gamma(inf) <= -log(min P_ij > 0)/d (critical-cycle bound)"))
     return rows
 
 
@@ -182,9 +161,9 @@ def check_effcap_vs_loss(quick):
         se = math.sqrt((reps - 1) / reps * np.sum((jk - jk.mean()) ** 2))
         tol = (K_SE * se + 0.02 * target) / target
         label = f"p01={P[0, 1]}" if len(c) == 2 else f"{len(c)}-state"
-        rows.append(_row(f"effcap vs loss, {label}, g={gamma}", "delta: Gamma(delta)=gamma (eq.22-23)", target, est,
-                         tol, f"slope of log loss, B={b1:g}..{b2:g}, {reps}x{n_slots:.0e} slots; "
-                              "4 jackknife SE + 2% pre-asymptotic allowance"))
+        rows.append(make_check(f"effcap vs loss, {label}, g={gamma}", "delta: Gamma(delta)=gamma (eq.22-23)", target, est,
+                               tol, f"slope of log loss, B={b1:g}..{b2:g}, {reps}x{n_slots:.0e} slots; "
+                                    "4 jackknife SE + 2% pre-asymptotic allowance"))
     return rows
 
 
@@ -192,7 +171,7 @@ def check_qos_delta(quick):
     eps, bmax = 1e-6, 10.0
     closed = cf.qos_delta(eps, bmax)
     indep = math.log(1 / eps) / bmax
-    return [_row("QoS delta", "delta = -log(eps)/Bmax", closed, indep, 1e-15, "arithmetic")]
+    return [make_check("QoS delta", "delta = -log(eps)/Bmax", closed, indep, 1e-15, "arithmetic")]
 
 
 # ---------------------------------------------------------------- estimators
@@ -220,12 +199,12 @@ def check_estimator_convergence(quick):
     bm = e[: (e.size // nb) * nb].reshape(nb, -1).mean(1)
     se = bm.std(ddof=1) / math.sqrt(nb) / e.mean() / (M * delta)
     tol = K_SE * se / exact
-    rows = [_row("eq.25 estimator -> eq.24", "eq.25 (N blocks) vs eq.24 exact", est, exact, tol,
-                 f"{n:.0e} samples, M={M}, delta={delta}; 4 SE (batch means)")]
+    rows = [make_check("eq.25 estimator -> eq.24", "eq.25 (N blocks) vs eq.24 exact", est, exact, tol,
+                       f"{n:.0e} samples, M={M}, delta={delta}; 4 SE (batch means)")]
     g = cf.effective_capacity(P, c, delta)
     bias = abs(exact - g) / g
-    rows.append(_row("eq.24 -> eq.23 as M grows", "eq.24 (M=400) vs eq.23", _eq24_exact(P, c, pi, delta, 400), g,
-                     2 * bias * 20 / 400 + 1e-12, "bias ~ 1/M: tol = 2 x (bias at M=20) x 20/400"))
+    rows.append(make_check("eq.24 -> eq.23 as M grows", "eq.24 (M=400) vs eq.23", _eq24_exact(P, c, pi, delta, 400), g,
+                           2 * bias * 20 / 400 + 1e-12, "bias ~ 1/M: tol = 2 x (bias at M=20) x 20/400"))
     return rows
 
 
@@ -248,16 +227,16 @@ def check_eq28(quick):
     # naive loops
     avgs = [sum(x[len(x) - M - j: len(x) - j]) / M for j in range(N)]
     naive = min(avgs)
-    rows = [_row("EFFCAP eq.28", "min of N sliding M-averages", cf.effcap_min_block_average(x, M, N), naive, 1e-12,
-                 "naive Python loop")]
+    rows = [make_check("EFFCAP eq.28", "min of N sliding M-averages", cf.effcap_min_block_average(x, M, N), naive, 1e-12,
+                       "naive Python loop")]
     ser = cf.effcap_feedback_series(x, M, N)
-    rows.append(_row("EFFCAP series", "rolling eq.28 (numba deque)", ser[-1], naive, 1e-12, "naive Python loop"))
+    rows.append(make_check("EFFCAP series", "rolling eq.28 (numba deque)", ser[-1], naive, 1e-12, "naive Python loop"))
     # eq. 25 -> eq. 28 bound
     d = 1e3
     e25 = cf.effcap_estimate(x, M, d, N, sliding=True)
-    rows.append(_row("eq.25 -> eq.28 (delta=1e3)", "0 <= eq25 - eq28 <= log N/(M delta)", e25, naive,
-                     math.log(N) / (M * d) / naive + 1e-12,
-                     "bound of eq. 27 (attained when a single block is the minimum, as here)"))
+    rows.append(make_check("eq.25 -> eq.28 (delta=1e3)", "0 <= eq25 - eq28 <= log N/(M delta)", e25, naive,
+                           math.log(N) / (M * d) / naive + 1e-12,
+                           "bound of eq. 27 (attained when a single block is the minimum, as here)"))
     return rows
 
 
@@ -268,9 +247,9 @@ def check_effcap_design(quick):
     for (d, s, k), (M, N) in cases:
         got = cf.effcap_design(d, s, k)
         bad += int((got.M, got.N) != (M, N))
-    return [_row("EFFCAP design rule", "M = ceil(D/s), N = (k-1) M", bad, 0, 0.0,
-                 f"{len(cases)} worked examples of seed 004 (Secs. V-VII); value = number of mismatches",
-                 rel=float(bad))]
+    return [make_check("EFFCAP design rule", "M = ceil(D/s), N = (k-1) M", bad, 0, 0.0,
+                       f"{len(cases)} worked examples of seed 004 (Secs. V-VII); value = number of mismatches",
+                       rel=float(bad))]
 
 
 # ---------------------------------------------------------------- window formulas
@@ -279,8 +258,8 @@ def check_eq1_reference(quick):
     for w, printed in ((91232, 24.32), (181952, 48.5), (363392, 96.9)):
         v = cf.throughput_from_window(w, 0.030)
         digits = 0.01 if printed == 24.32 else 0.1
-        rows.append(_row(f"seed 002 eq.1, CWND={w}", "8e-6 CWND/RTT", v, printed, (digits) / printed,
-                         "printed value, RTT 30 ms; tol = one unit of its last digit (24.3285 is printed 24.32)"))
+        rows.append(make_check(f"seed 002 eq.1, CWND={w}", "8e-6 CWND/RTT", v, printed, (digits) / printed,
+                               "printed value, RTT 30 ms; tol = one unit of its last digit (24.3285 is printed 24.32)"))
     return rows
 
 
@@ -297,8 +276,8 @@ def check_eq2_closed_form(quick):
         val = d["sum"].subs({s["W"]: W, s["MSS"]: mss, s["T"]: T, s["b"]: b})
         worst = max(worst, abs(float(val) - float(exact)) / float(exact))
         worst = max(worst, abs(cf.average_window_linear(W, mss, acks_per_increment=b) - float(exact)) / float(exact))
-    return [_row("seed 002 eq.2 closed form", "sum -> 3/4 W + MSS/(2b)", worst, 0.0, 1e-15,
-                 "exact rational summation (Fraction); value = worst relative error", rel=worst)]
+    return [make_check("seed 002 eq.2 closed form", "sum -> 3/4 W + MSS/(2b)", worst, 0.0, 1e-15,
+                       "exact rational summation (Fraction); value = worst relative error", rel=worst)]
 
 
 def check_window_sim(quick):
@@ -312,14 +291,14 @@ def check_window_sim(quick):
         w_eff = sinf / T
         rtt = srtt / nrtt
         # eq. 1 (packets instead of bytes): throughput = window / RTT
-        rows.append(_row(f"eq.1 vs sim goodput W={W}", "avg window / avg RTT", w_eff / rtt, goodput, 2e-3,
-                         "Little's law; tol = 2 packets per run / packets acked (edge effects) + rounding"))
-        rows.append(_row(f"sawtooth avg cwnd W={W}", "3/4 W (fluid CA sawtooth)", cf.sawtooth_average_window(W), sw / T,
-                         1.0 / (0.75 * W), "cwnd is an integer window: 1 segment allowance"))
-        rows.append(_row(f"eq.2 vs sim in-flight W={W}", "3/4 W + MSS/2", cf.average_window_linear(W, 1), w_eff,
-                         1.0 / (0.75 * W), "per-RTT granularity of eq. 2: 1 segment allowance"))
-        rows.append(_row(f"sawtooth throughput W={W}", "3W/(4 RTT)", cf.sawtooth_throughput(W, d), goodput,
-                         1.0 / (0.75 * W), "1 segment per RTT allowance (integer window)"))
+        rows.append(make_check(f"eq.1 vs sim goodput W={W}", "avg window / avg RTT", w_eff / rtt, goodput, 2e-3,
+                               "Little's law; tol = 2 packets per run / packets acked (edge effects) + rounding"))
+        rows.append(make_check(f"sawtooth avg cwnd W={W}", "3/4 W (fluid CA sawtooth)", cf.sawtooth_average_window(W), sw / T,
+                               1.0 / (0.75 * W), "cwnd is an integer window: 1 segment allowance"))
+        rows.append(make_check(f"eq.2 vs sim in-flight W={W}", "3/4 W + MSS/2", cf.average_window_linear(W, 1), w_eff,
+                               1.0 / (0.75 * W), "per-RTT granularity of eq. 2: 1 segment allowance"))
+        rows.append(make_check(f"sawtooth throughput W={W}", "3W/(4 RTT)", cf.sawtooth_throughput(W, d), goodput,
+                               1.0 / (0.75 * W), "1 segment per RTT allowance (integer window)"))
     return rows
 
 
@@ -343,8 +322,8 @@ def check_fifo_sim(quick):
     se = shares.std(0, ddof=1) / math.sqrt(reps)
     i = int(np.argmax(np.abs(pred - est) / est))
     tol = (K_SE * se[i] + 1.0 / (n * 0.8 / w.sum())) / est[i]
-    return [_row("FIFO share rule", "mu_i = mu x_i / x", pred[i], est[i], tol,
-                 f"4 window flows, random link; worst flow; 4 SE over {reps} runs + 1 cycle")]
+    return [make_check("FIFO share rule", "mu_i = mu x_i / x", pred[i], est[i], tol,
+                       f"4 window flows, random link; worst flow; 4 SE over {reps} runs + 1 cycle")]
 
 
 # ---------------------------------------------------------------- ATM, fairness, efficiency
@@ -367,18 +346,18 @@ def check_atm(quick):
     top = 2000 if quick else 9180
     for mss in range(1, top + 1):
         mismatches += int(cf.cells_per_packet(mss) != _cells_by_enumeration(mss))
-    rows.append(_row("AAL5 cells per packet", "ceil((mss+56)/48)", mismatches, 0, 0.0,
-                     f"byte-level PDU build for mss=1..{top}; value = mismatches", rel=float(mismatches)))
-    rows.append(_row("seed 000 TCP max (512 B)", "155.52 x 512/(53*12)", cf.tcp_max_throughput(155.52, 512), 125.2,
-                     0.05 / 125.2, "printed 125.2 Mbps (no SONET); half a unit of the last digit"))
-    rows.append(_row("seed 000 efficiency (512 B)", "512/636", cf.tcp_efficiency(512), 0.805, 0.0005 / 0.805,
-                     "printed 80.5%"))
-    rows.append(_row("seed 000 with 50% VBR", "0.5 x TCP max", 0.5 * cf.tcp_max_throughput(155.52, 512), 63.0,
-                     0.5 / 63.0, "printed 'about 63 Mbps'"))
-    rows.append(_row("seed 002 TCP max (1024 B)", "149.76 x 1024/(53*23)", cf.tcp_max_throughput(155.52, 1024, sonet=True),
-                     126.0, 0.5 / 126.0, "printed '126 Mbps' (SONET framing); half a unit"))
-    rows.append(_row("seed 004 ATM overhead", "48/53", cf.atm_cell_efficiency(), 0.90, 0.01 / 0.9,
-                     "printed 'approximately 90%'"))
+    rows.append(make_check("AAL5 cells per packet", "ceil((mss+56)/48)", mismatches, 0, 0.0,
+                           f"byte-level PDU build for mss=1..{top}; value = mismatches", rel=float(mismatches)))
+    rows.append(make_check("seed 000 TCP max (512 B)", "155.52 x 512/(53*12)", cf.tcp_max_throughput(155.52, 512), 125.2,
+                           0.05 / 125.2, "printed 125.2 Mbps (no SONET); half a unit of the last digit"))
+    rows.append(make_check("seed 000 efficiency (512 B)", "512/636", cf.tcp_efficiency(512), 0.805, 0.0005 / 0.805,
+                           "printed 80.5%"))
+    rows.append(make_check("seed 000 with 50% VBR", "0.5 x TCP max", 0.5 * cf.tcp_max_throughput(155.52, 512), 63.0,
+                           0.5 / 63.0, "printed 'about 63 Mbps'"))
+    rows.append(make_check("seed 002 TCP max (1024 B)", "149.76 x 1024/(53*23)", cf.tcp_max_throughput(155.52, 1024, sonet=True),
+                           126.0, 0.5 / 126.0, "printed '126 Mbps' (SONET framing); half a unit"))
+    rows.append(make_check("seed 004 ATM overhead", "48/53", cf.atm_cell_efficiency(), 0.90, 0.01 / 0.9,
+                           "printed 'approximately 90%'"))
     return rows
 
 
@@ -396,19 +375,19 @@ def check_fairness(quick):
         j = cf.jain_index(x)
         worst = max(worst, abs(j - float(exact)) / float(exact))
         bounds_ok &= (1.0 / n - 1e-12 <= j <= 1.0 + 1e-12)
-    rows = [_row("Jain fairness index", "(sum x)^2/(n sum x^2)", worst, 0.0, 1e-14,
-                 f"{n_cases} integer cases in exact rationals; value = worst rel. error", rel=worst)]
-    rows.append(_row("Jain index bounds", "1/n <= J <= 1", float(bounds_ok), 1.0, 0.0, "all cases"))
+    rows = [make_check("Jain fairness index", "(sum x)^2/(n sum x^2)", worst, 0.0, 1e-14,
+                       f"{n_cases} integer cases in exact rationals; value = worst rel. error", rel=worst)]
+    rows.append(make_check("Jain index bounds", "1/n <= J <= 1", float(bounds_ok), 1.0, 0.0, "all cases"))
     x = np.array([10.0, 20.0, 30.0])
     cv2 = x.var() / x.mean() ** 2
-    rows.append(_row("Jain = 1/(1+CV^2)", "identity", cf.jain_index(x), 1 / (1 + cv2), 1e-14, "population CV"))
+    rows.append(make_check("Jain = 1/(1+CV^2)", "identity", cf.jain_index(x), 1 / (1 + cv2), 1e-14, "population CV"))
     g = np.array([8.1, 7.9, 8.3, 7.7])
-    rows.append(_row("seed 001 efficiency", "sum g_i", cf.efficiency_seed001(g), float(sum(Fraction(str(v)) for v in g)),
-                     1e-15, "exact decimal sum"))
-    rows.append(_row("seed 004 efficiency", "thr / mean capacity", cf.efficiency_seed004(0.6, 0.75), 0.8, 1e-15,
-                     "0.6/0.75"))
-    rows.append(_row("seed 000 efficiency", "sum x / TCP max", cf.efficiency_seed000([25.0, 25.0, 25.0, 25.0, 25.2], 125.2),
-                     1.0, 1e-15, "sums to the 125.2 maximum"))
+    rows.append(make_check("seed 001 efficiency", "sum g_i", cf.efficiency_seed001(g), float(sum(Fraction(str(v)) for v in g)),
+                           1e-15, "exact decimal sum"))
+    rows.append(make_check("seed 004 efficiency", "thr / mean capacity", cf.efficiency_seed004(0.6, 0.75), 0.8, 1e-15,
+                           "0.6/0.75"))
+    rows.append(make_check("seed 000 efficiency", "sum x / TCP max", cf.efficiency_seed000([25.0, 25.0, 25.0, 25.0, 25.2], 125.2),
+                           1.0, 1e-15, "sums to the 125.2 maximum"))
     return rows
 
 
@@ -427,16 +406,10 @@ ALL_CHECKS = [
     check_fifo_sim,
     check_atm,
     check_fairness,
+    check_markov_embedded_mc,
+    check_markov_vs_cell_sim,
+    check_validity_points,
 ]
-
-
-from .markov_checks import check_markov_embedded_mc, check_markov_vs_cell_sim  # noqa: E402
-
-ALL_CHECKS += [check_markov_embedded_mc, check_markov_vs_cell_sim]
-
-from .validity_checks import check_validity_points  # noqa: E402
-
-ALL_CHECKS += [check_validity_points]
 
 
 def run_all(quick=True):

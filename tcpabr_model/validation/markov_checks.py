@@ -24,7 +24,7 @@ Two independent computations:
 
 from __future__ import annotations
 
-from .checks import K_SE, Check, _row
+from ._report_row import K_SE, Check, make_check
 
 MODEL_ALLOWANCE = 0.02
 
@@ -41,9 +41,9 @@ def check_markov_embedded_mc(quick):
         for key, val, est, hw in (("eq18", r.optimistic_eq18, mc.optimistic_eq18, mc.optimistic_eq18_halfwidth),
                                   ("conservative", r.conservative, mc.conservative, mc.conservative_halfwidth)):
             se = hw / 1.96
-            rows.append(_row(f"markov_vs_embedded_mc[{fb},{key}]",
-                             f"E V/E U eqs.14-21, psi={psi:g}", val, est, K_SE * se / est,
-                             f"{K_SE:g} SE of {mc.n_batches} batch means over {n} cycles"))
+            rows.append(make_check(f"markov_vs_embedded_mc[{fb},{key}]",
+                                   f"E V/E U eqs.14-21, psi={psi:g}", val, est, K_SE * se / est,
+                                   f"{K_SE:g} SE of {mc.n_batches} batch means over {n} cycles"))
     return rows
 
 

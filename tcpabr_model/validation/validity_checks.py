@@ -25,7 +25,7 @@ replications) plus a stated allowance:
 
 from __future__ import annotations
 
-from .checks import K_SE, Check
+from ._report_row import K_SE, Check
 
 MODEL_ALLOWANCE = 0.02
 #: docs/validity.md, "old window in the segmentation buffer": W_max = 128, INSTCAP,
