@@ -1,6 +1,6 @@
 """The slides' ABR findings (seed 003) from the network simulator (public API only).
 
-Runs every preset of :mod:`tcpabr_model.sim.presets_abr` (TCP over ABR on the ATM
+Runs every preset of :mod:`tcpabr_model.sim.presets.abr_backbone` (TCP over ABR on the ATM
 backbone without VBR for source buffers 100 .. 100000 cells, the nine VBR on/off cases,
 the three feedback delays, the two ERICA+ averaging settings, and the backbone with
 INSTCAP / EFFCAP in place of ERICA+), prints the simulated numbers next to the slides'
@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from tcpabr_model.sim import simulate_network  # noqa: E402
-from tcpabr_model.sim.presets_abr import abr_presets  # noqa: E402
+from tcpabr_model.sim.presets.abr_backbone import abr_presets  # noqa: E402
 
 
 def run_case(case, duration, seed):
@@ -78,10 +78,10 @@ def run_case(case, duration, seed):
 
 def mechanism(secs: float = 2.0) -> list[dict]:
     """Greedy-source loop of the 1 ms feedback-delay case, traced; one dict per variant."""
-    from tcpabr_model.sim import _abr_loop as L
-    from tcpabr_model.sim._abr_metrics import queue_divergence
-    from tcpabr_model.sim._erica import EricaParams
-    from tcpabr_model.sim.presets_abr import slides_source_params
+    from tcpabr_model.sim.abr import greedy_loop as L
+    from tcpabr_model.sim.abr.divergence import queue_divergence
+    from tcpabr_model.sim.switch.erica import EricaParams
+    from tcpabr_model.sim.presets.abr_backbone import slides_source_params
 
     link = 155.52e6 / 424.0
     slot = 1.0 / link

@@ -30,9 +30,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tcpabr_model.sim import simulate_network  # noqa: E402
-from tcpabr_model.sim.run import Estimate  # noqa: E402
-from tcpabr_model.sim.presets import (  # noqa: E402
-    TABLE1, TABLE2, TABLE3_002, TABLE5_002, TABLE34_SACK, preset, seed000_network, seed001_network,
+from tcpabr_model.stats import Estimate  # noqa: E402
+from tcpabr_model.sim import preset  # noqa: E402
+from tcpabr_model.sim.presets.ubr_gfr import (  # noqa: E402
+    TABLE1, TABLE2, TABLE3_002, TABLE5_002, TABLE34_SACK, seed000_network, seed001_network,
 )
 
 

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pandas as pd  # noqa: E402
 
 from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
-from tcpabr_model.sim.variants import VARIANTS  # noqa: E402
+from tcpabr_model.sim.tcp.variants import VARIANTS  # noqa: E402
 
 FEEDBACKS = ("instcap", "effcap", "none")
 PSIS = (1.0, 10.0, 50.0)

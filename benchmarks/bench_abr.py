@@ -27,7 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from tcpabr_model.sim import simulate_network  # noqa: E402
-from tcpabr_model.sim.presets_abr import get_abr_preset  # noqa: E402
+from tcpabr_model.sim.presets.abr_backbone import get_abr_preset  # noqa: E402
 
 CASES = ("abr_backbone_novbr_buf100000", "abr_vbr_d080_p1ms", "abr_backbone_compare_instcap")
 

@@ -30,12 +30,13 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from tcpabr_model.sim import from_sim_scenario, simulate_network  # noqa: E402
-from tcpabr_model.sim import _layout as L  # noqa: E402
-from tcpabr_model.sim.presets import preset, seed000_network  # noqa: E402
-from tcpabr_model.sim.network_run import run_network_replication  # noqa: E402
+from tcpabr_model.sim.arrays import layout as L  # noqa: E402
+from tcpabr_model.sim import preset
+from tcpabr_model.sim.presets.ubr_gfr import seed000_network  # noqa: E402
+from tcpabr_model.sim.driver import run_network_replication  # noqa: E402
 from tcpabr_model.sim import Scenario  # noqa: E402
-from tcpabr_model.sim import _kernel as K  # noqa: E402
-from tcpabr_model.sim.run import run_replication  # noqa: E402
+from tcpabr_model.sim.kernels import fast_path as K  # noqa: E402
+from tcpabr_model.sim.driver import run_replication  # noqa: E402
 
 
 def best(f, repeats):

@@ -35,8 +35,8 @@ from _sim_baseline import run_baseline  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tcpabr_model.sim import Scenario, simulate  # noqa: E402
-from tcpabr_model.sim import _kernel as K  # noqa: E402
-from tcpabr_model.sim.run import fast_path_args  # noqa: E402
+from tcpabr_model.sim.kernels import fast_path as K  # noqa: E402
+from tcpabr_model.sim.driver import fast_path_args  # noqa: E402
 
 
 def time_kernel(sc: Scenario, seed: int, repeats: int):

@@ -28,8 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from tcpabr_model.sim import Scenario, preset, simulate  # noqa: E402
-from tcpabr_model.sim import _layout as L  # noqa: E402
-from tcpabr_model.sim.network_run import run_network_replication  # noqa: E402
+from tcpabr_model.sim.arrays import layout as L  # noqa: E402
+from tcpabr_model.sim.driver import run_network_replication  # noqa: E402
 
 CASES = [("instcap", 1.0), ("instcap", 20.0), ("effcap", 1.0), ("effcap", 20.0)]
 PRESETS = [("seed000_wan_15src_buf12000_gr0_sd_sack", 20.0), ("seed002_gfr_15tcp", 20.0),

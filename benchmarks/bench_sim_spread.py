@@ -22,8 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 
 from tcpabr_model.sim import Scenario  # noqa: E402
-from tcpabr_model.sim import _kernel as K  # noqa: E402
-from tcpabr_model.sim.run import run_replication  # noqa: E402
+from tcpabr_model.sim.kernels import fast_path as K  # noqa: E402
+from tcpabr_model.sim.driver import run_replication  # noqa: E402
 
 
 def main(argv=None) -> int:

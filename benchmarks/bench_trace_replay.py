@@ -49,9 +49,9 @@ import numpy as np  # noqa: E402
 
 from tcpabr_model.capacity import Trace, read_trace  # noqa: E402
 from tcpabr_model.sim import Scenario, TcpConfig  # noqa: E402
-from tcpabr_model.sim import _layout as L  # noqa: E402
+from tcpabr_model.sim.arrays import layout as L  # noqa: E402
 from tcpabr_model.sim.capacity import trace_levels  # noqa: E402
-from tcpabr_model.sim.run import run_replication  # noqa: E402
+from tcpabr_model.sim.driver import run_replication  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHARED = "/work/shared/traces/TMobile-LTE-short.down"

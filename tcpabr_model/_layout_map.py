@@ -75,17 +75,26 @@ LAYERS = {
     "tcpabr_model.errors": 0,
     "tcpabr_model.units": 0,
     "tcpabr_model.stats": 0,
-    "tcpabr_model._paths": 0,
+    "tcpabr_model.runtime": 0,           # worker pools, output paths
     "tcpabr_model._results": 0,
     "tcpabr_model._numba_cache": 0,
-    "tcpabr_model._pool": 0,
     "tcpabr_model._layout_map": 0,
     # 10: closed forms and capacity models
     "tcpabr_model.closed_forms": 10,
     "tcpabr_model.capacity": 10,
     # 20: the two models: Markov renewal analysis, cell-level simulator
     "tcpabr_model.markov": 20,
-    "tcpabr_model.sim": 20,
+    "tcpabr_model.sim": 20,           # the descriptions, the driver, the results
+    # inside the simulator, one way: arrays <- tcp, switch, abr <- kernels <- the top <- presets
+    "tcpabr_model.sim.arrays": 14,
+    "tcpabr_model.sim.tcp": 15,
+    "tcpabr_model.sim.switch": 15,
+    "tcpabr_model.sim.abr": 15,
+    "tcpabr_model.sim.kernels": 16,
+    "tcpabr_model.sim.presets": 22,
+    # the delta calibration experiment of Sec. IV runs the Markov engine (feedback='constant'):
+    # it sits above the models, not with the closed forms it calibrates
+    "tcpabr_model.closed_forms.calibration": 25,
     # 30: what runs the models
     "tcpabr_model.sweep": 30,
     "tcpabr_model.trace_study": 30,

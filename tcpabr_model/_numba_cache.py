@@ -1,15 +1,15 @@
 """Keep numba's on-disk cache honest across modules.
 
 numba (``cache=True``) stamps each cached function with a hash of *its own* source file
-only.  A kernel in ``net/_abr_loop.py`` that calls ``net/_erica.py`` inlines the callee
-into its cached machine code, so after an edit of ``_erica.py`` (or a package upgrade
+only.  A kernel in ``sim/abr/greedy_loop.py`` that calls ``sim/switch/erica.py`` inlines the callee
+into its cached machine code, so after an edit of ``sim/switch/erica.py`` (or a package upgrade
 that changes only the callee's file) numba would load the old compiled callee and return
 numbers from code that no longer exists.
 
 This module installs, before any kernel is decorated, cache locators that apply to the
 files of this package only and stamp every cached function with one hash of the
 package's kernel sources: every module that imports numba and every package module those
-import, transitively (the constants of ``sim/_layout.py`` are frozen into the kernels, so
+import, transitively (the constants of ``sim/arrays/layout.py`` are frozen into the kernels, so
 they count).  A change in any of them invalidates every cached kernel of the package
 (numba recompiles and overwrites the index); functions of other packages keep numba's
 own locators.  The locators reuse numba's cache folders

@@ -30,7 +30,7 @@ _COMMAND_MODULES = (
     "tcpabr_model.reproduce.cli",   # reproduce
     "tcpabr_model.plot.cli",        # plot
     "tcpabr_model.validation.cli",  # validate
-    "tcpabr_model.sim.presets_cli",  # presets
+    "tcpabr_model.sim.presets.cli",  # presets
     "tcpabr_model.capacity.cli",    # trace fit
 )
 
@@ -44,7 +44,7 @@ _COMMANDS = {
     "reproduce": "tcpabr_model.reproduce.cli",
     "plot": "tcpabr_model.plot.cli",
     "validate": "tcpabr_model.validation.cli",
-    "presets": "tcpabr_model.sim.presets_cli",
+    "presets": "tcpabr_model.sim.presets.cli",
 }
 
 # reStructuredText roles and literals in docstrings reused as help texts.
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             (sub or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
         getattr(args, dest).extend(float(x) for x in extra)
-    from ._pool import Terminated, sigterm_as_interrupt
+    from .runtime.pool import Terminated, sigterm_as_interrupt
 
     try:
         with sigterm_as_interrupt(), _one_line_warnings(args.command):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim.network_run import run_network_replication
-from tcpabr_model.sim.run import run_replication
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.driver import run_network_replication
+from tcpabr_model.sim.driver import run_replication
 
 #: The per-connection counters both kernels keep (``st`` columns).
 COUNTERS = [L.S_GOOD, L.S_GOODALL, L.S_CSENT, L.S_CDROP, L.S_FDROP, L.S_FSENT, L.S_TIMEOUTS, L.S_ACKS,

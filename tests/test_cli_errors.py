@@ -176,8 +176,8 @@ def test_values_after_options_join_the_positional_list(capsys):
 # ---- booleans are not numbers, in every validated dataclass ---------------------------
 def _dataclasses_with_numeric_defaults():
     mods = ["tcpabr_model.markov.scenario", "tcpabr_model.sim.scenario", "tcpabr_model.sim.feedback",
-            "tcpabr_model.sim.network", "tcpabr_model.sim.presets_abr", "tcpabr_model.sim._erica",
-            "tcpabr_model.sim._abr_source", "tcpabr_model.closed_forms.calibration", "tcpabr_model.validity"]
+            "tcpabr_model.sim.network", "tcpabr_model.sim.presets.abr_backbone", "tcpabr_model.sim.switch.erica",
+            "tcpabr_model.sim.abr.source", "tcpabr_model.closed_forms.calibration", "tcpabr_model.validity"]
     out = []
     for name in mods:
         mod = importlib.import_module(name)

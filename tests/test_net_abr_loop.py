@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from tcpabr_model.sim import _abr_loop as L
-from tcpabr_model.sim import _erica as E
-from tcpabr_model.sim._abr_metrics import queue_divergence
-from tcpabr_model.sim._erica import EricaParams
-from tcpabr_model.sim.presets_abr import slides_source_params
+from tcpabr_model.sim.abr import greedy_loop as L
+from tcpabr_model.sim.switch import erica as E
+from tcpabr_model.sim.abr.divergence import queue_divergence
+from tcpabr_model.sim.switch.erica import EricaParams
+from tcpabr_model.sim.presets.abr_backbone import slides_source_params
 
 LINK = 155.52e6 / 424          # cells/s
 SLOT = 1.0 / LINK

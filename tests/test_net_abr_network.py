@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tcpabr_model.sim import Port, Vc, simulate_network
-from tcpabr_model.sim.presets_abr import get_abr_preset, slides_source_params
+from tcpabr_model.sim.presets.abr_backbone import get_abr_preset, slides_source_params
 
 
 def _run(name, dur, **kw):

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from tcpabr_model.sim._abr_metrics import queue_divergence
-from tcpabr_model.sim.presets_abr import (
+from tcpabr_model.sim.abr.divergence import queue_divergence
+from tcpabr_model.sim.presets.abr_backbone import (
     WINDOW_CELLS, abr_preset_names, abr_presets, get_abr_preset, slides_source_params)
 
 

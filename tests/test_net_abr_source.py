@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from tcpabr_model.sim import _abr_source as A
-from tcpabr_model.sim._abr_source import AbrSourceParams, mbps_to_cells_per_second
+from tcpabr_model.sim.abr import source as A
+from tcpabr_model.sim.abr.source import AbrSourceParams, mbps_to_cells_per_second
 
 
 def _src(**kw):

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from tcpabr_model.sim import from_sim_scenario, simulate_network
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim.network_run import run_network_replication
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.driver import run_network_replication
 from tcpabr_model.sim import Scenario, TcpConfig, simulate
-from tcpabr_model.sim import _kernel as K
-from tcpabr_model.sim.run import run_replication
+from tcpabr_model.sim.kernels import fast_path as K
+from tcpabr_model.sim.driver import run_replication
 
 OLD = [K.S_GOOD, K.S_GOODALL, K.S_CSENT, K.S_CDROP, K.S_FDROP, K.S_FSENT, K.S_TIMEOUTS, K.S_ACKS,
        K.S_FASTRTX, K.S_RETX, K.S_SEGSENT, K.S_FDELIV]

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 from test_sim_fastpath import scenarios     # the fast path's configurations (hypothesis)
 
 from tcpabr_model.sim import Scenario, simulate_network
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim import network_run as NR
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim import driver as NR
+from tcpabr_model.sim.kernel_inputs import fast_path_inputs
 from tcpabr_model.sim.network import DropPolicy, Port, VbrSource
 
 ST_COUNTERS = [L.S_GOOD, L.S_GOODALL, L.S_CSENT, L.S_CDROP, L.S_FDROP, L.S_FSENT, L.S_TIMEOUTS, L.S_ACKS,
@@ -36,7 +37,7 @@ def test_fast_path_in_simulate_network_gives_the_general_kernels_outputs(sc, see
     net = sc.to_network()
     child = np.random.SeedSequence(seed).spawn(1)[0]
     gen, _, kin = NR.run_network_replication(net, np.random.default_rng(child), kernel="general")
-    assert NR.fast_path_inputs(net, kin) is not None
+    assert fast_path_inputs(net, kin) is not None
     auto, _, _ = NR.run_network_replication(net, np.random.default_rng(child), kernel="auto")
     _assert_same(auto, gen)
 
@@ -74,7 +75,7 @@ def _base():
 def test_networks_the_fast_path_does_not_model_go_to_the_general_kernel(change):
     net = change(_base())
     _, _, kin = NR.run_network_replication(net, np.random.default_rng(1), kernel="general")
-    assert NR.fast_path_inputs(net, kin) is None
+    assert fast_path_inputs(net, kin) is None
 
 
 def test_kernel_argument_is_checked():
@@ -99,6 +100,6 @@ def test_fast_path_in_simulate_network_with_a_k_state_chain_or_a_trace(kind):
         net = Scenario(feedback=fb, rtt=0.05, buffer_packets=12, capacity=cap, duration=8.0, warmup=1.0).to_network()
         child = np.random.SeedSequence(11).spawn(1)[0]
         gen, _, kin = NR.run_network_replication(net, np.random.default_rng(child), kernel="general")
-        assert NR.fast_path_inputs(net, kin) is not None
+        assert fast_path_inputs(net, kin) is not None
         auto, _, _ = NR.run_network_replication(net, np.random.default_rng(child), kernel="auto")
         _assert_same(auto, gen)

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hst
 
-from tcpabr_model.sim import _erica as E
-from tcpabr_model.sim._erica import EricaParams, queue_control_fraction
+from tcpabr_model.sim.switch import erica as E
+from tcpabr_model.sim.switch.erica import EricaParams, queue_control_fraction
 
 LINK = 100.0   # cells per time unit
 

@@ -5,7 +5,7 @@ import dataclasses as dc
 import pytest
 
 from tcpabr_model.sim import Port, simulate_network
-from tcpabr_model.sim.presets_abr import get_abr_preset
+from tcpabr_model.sim.presets.abr_backbone import get_abr_preset
 
 
 def _case(vbr_fraction, duty, period, rate_allocation="instcap"):

@@ -3,7 +3,7 @@
 import pytest
 
 from tcpabr_model.sim import simulate_network
-from tcpabr_model.sim.presets import seed000_network, seed001_network, seed002_network
+from tcpabr_model.sim.presets.ubr_gfr import seed000_network, seed001_network, seed002_network
 
 
 def test_seed001_no_loss_once_the_buffer_holds_both_windows():

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from tcpabr_model.sim import DropPolicy, Network, Port, TcpParams, VbrSource, Vc, simulate_network
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim.network_run import run_network_replication
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.driver import run_network_replication
 
 
 def run1(net, seed=0, force=()):

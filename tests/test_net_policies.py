@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from tcpabr_model.sim import DropPolicy
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim._drop_policies import epd_admit, fba_admit, frame_admit, gfr_admit, sd_admit, uniform01
-from tcpabr_model.sim._network_kernel import _arrive
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.switch.drop_policies import epd_admit, fba_admit, frame_admit, gfr_admit, sd_admit, uniform01
+from tcpabr_model.sim.kernels.port_arrival import arrive
 
 
 # ---- GFR: every branch of the seed-002 pseudocode ------------------------------------
@@ -107,7 +107,7 @@ class Port1:
 
     def cell(self, v, cidx, upf=4, seq=0):
         info = L.KIND_DATA | (cidx << L.INFO_CIDX_SHIFT) | (L.INFO_EOM if cidx == upf - 1 else 0)
-        return _arrive(0, v, v, seq, info, True, self.gpar, self.qcap, self.qpol, self.qfpar, self.vthr,
+        return arrive(0, v, v, seq, info, True, self.gpar, self.qcap, self.qpol, self.qfpar, self.vthr,
                        self.qbase, self.qh, self.qn, self.qv, self.qc, self.qs, self.qi, self.occ, self.nact,
                        self.ppdf, self.armed, self.lot, self.pst, self.st, self.vst, self.vpar, self.e, self.e,
                        self.fu)

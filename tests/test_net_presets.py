@@ -6,7 +6,8 @@ import pytest
 
 from tcpabr_model.cli import main
 from tcpabr_model.sim import Network, simulate_network
-from tcpabr_model.sim.presets import TABLE1, preset, preset_names
+from tcpabr_model.sim import preset, preset_names
+from tcpabr_model.sim.presets.ubr_gfr import TABLE1
 
 
 def test_every_preset_builds_and_states_its_provenance():

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from tcpabr_model.sim import DropPolicy, Network, Port, TcpParams, VbrSource, Vc
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim.network_run import run_network_replication
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.driver import run_network_replication
 
 
 def _stall(variant="sack", buf=660, rto_min=0.2):
@@ -63,7 +63,7 @@ def test_seed000_wan_gr0_every_burst_times_out_at_the_rto_floor():
     # docs/network.md "Why WAN, GR = 0, VBR 300 ms is so low": with 12000 cells the RTO
     # settles on its 200 ms floor and nearly every connection times out in every 300 ms
     # burst; with 36000 cells the queueing delay lifts the RTO above the burst.
-    from tcpabr_model.sim.presets import seed000_network
+    from tcpabr_model.sim.presets.ubr_gfr import seed000_network
     small = seed000_network("wan", 5, 12000, 0.3, 0.0, "sd", "sack", duration=10.0)
     out, _, _ = run_network_replication(small, np.random.default_rng(1), ())
     st, fs = out[0], out[1]

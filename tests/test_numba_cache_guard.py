@@ -14,8 +14,8 @@ PKG_ROOT = Path(tcpabr_model.__file__).resolve().parent
 
 
 def test_package_kernels_use_the_guarded_locator():
-    from tcpabr_model.sim import _abr_loop
-    from tcpabr_model.sim import _kernel
+    from tcpabr_model.sim.abr import greedy_loop as _abr_loop
+    from tcpabr_model.sim.kernels import fast_path as _kernel
 
     stamp = _numba_cache.package_stamp(PKG_ROOT)
     assert _numba_cache.installed_roots()[str(PKG_ROOT)] == stamp
@@ -45,7 +45,8 @@ def test_package_stamp_covers_kernels_and_what_they_import(tmp_path):
 
 def test_the_package_kernel_sources_include_the_layout_constants():
     names = {p.relative_to(PKG_ROOT).as_posix() for p in _numba_cache.kernel_sources(PKG_ROOT)}
-    assert {"sim/_layout.py", "sim/_erica.py", "sim/_tcp.py", "sim/_kernel.py", "sim/_network_kernel.py"} <= names
+    assert {"sim/arrays/layout.py", "sim/switch/erica.py", "sim/tcp/connection.py", "sim/kernels/fast_path.py",
+            "sim/kernels/general.py", "sim/kernels/port_arrival.py"} <= names
     assert "cli.py" not in names and "plot/_efficiency.py" not in names
 
 

@@ -41,8 +41,8 @@ def test_analysis_result_to_frame():
 
 
 def test_simulation_and_network_results_have_the_mixin():
-    from tcpabr_model.sim.network_run import NetResult
-    from tcpabr_model.sim.run import SimulationResult
+    from tcpabr_model.sim.results import NetResult
+    from tcpabr_model.sim.results import SimulationResult
 
     assert issubclass(SimulationResult, ResultMixin) and issubclass(NetResult, ResultMixin)
     # their own to_dict (nested Estimates) wins over the mixin's

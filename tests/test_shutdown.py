@@ -105,7 +105,7 @@ def test_worker_exits_when_parent_is_gone():
     """The portable fallback alone (no PR_SET_PDEATHSIG): a grandchild watching a dead parent exits."""
     code = textwrap.dedent('''
         import os, sys, time
-        import tcpabr_model._pool as pool
+        import tcpabr_model.runtime.pool as pool
         pool._set_pdeathsig = lambda: False      # test the parent-watch thread only
         r, w = os.pipe()
         if os.fork() == 0:                        # middle process

@@ -8,7 +8,7 @@ import tcpabr_model.cli as cli
 
 @pytest.fixture
 def main(monkeypatch):
-    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sim.cli", "tcpabr_model.sim.presets_cli"))
+    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sim.cli", "tcpabr_model.sim.presets.cli"))
     return cli.main
 
 

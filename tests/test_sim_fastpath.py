@@ -1,6 +1,6 @@
 """The single-bottleneck fast path and the general network kernel give identical counters on
 every configuration the fast path accepts (hypothesis over scenarios); each kernel equals
-itself without JIT on a small case; the deprecated ``tcpabr_model.net`` path still works."""
+itself without JIT on a small case."""
 
 import json
 import os
@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tcpabr_model.sim import Scenario, TcpConfig
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim.variants import VARIANTS
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.tcp.variants import VARIANTS
 
 from _kernels import fast_vs_general
 
@@ -44,8 +44,8 @@ def test_fast_path_and_general_kernel_give_identical_counters(sc, seed):
 _SMALL = """
 import json, numpy as np
 from tcpabr_model.sim import Scenario, TcpConfig
-from tcpabr_model.sim.run import run_replication
-from tcpabr_model.sim.network_run import run_network_replication
+from tcpabr_model.sim.driver import run_replication
+from tcpabr_model.sim.driver import run_network_replication
 sc = Scenario.from_normalized(delta=[20, 30], bmax=4, psi=1, feedback="effcap", duration=3.0, warmup=0.5,
                               tcp=TcpConfig(variant="newreno"))
 a = run_replication(sc, np.random.default_rng(3), trace=False)[0][0]
@@ -64,9 +64,7 @@ def test_each_kernel_equals_itself_without_jit():
     assert np.asarray(out["0"][0])[:, L.S_GOODALL].sum() > 0
 
 
-def test_the_deprecated_net_package_still_works_and_warns():
-    code = ("import warnings; warnings.simplefilter('always')\n"
-            "import tcpabr_model.net as n\nfrom tcpabr_model.net.presets import preset\n"
-            "from tcpabr_model.sim import Network\nassert n.Network is Network\n")
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "DeprecationWarning: tcpabr_model.net is deprecated: import from tcpabr_model.sim" in r.stderr
+def test_the_removed_net_package_is_gone():
+    """``tcpabr_model.net`` (the deprecation shim of issue 14) was removed by issue 22 (CHANGELOG.md)."""
+    r = subprocess.run([sys.executable, "-c", "import tcpabr_model.net"], capture_output=True, text=True)
+    assert r.returncode != 0 and "No module named 'tcpabr_model.net'" in r.stderr

@@ -303,7 +303,7 @@ def test_seed004_scenarios_keep_their_counters(key):
 @pytest.mark.parametrize("name", sorted(NET_GOLDEN))
 def test_network_presets_keep_their_counters(name):
     from tcpabr_model.sim import simulate_network
-    from tcpabr_model.sim.presets import preset
+    from tcpabr_model.sim.presets.catalogue import preset
 
     g = NET_GOLDEN[name]
     r = simulate_network(preset(name).network.with_(duration=g["duration"]), replications=g["replications"], seed=7)

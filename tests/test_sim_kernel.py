@@ -10,9 +10,9 @@ from hypothesis import strategies as hst
 from tcpabr_model.errors import ModelError  # noqa: F401  (documented failure type)
 from tcpabr_model.closed_forms import jain_index
 from tcpabr_model.sim import Scenario, TcpConfig, effcap_reference, simulate
-from tcpabr_model.sim import _kernel as K
+from tcpabr_model.sim.kernels import fast_path as K
 from tcpabr_model.sim.capacity import capacity_integral
-from tcpabr_model.sim.run import run_replication
+from tcpabr_model.sim.driver import run_replication
 
 
 def _constant(feedback="instcap", **kw):
@@ -215,7 +215,7 @@ def test_bad_simulate_inputs():
 _NOJIT_SCRIPT = """
 import json, numpy as np
 from tcpabr_model.sim import Scenario, TcpConfig
-from tcpabr_model.sim.run import run_replication
+from tcpabr_model.sim.driver import run_replication
 sc = Scenario.from_normalized(delta=(40, 60), psi=0.5, feedback="effcap", duration=4.0, warmup=1.0,
                               tcp=TcpConfig(variant="reno", delayed_ack=True))
 st, fs, gout, meas, fbv, *_ = run_replication(sc, np.random.default_rng(5), [(1, 7)])[0]

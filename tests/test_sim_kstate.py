@@ -23,7 +23,7 @@ from scipy import stats
 import tcpabr_model.cli as cli
 from tcpabr_model.capacity import Trace, constant, from_arrays, read_trace, save_model, two_state
 from tcpabr_model.sim import Network, Port, Scenario, TcpConfig, Vc, simulate, simulate_network
-from tcpabr_model.sim import _layout as L
+from tcpabr_model.sim.arrays import layout as L
 from tcpabr_model.sim.capacity import (
     build_path,
     capacity_path,
@@ -31,8 +31,8 @@ from tcpabr_model.sim.capacity import (
     path_integral,
     trace_path_slots,
 )
-from tcpabr_model.sim.network_run import run_network_replication
-from tcpabr_model.sim.run import run_replication, scenario_path
+from tcpabr_model.sim.driver import run_network_replication
+from tcpabr_model.sim.driver import run_replication, scenario_path
 
 from _kernels import fast_vs_general
 

@@ -1,4 +1,4 @@
-"""The one TCP (``tcpabr_model.sim._tcp``): each variant on a bare state with hand-worked
+"""The one TCP (``tcpabr_model.sim.tcp.connection``): each variant on a bare state with hand-worked
 values, the recover-point guard, and the Reno-over-ABR livelock of issue 14."""
 
 import json
@@ -9,9 +9,9 @@ import pytest
 
 import tcpabr_model.cli as cli
 from tcpabr_model.sim import Scenario, TcpConfig
-from tcpabr_model.sim import _layout as L
-from tcpabr_model.sim._tcp import on_ack, on_timeout
-from tcpabr_model.sim.variants import VARIANT_IDS, VARIANTS, canonical_variant
+from tcpabr_model.sim.arrays import layout as L
+from tcpabr_model.sim.tcp.connection import on_ack, on_timeout
+from tcpabr_model.sim.tcp.variants import VARIANT_IDS, VARIANTS, canonical_variant
 
 
 def _bare(variant, una=10, nxt=20, cwnd=10.0, ssthresh=64.0):

@@ -48,7 +48,7 @@ def _read(path: str):
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .._paths import check_output_file
+    from ..runtime.paths import check_output_file
 
     out = args.out or os.path.splitext(args.table)[0] + f"_{args.y}_vs_{args.x}.png"
     check_output_file(out, "--out", _FIGURE_SUFFIXES)

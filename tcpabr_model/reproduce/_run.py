@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._paths import check_output_dir
+from ..runtime.paths import check_output_dir
 from .._validate import check_int
 from ._figure_numbers import ALL_FIGURES, parse_figures
 from ._report import write_report

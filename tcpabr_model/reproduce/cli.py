@@ -26,7 +26,7 @@ def register(sub) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .._paths import check_output_dir
+    from ..runtime.paths import check_output_dir
     from ..sweep.cli import check_workers_dask
     from ._figure_numbers import parse_figures
 

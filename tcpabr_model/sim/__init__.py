@@ -1,6 +1,6 @@
 """One cell-level Monte Carlo simulator of TCP over ATM/ABR, UBR+/GFR and TCP alone.
 
-Two kernels run over the same arrays (``_layout.py``) and the same TCP (``_tcp.py``): the
+Two kernels run over the same arrays (``sim/arrays/layout.py``) and the same TCP (``sim/tcp/connection.py``): the
 general network kernel (ports, VCs, VBR, drop policies, ERICA; ``docs/network.md``) and
 the single-bottleneck fast path of the core paper's system (``docs/simulator.md``).
 
@@ -32,12 +32,12 @@ import importlib
 # command modules stay light at import; ``from tcpabr_model.sim import X`` works as usual
 _WHERE = {
     "Estimate": "..stats", "jain_index": "..stats", "capacity_path": ".capacity",
-    "from_sim_scenario": ".compat", "effcap_reference": ".feedback", "m_from_delta": ".feedback",
+    "from_sim_scenario": ".scenario", "effcap_reference": ".feedback", "m_from_delta": ".feedback",
     "n_from_k": ".feedback", "CapacityProcess": ".network", "DropPolicy": ".network", "Network": ".network",
     "Port": ".network", "TcpParams": ".network", "VbrSource": ".network", "Vc": ".network",
-    "NetResult": ".network_run", "simulate_network": ".network_run", "preset": ".presets",
-    "preset_names": ".presets", "SimulationResult": ".run", "Trace": ".run", "simulate": ".run",
-    "Scenario": ".scenario", "TcpConfig": ".scenario", "VARIANTS": ".variants",
+    "NetResult": ".results", "simulate_network": ".driver", "preset": ".presets.catalogue",
+    "preset_names": ".presets.catalogue", "SimulationResult": ".results", "Trace": ".results", "simulate": ".driver",
+    "Scenario": ".scenario", "TcpConfig": ".scenario", "VARIANTS": ".tcp.variants",
 }
 
 __all__ = list(_WHERE)

@@ -15,7 +15,7 @@ import argparse
 import os
 import sys
 
-from .variants import VARIANTS
+from .tcp.variants import VARIANTS
 
 __all__ = ["register", "handler"]
 
@@ -211,15 +211,15 @@ def _scenario(args):
 def handler(args) -> int:
     """Run ``tcpabr simulate``; returns the exit status."""
     from ..cli import emit
-    from .run import estimated_kernel_seconds, simulate
+    from .driver import estimated_kernel_seconds, simulate
 
     _refuse_ignored(args)
     if args.list_presets:
-        from .presets_cli import list_presets_text
+        from .presets.cli import list_presets_text
         print(list_presets_text())
         return 0
     if args.preset is not None:
-        from .presets_cli import run_preset
+        from .presets.cli import run_preset
         return run_preset(args)
     if args.trace is not None:
         _check_trace_path(args.trace)

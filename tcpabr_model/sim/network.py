@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, fields, replace
 
 from .. import units as _units
 from .._validate import check_choice, check_int, check_real
-from ._abr_source import AbrSourceParams
-from ._erica import EricaParams
+from .abr.source import AbrSourceParams
+from .switch.erica import EricaParams
 from ..units import CELL_BYTES
-from .variants import VARIANTS as TCP_VARIANTS, canonical_variant
+from .tcp.variants import VARIANTS as TCP_VARIANTS, canonical_variant
 
 __all__ = ["TcpParams", "DropPolicy", "CapacityProcess", "Port", "Vc", "VbrSource", "Network",
            "TCP_VARIANTS", "POLICIES", "CATEGORIES", "FEEDBACKS"]
@@ -40,7 +40,7 @@ class TcpParams:
         'timeout-only' is seed 000's "Vanilla" TCP and the core paper's model (slow start
         and congestion avoidance, losses recovered by the timeout); 'reno' adds fast
         retransmit and recovery; 'newreno' is RFC 6582; 'sack' selective
-        acknowledgements (see :mod:`tcpabr_model.sim.variants`).
+        acknowledgements (see :mod:`tcpabr_model.sim.tcp.variants`).
     wmax : int, optional(default=128)
         Receiver window in segments (cwnd is clamped to it).
     rto : {'fixed', 'estimator'}, optional(default='estimator')
@@ -94,7 +94,7 @@ class TcpParams:
 
 @dataclass(frozen=True)
 class DropPolicy:
-    """Frame admission policy of a class queue (see :mod:`tcpabr_model.sim._drop_policies`).
+    """Frame admission policy of a class queue (see :mod:`tcpabr_model.sim.switch.drop_policies`).
 
     Parameters
     ----------

@@ -33,7 +33,7 @@ def resolve_cache_dir(cache_dir) -> str | None:
         cache_dir = os.environ.get(ENV_VAR) or None
     if cache_dir is None:
         return None
-    from .._paths import check_output_dir
+    from ..runtime.paths import check_output_dir
 
     return str(check_output_dir(cache_dir, "cache_dir"))
 

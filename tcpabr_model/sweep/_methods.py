@@ -299,9 +299,9 @@ def network_point(params: dict, seed: int, *, replications: int = 5) -> dict:
     import numpy as np
 
     from ..sim import simulate_network
-    from ..sim.presets import preset
-    from ..sim.presets_abr import abr_presets
-    from ..sim.run import Estimate
+    from ..sim.presets.catalogue import preset
+    from ..sim.presets.abr_backbone import abr_presets
+    from ..stats import Estimate
 
     _split_unknown(params, NETWORK_KEYS, "network")
     if "preset" not in params:

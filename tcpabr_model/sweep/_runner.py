@@ -39,7 +39,7 @@ class SweepError(ModelError):
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """A sweep stopped by SIGINT (or SIGTERM under :func:`tcpabr_model._pool.sigterm_as_interrupt`).
+    """A sweep stopped by SIGINT (or SIGTERM under :func:`tcpabr_model.runtime.pool.sigterm_as_interrupt`).
 
     Its message says how many points this run computed and whether they were kept in
     the cache (from which the same call resumes).  The workers have been stopped.
@@ -299,7 +299,7 @@ def _in_daemon() -> bool:
 def _run_pool(nw, func, points, seeds, options, pending, finish, bar) -> None:
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    from .._pool import process_pool, stop_pool
+    from ..runtime.pool import process_pool, stop_pool
 
     ex = process_pool(nw)  # workers end with this process, however it ends
     try:

@@ -190,7 +190,7 @@ def _client(spec: str):
             raise ValueError(f"--dask {spec!r} is invalid: must be local, local:N or a scheduler address") from None
         if nw < 1:
             raise ValueError(f"--dask {spec!r} is invalid: N must be >= 1")
-        from .._pool import watch_dask_workers
+        from ..runtime.pool import watch_dask_workers
 
         cluster = LocalCluster(n_workers=nw, threads_per_worker=1, processes=True, dashboard_address=None)
         client = Client(cluster)
@@ -204,7 +204,7 @@ def _client(spec: str):
 
 def _check_out(path: str) -> None:
     """Refuse an unwritable --out (or Parquet without pyarrow) before computing anything."""
-    from .._paths import check_output_file
+    from ..runtime.paths import check_output_file
 
     check_output_file(path, "--out", (".csv", ".parquet"))
     if path.lower().endswith(".parquet"):
