@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from _markov_reference import build_skeleton as reference_build
 from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE
-from tcpabr_model.markov._skeleton import binomial_window, build_skeleton
-from tcpabr_model.markov._interval import binomial_pmf
+from tcpabr_model.markov._enumeration import build_skeleton
+from tcpabr_model.markov._window_laws import binomial_pmf, binomial_window
 
 SETTINGS = settings(max_examples=int(os.environ.get("HYP_EXAMPLES", 40)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -96,7 +96,7 @@ def test_binomial_window_agrees_with_full_law(n, p):
 @SETTINGS
 def test_tcp_alone_closed_form_equals_event_replay(b, d, nfrac, ratio, r_low, s_low, bmax, delta, phase):
     from tcpabr_model.markov._interval import EPS, interval_outcome
-    from tcpabr_model.markov._skeleton import tcp_alone_first_loss, tcp_alone_outcome
+    from tcpabr_model.markov._interval import tcp_alone_first_loss, tcp_alone_outcome
 
     b = min(b, bmax)
     ninc = int(nfrac * d)

@@ -1,7 +1,11 @@
 """Within-interval dynamics of (A, B, D) over one round-trip delay (numba kernels).
 
-Derivation and every modelling choice: ``docs/model.md`` sections 3-4.  Plain scalars
-and arrays in, tuples out; no validation here (the public API validates).
+Derivation and every modelling choice: ``docs/model.md`` sections 3-4.  Two forms of the
+same rules: the event replay of one interval (:func:`interval_outcome`: the reference,
+used by the embedded Monte Carlo and the tests) and the forms the chain build uses, O(1)
+per window increment over ABR (:func:`abr_table_entry`, eqs. M5-M6) and O(log d) for TCP
+alone (:func:`tcp_alone_outcome`, eq. M7; docs/model.md sec. 5a).  Plain scalars and
+arrays in, tuples out; no validation here (the public API validates).
 """
 
 from __future__ import annotations
@@ -108,46 +112,6 @@ def interval_outcome(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
 
 
 @njit(cache=True)
-def binomial_mode(n, p):
-    """(mode, pmf at the mode, p / (1 - p)) of Binomial(n, p), 0 < p < 1, n >= 1."""
-    mode = int(math.floor((n + 1) * p))
-    if mode > n:
-        mode = n
-    lp = math.log(p)
-    lq = math.log1p(-p)
-    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
-             + mode * lp + (n - mode) * lq)
-    return mode, math.exp(lmode), p / (1.0 - p)
-
-
-@njit(cache=True)
-def binomial_pmf(n, p, out):
-    """pmf of Binomial(n, p) into ``out[0..n]`` (stable recursion from the mode)."""
-    for k in range(n + 1):
-        out[k] = 0.0
-    if n == 0:
-        out[0] = 1.0
-        return
-    if p >= 1.0:
-        out[n] = 1.0
-        return
-    if p <= 0.0:
-        out[0] = 1.0
-        return
-    mode, pm, ratio = binomial_mode(n, p)
-    out[mode] = pm
-    for k in range(mode, n):
-        out[k + 1] = out[k] * (n - k) / (k + 1.0) * ratio
-    for k in range(mode, 0, -1):
-        out[k - 1] = out[k] * k / ((n - k + 1.0) * ratio)
-    tot = 0.0
-    for k in range(n + 1):
-        tot += out[k]
-    for k in range(n + 1):
-        out[k] /= tot
-
-
-@njit(cache=True)
 def ceil_log2(m):
     """ceil(log2 m) for integer m >= 1."""
     k = 0
@@ -156,3 +120,138 @@ def ceil_log2(m):
         v *= 2
         k += 1
     return k
+
+
+@njit(cache=True)
+def _drain(q, next_dep, r, delta):
+    """Departures in (t, Delta] of a queue of ``q`` packets whose head leaves at ``next_dep``."""
+    if q == 0 or next_dep > delta + EPS:
+        return 0
+    k = int(math.floor((delta + EPS - next_dep) / r)) + 1
+    return k if k < q else q
+
+
+@njit(cache=True)
+def abr_table_entry(b, r, s, bmax, delta):
+    """(i_L, K) for ABR arrivals 0, s, 2s, ... (M = floor(Delta/s) of them), b queued.
+
+    ``i_L``: index of the first lost arrival (= packets admitted before it), -1 if none
+    of the M arrivals is lost; ``K``: departures in (0, Delta] of the b queued packets and
+    the arrivals admitted before the first loss.  The same event rules as
+    :func:`bottleneck` (departure before an arrival at the same instant).
+    """
+    m_arr = int(math.floor(delta / s + EPS))
+    q = b
+    next_dep = r if q > 0 else np.inf
+    departed = 0
+    for i in range(m_arr):
+        t = i * s
+        while next_dep <= t + EPS:
+            q -= 1
+            departed += 1
+            next_dep = next_dep + r if q > 0 else np.inf
+        if q >= bmax:
+            return i, departed + _drain(q, next_dep, r, delta)
+        q += 1
+        if q == 1:
+            next_dep = t + r
+    return -1, departed + _drain(q, next_dep, r, delta)
+
+
+@njit(cache=True)
+def _single_departure(k, b, r, g, phase):
+    """Departure time of the k-th packet (1-based) when ``b`` are queued at 0 and single
+    ACKs bring one packet each at ``(i + phase) g``: the Lindley recursion
+    ``c = max(c_prev, t_i) + r`` in closed form (docs/model.md sec. 5a, eq. M7)."""
+    if k <= b:
+        return k * r
+    i = k - b - 1
+    c = k * r
+    x = phase * g + (i + 1) * r
+    if x > c:
+        c = x
+    y = (i + phase) * g + r
+    if y > c:
+        c = y
+    return c
+
+
+@njit(cache=True)
+def _departed_by(t, m, b, r, g, phase):
+    """Departures among the first ``m`` packets by time ``t`` (departures first at ties)."""
+    lo = 0
+    hi = m
+    while lo < hi:  # the departure times are increasing: largest k with c_k <= t + EPS
+        mid = (lo + hi + 1) // 2
+        if _single_departure(mid, b, r, g, phase) <= t + EPS:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@njit(cache=True)
+def _seen(i, b, r, g, phase):
+    """Packets found by the i-th single arrival (0-based), before its admission."""
+    return b + i - _departed_by((i + phase) * g, b + i, b, r, g, phase)
+
+
+@njit(cache=True)
+def tcp_alone_first_loss(b, d, g, r, bmax, phase):
+    """Index of the first lost single-ACK arrival among ``d``, or ``d`` if none is lost.
+
+    The queue seen by successive single arrivals is nondecreasing when ``g < r`` (at
+    most one departure between two arrivals) and nonincreasing when ``g >= r`` (at least
+    one while busy), so the first loss is found by bisection or at the first arrival.
+    """
+    if d == 0:
+        return 0
+    if g >= r:
+        return 0 if _seen(0, b, r, g, phase) >= bmax else d
+    if _seen(d - 1, b, r, g, phase) < bmax:
+        return d
+    lo = 0
+    hi = d - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _seen(mid, b, r, g, phase) >= bmax:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, phase):
+    """(lost, j_loss, b1, d1) for N = ``ninc`` doubled ACKs at the end (docs/model.md sec. 3).
+
+    The queue after the ``L = d - N`` single arrivals comes from the closed form
+    (O(log d)); only the ``2N`` doubled arrivals are replayed event by event.
+    """
+    L = d - ninc
+    if lost_single < L:
+        return True, lost_single, 0, 0
+    if L == 0:
+        q = b
+        next_dep = r if q > 0 else np.inf
+        departed = 0
+    else:
+        departed = _departed_by((L - 1 + phase) * g, b + L, b, r, g, phase)
+        q = b + L - departed
+        next_dep = _single_departure(departed + 1, b, r, g, phase) if q > 0 else np.inf
+    k = L
+    for i in range(L, d):
+        t = (i + phase) * g
+        for _ in range(2):
+            while next_dep <= t + EPS:
+                q -= 1
+                departed += 1
+                next_dep = next_dep + r if q > 0 else np.inf
+            if q >= bmax:
+                return True, k, 0, 0
+            q += 1
+            if q == 1:
+                next_dep = t + r
+            k += 1
+    dep = departed + _drain(q, next_dep, r, delta)
+    return False, -1, b + k - dep, dep

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from ..errors import ChainTooLargeError, ModelError
 from ._assemble import assemble_L, assemble_T
-from ._skeleton import build_skeleton
+from ._enumeration import build_skeleton
 from .scenario import Scenario
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]

@@ -1,0 +1,329 @@
+"""Enumeration of the reachable embedded states and their psi-independent transitions
+(docs/model.md sections 5 and 5a; numba kernels, plain arrays out).
+
+Everything here depends on (Delta, B_max, rate levels, W_max, feedback) but not on psi:
+for each state x and window increment N we know the next (A, B, D) or the loss and its
+loss-window law; the rate chain (which carries psi) only multiplies in later
+(``_assemble.py``).  :func:`build_skeleton` walks the states breadth-first from X_0 and
+costs O(nonzeros): the interval outcome of every (state, N) comes in O(1) over ABR and
+O(log d) for TCP alone (``_interval.py``), and the window laws only on their significant
+range (``_window_laws.py``).  States are indexed by an open-addressing hash set of int64
+keys.
+
+The rate levels come from arrays (``r_vals``: bottleneck service time per level,
+``s_vals``: source service time per S index); the number of levels is ``len(r_vals)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._interval import EPS, MODE_ABR, abr_table_entry, tcp_alone_first_loss, tcp_alone_outcome
+from ._window_laws import add_loss_windows, binomial_window, increment_law
+
+
+# --- open-addressing hash set of int64 keys (state -> index) ---------------------------
+
+@njit(cache=True)
+def _slot(keys, key):
+    mask = keys.shape[0] - 1
+    h = (key * -7046029254386353131) & 0x7FFFFFFFFFFFFFFF  # Fibonacci hashing
+    j = (h >> 17) & mask
+    while keys[j] != -1 and keys[j] != key:
+        j = (j + 1) & mask
+    return j
+
+
+@njit(cache=True)
+def _rehash(keys, vals):
+    nk = np.full(2 * keys.shape[0], -1, dtype=np.int64)
+    nv = np.empty(2 * keys.shape[0], dtype=np.int64)
+    for j in range(keys.shape[0]):
+        if keys[j] != -1:
+            s = _slot(nk, keys[j])
+            nk[s] = keys[j]
+            nv[s] = vals[j]
+    return nk, nv
+
+
+@njit(cache=True)
+def _key(a, b, d, ri, si, bmax, wmax, nlev):
+    return (((a * (bmax + 1) + b) * (wmax + 1) + d) * nlev + ri) * nlev + si
+
+
+@njit(cache=True)
+def _grow(x, n):
+    """A copy of the 1-d array ``x`` with room for max(n, 2 len(x)) entries."""
+    y = np.empty(max(n, 2 * x.shape[0]), dtype=x.dtype)
+    y[: x.shape[0]] = x
+    return y
+
+
+@njit(cache=True)
+def _grow2(x):
+    y = np.empty((2 * x.shape[0], x.shape[1]), dtype=x.dtype)
+    y[: x.shape[0]] = x
+    return y
+
+
+@njit(cache=True, inline="always")
+def _add_state(st, hkeys, hvals, j, key, n, a, b, d, ri, si):
+    """Store state number ``n`` = (a, b, d, ri, si) under ``key`` at the free hash slot
+    ``j``; returns ``(st, hkeys, hvals)``, grown or rehashed when full."""
+    if n >= st.shape[0]:
+        st = _grow2(st)
+    hkeys[j] = key
+    hvals[j] = n
+    if 2 * n > hkeys.shape[0]:
+        hkeys, hvals = _rehash(hkeys, hvals)
+    st[n, 0] = a
+    st[n, 1] = b
+    st[n, 2] = d
+    st[n, 3] = ri
+    st[n, 4] = si
+    return st, hkeys, hvals
+
+
+@njit(cache=True, nogil=True)
+def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
+                   count_only=False, progress=None, ack_phase=0.0):
+    """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
+
+    ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
+    time indexed by the state's S component (equal to r_vals for INSTCAP / TCP alone;
+    all equal to 1/mu for a constant-rate source, in which case ``constant_s`` is True
+    and the S component is always 0).  Every level can follow every level.
+
+    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of
+    (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True`` stores no transitions (the
+    enumeration and its reachability rules are the same, so the state count is exact).
+    ``progress`` (int64[2], optional) receives the states processed and found so far, for
+    a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
+    (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
+    """
+    nlev = r_vals.shape[0]
+    mmax = (wmax + 1) // 2
+    cap = 1024
+    hkeys = np.full(4096, -1, dtype=np.int64)
+    hvals = np.empty(4096, dtype=np.int64)
+    st = np.empty((cap, 5), dtype=np.int64)
+    reg = -np.ones((mmax + 1, nlev, nlev), dtype=np.int64)
+
+    k0 = _key(a0, b0, d0, 0, 0, bmax, wmax, nlev)
+    st, hkeys, hvals = _add_state(st, hkeys, hvals, _slot(hkeys, k0), k0, 0, a0, b0, d0, 0, 0)
+    n_states = 1
+
+    store = not count_only
+    ncap = 4096 if store else 1
+    nl_prob = np.empty(ncap, dtype=np.float64)
+    nl_t = np.empty((ncap, nlev), dtype=np.int64)
+    nl_ptr = np.zeros(cap + 1 if store else 1, dtype=np.int64)
+    n_nl = 0
+    ls_prob = np.empty(ncap, dtype=np.float64)
+    ls_m = np.empty(ncap, dtype=np.int64)
+    ls_ptr = np.zeros(cap + 1 if store else 1, dtype=np.int64)
+    n_ls = 0
+    p_loss = np.zeros(cap if store else 1, dtype=np.float64)
+    ev_post = np.zeros(cap if store else 1, dtype=np.float64)
+    ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
+    eu = np.zeros(cap if store else 1, dtype=np.float64)
+
+    pmf_n = np.empty(wmax + 2, dtype=np.float64)
+    pmf_k = np.empty(4 * wmax + int(delta) + bmax + 8, dtype=np.float64)
+    lossm = np.zeros(mmax + 1, dtype=np.float64)
+    n_rs = 1 if constant_s else nlev
+    # ABR: (i_L, K) per (b, R level, S index), filled on first use
+    tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
+    tab_k = np.zeros((bmax + 1, nlev, n_rs), dtype=np.int64)
+    # early refusal (docs/model.md sec. 5): a saturated ABR state whose successor keeps its
+    # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
+    steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
+    n_proven = 0
+
+    i = 0
+    overflow = False
+    while i < n_states:
+        if store and i + 1 >= nl_ptr.shape[0]:
+            newcap = 2 * nl_ptr.shape[0]
+            nl_ptr = _grow(nl_ptr, newcap)
+            ls_ptr = _grow(ls_ptr, newcap)
+            p_loss = _grow(p_loss, newcap)
+            ev_post = _grow(ev_post, newcap)
+            ev_ss = _grow(ev_ss, newcap)
+            eu = _grow(eu, newcap)
+        a = st[i, 0]
+        b = st[i, 1]
+        d = st[i, 2]
+        ri = st[i, 3]
+        si = st[i, 4]
+        w0 = a + b + d
+        r = r_vals[ri]
+        s = s_vals[si]
+        pinc = 1.0 / w0
+        nlo, nhi = increment_law(d, w0, wmax, pmf_n)
+
+        # per-state interval data shared by every N
+        if mode == MODE_ABR:
+            m_arr = int(math.floor(delta / s + EPS))
+            il = tab_il[b, ri, si]
+            if il == -2:
+                il, kk_dep = abr_table_entry(b, r, s, bmax, delta)
+                tab_il[b, ri, si] = il
+                tab_k[b, ri, si] = kk_dep
+            kdep = tab_k[b, ri, si]
+            lost_single = 0
+            g = 0.0
+        else:
+            m_arr = 0
+            il = -1
+            kdep = 0
+            g = s
+            if d * s > delta + EPS:
+                g = delta / d
+            lost_single = tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
+
+        mlo = mmax + 1  # loss windows touched: lossm[mlo..mhi] (lossm is zero elsewhere)
+        mhi = 0
+        pl = 0.0
+        v_post = 0.0
+        v_ss = 0.0
+        u_loss = 0.0
+        klo = 0
+        khi = -1
+        nack_done = -1
+        for ninc in range(nlo, nhi + 1):
+            pn = pmf_n[ninc]
+            if pn == 0.0:
+                continue
+            if mode == MODE_ABR:
+                n = a + d + ninc
+                if n > m_arr:
+                    n = m_arr
+                if il >= 0 and n > il:
+                    lost = True
+                    jl = il
+                    a1 = 0
+                    b1 = 0
+                    d1 = 0
+                else:
+                    lost = False
+                    jl = -1
+                    d1 = b + n if b + n < kdep else kdep
+                    b1 = b + n - d1
+                    a1 = a + d + ninc - n
+                    if b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
+                        sa = steady_a[b, ri, si]
+                        if sa < 0:
+                            n_proven += wmax - b - d - a1 + 1
+                            steady_a[b, ri, si] = a1
+                        elif a1 < sa:
+                            n_proven += sa - a1
+                            steady_a[b, ri, si] = a1
+                        if n_proven > max_states:
+                            overflow = True
+                            return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
+            else:
+                lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
+                                                     ack_phase)
+                a1 = 0
+            if not lost:
+                if store:
+                    if n_nl + 1 >= nl_prob.shape[0]:
+                        nl_prob = _grow(nl_prob, 0)
+                        nl_t = _grow2(nl_t)
+                    nl_prob[n_nl] = pn
+                si1 = 0 if constant_s else ri
+                for rj in range(nlev):
+                    kk = _key(a1, b1, d1, rj, si1, bmax, wmax, nlev)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        tgt = hvals[j]
+                    else:
+                        if n_states >= max_states:
+                            overflow = True
+                            return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
+                        tgt = n_states
+                        st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
+                        n_states += 1
+                    if store:
+                        nl_t[n_nl, rj] = tgt
+                n_nl += 1
+            else:
+                # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
+                pl += pn
+                nack = b + jl
+                if nack != nack_done:
+                    klo, khi = binomial_window(nack, pinc, pmf_k)
+                    nack_done = nack
+                ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm,
+                                                          mlo, mhi)
+                v_post += pn * (jl + ew)
+                v_ss += pn * ess
+                u_loss += pn * eul
+        # normalise loss mass lost to the dropped tail terms
+        lt = 0.0
+        for m in range(mlo, mhi + 1):
+            lt += lossm[m]
+        if pl > 0.0:
+            for m in range(mlo, mhi + 1):
+                lossm[m] *= pl / lt
+        if store:
+            p_loss[i] = pl
+            ev_post[i] = v_post
+            ev_ss[i] = v_ss
+            eu[i] = (1.0 - pl) + u_loss
+        for m in range(max(mlo, 1), mhi + 1):
+            if lossm[m] <= 0.0:
+                continue
+            if store:
+                if n_ls + 1 >= ls_prob.shape[0]:
+                    ls_prob = _grow(ls_prob, 0)
+                    ls_m = _grow(ls_m, 0)
+                ls_prob[n_ls] = lossm[m]
+                ls_m[n_ls] = m
+            n_ls += 1
+            for ri2 in range(nlev):
+                for si2 in range(n_rs):
+                    if reg[m, ri2, si2] >= 0:
+                        continue
+                    kk = _key(0, 0, m, ri2, si2, bmax, wmax, nlev)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        reg[m, ri2, si2] = hvals[j]
+                        continue
+                    if n_states >= max_states:
+                        overflow = True
+                        return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
+                    st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2)
+                    reg[m, ri2, si2] = n_states
+                    n_states += 1
+        for m in range(mlo, mhi + 1):
+            lossm[m] = 0.0
+        if store:
+            nl_ptr[i + 1] = n_nl
+            ls_ptr[i + 1] = n_ls
+        i += 1
+        if progress is not None:
+            progress[0] = i
+            progress[1] = n_states
+    # regeneration states that already existed before any loss reached them
+    for m in range(1, mmax + 1):
+        for ri2 in range(nlev):
+            for si2 in range(n_rs):
+                if reg[m, ri2, si2] < 0:
+                    kk = _key(0, 0, m, ri2, si2, bmax, wmax, nlev)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        reg[m, ri2, si2] = hvals[j]
+    n = n_states
+    if not store:
+        return (st[:n], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
+                reg, overflow, n_nl, n_ls)
+    return (st[:n], nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
+            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls)
