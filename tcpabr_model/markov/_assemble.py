@@ -33,17 +33,21 @@ def rate_powers(Q, kmax):
     return out
 
 
+@njit(cache=True, inline="always")
+def _csr_buffers(n, nnz):
+    """``indptr`` (n + 1, with ``indptr[0] = 0``), ``indices`` and ``data`` (room for ``nnz``)."""
+    indptr = np.empty(n + 1, dtype=np.int64)
+    indptr[0] = 0
+    return indptr, np.empty(nnz, dtype=np.int64), np.empty(nnz, dtype=np.float64)
+
+
 @njit(cache=True)
 def assemble_T(st, nl_ptr, nl_prob, nl_t, Q):
     """Loss-free part T in CSR: each (x, N) entry splits over the next bottleneck level."""
     n = st.shape[0]
     nlev = Q.shape[0]
-    indptr = np.empty(n + 1, dtype=np.int64)
-    nnz = nlev * nl_prob.shape[0]
-    indices = np.empty(nnz, dtype=np.int64)
-    data = np.empty(nnz, dtype=np.float64)
+    indptr, indices, data = _csr_buffers(n, nlev * nl_prob.shape[0])
     k = 0
-    indptr[0] = 0
     for i in range(n):
         ri = st[i, 3]
         for e in range(nl_ptr[i], nl_ptr[i + 1]):
@@ -65,12 +69,8 @@ def assemble_L(st, ls_ptr, ls_m, ls_prob, reg, constant_s, Q):
     mmax = reg.shape[0] - 1
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
     Pk = rate_powers(Q, kmax)
-    indptr = np.empty(n + 1, dtype=np.int64)
-    nnz = nlev * nlev * ls_prob.shape[0]
-    indices = np.empty(nnz, dtype=np.int64)
-    data = np.empty(nnz, dtype=np.float64)
+    indptr, indices, data = _csr_buffers(n, nlev * nlev * ls_prob.shape[0])
     k = 0
-    indptr[0] = 0
     for i in range(n):
         ri = st[i, 3]
         for e in range(ls_ptr[i], ls_ptr[i + 1]):

@@ -22,6 +22,17 @@ from ._assemble import rate_powers
 from ._interval import ceil_log2
 
 
+@njit(cache=True, inline="always")
+def _visit(w, counter, sp_, index, low, stack, onstack):
+    """Tarjan's first visit of ``w``: number it and push it on the SCC stack; returns the
+    next number and the new stack height."""
+    index[w] = counter
+    low[w] = counter
+    stack[sp_] = w
+    onstack[w] = True
+    return counter + 1, sp_ + 1
+
+
 @njit(cache=True)
 def tarjan_scc(n, indptr, indices):
     """Iterative Tarjan: returns (order, ptr) with SCCs in reverse topological order
@@ -44,12 +55,7 @@ def tarjan_scc(n, indptr, indices):
         depth = 0
         call_v[0] = root
         call_e[0] = indptr[root]
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp_] = root
-        sp_ += 1
-        onstack[root] = True
+        counter, sp_ = _visit(root, counter, sp_, index, low, stack, onstack)
         while depth >= 0:
             v = call_v[depth]
             e = call_e[depth]
@@ -57,12 +63,7 @@ def tarjan_scc(n, indptr, indices):
                 call_e[depth] = e + 1
                 w = indices[e]
                 if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp_] = w
-                    sp_ += 1
-                    onstack[w] = True
+                    counter, sp_ = _visit(w, counter, sp_, index, low, stack, onstack)
                     depth += 1
                     call_v[depth] = w
                     call_e[depth] = indptr[w]
@@ -236,9 +237,8 @@ def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
     ``comp[x]``: the SCC of state x; ``pos[x]``: its position inside that SCC (so a
     block entry costs O(1): with K levels the SCCs reach K^2 states).
     """
-    n = nu.shape[0]
     acc = nu.copy()
-    pi = np.zeros(n)
+    pi = np.zeros(nu.shape[0])
     n_scc = ptr.shape[0] - 1
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
@@ -331,9 +331,8 @@ def prepare_forward(order, ptr, t_ptr, t_idx, t_val, comp, pos):
 def forward_pi_prepared(nu, order, ptr, t_ptr, t_idx, t_val, comp, inv_diag, blk_off, blk_inv):
     """:func:`forward_pi` with the factors of :func:`prepare_forward` (same result up to
     rounding: a block is applied as its inverse instead of an LU solve)."""
-    n = nu.shape[0]
     acc = nu.copy()
-    pi = np.zeros(n)
+    pi = np.zeros(nu.shape[0])
     n_scc = ptr.shape[0] - 1
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
