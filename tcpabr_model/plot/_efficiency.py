@@ -87,6 +87,34 @@ def _has(g: pd.DataFrame, col: str | None) -> bool:
     return col is not None and col in g.columns and g[col].notna().any()
 
 
+def _psi_axes(df: pd.DataFrame, psi: str, ax):
+    """The axes to draw into (a new figure when ``ax`` is None), once ``psi`` is known to be a column."""
+    if psi not in df.columns:
+        raise ValueError(f"psi={psi!r} is invalid: not a column of df (columns {list(df.columns)})")
+    return _axes(ax)
+
+
+def _curves(df: pd.DataFrame, by, psi: str, colors):
+    """``(i, name, colour, rows sorted by psi)`` of each curve (one per group of ``by``)."""
+    for i, (name, g) in enumerate(_groups(df, by)):
+        yield i, name, (colors[i % len(colors)] if colors else f"C{i % 10}"), g.sort_values(psi)
+
+
+def _finish(ax, logx: bool, xlabel, ylabel: str, title, ylim=None):
+    """Psi axis (logarithmic when ``logx``), labels, range, title, grid and legend; returns ``ax``."""
+    if logx:
+        log_axis(ax.xaxis)
+    ax.set_xlabel(xlabel or PSI_LABEL)
+    ax.set_ylabel(ylabel)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    if title:
+        ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax)
+    return ax
+
+
 def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi",
                            value: str = "efficiency", half_width: str | None = "efficiency_hw",
                            lower: str = "conservative", upper: str = "optimistic",
@@ -127,14 +155,10 @@ def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "ps
     -------
     matplotlib.axes.Axes
     """
-    if psi not in df.columns:
-        raise ValueError(f"psi={psi!r} is invalid: not a column of df (columns {list(df.columns)})")
-    ax = _axes(ax)
+    ax = _psi_axes(df, psi, ax)
     both = _has(df, lower) and _has(df, upper) and _has(df, value)
-    for i, (name, g) in enumerate(_groups(df, by)):
-        color = colors[i % len(colors)] if colors else f"C{i % 10}"
+    for i, name, color, g in _curves(df, by, psi, colors):
         base = ", ".join(x for x in (label, name) if x) or None
-        g = g.sort_values(psi)
         if _has(g, lower) and _has(g, upper):
             b = g[g[lower].notna() & g[upper].notna()]
             ax.fill_between(b[psi], b[lower], b[upper], color=color, alpha=band_alpha, lw=0,
@@ -147,17 +171,7 @@ def plot_efficiency_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "ps
             ax.errorbar(s[psi], s[value], yerr=yerr, fmt=markers[i % len(markers)], ms=4, capsize=2,
                         color=color, ls=":" if len(s) > 1 else "none", lw=0.8,
                         label=_short(base, "sim.", both))
-    if logx:
-        log_axis(ax.xaxis)
-    ax.set_xlabel(xlabel or PSI_LABEL)
-    ax.set_ylabel(ylabel or EFFICIENCY_LABEL)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
-    if title:
-        ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax)
-    return ax
+    return _finish(ax, logx, xlabel, ylabel or EFFICIENCY_LABEL, title, ylim)
 
 
 def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi",
@@ -184,17 +198,13 @@ def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi"
     -------
     matplotlib.axes.Axes
     """
-    if psi not in df.columns:
-        raise ValueError(f"psi={psi!r} is invalid: not a column of df (columns {list(df.columns)})")
-    ax = _axes(ax)
+    ax = _psi_axes(df, psi, ax)
     conns = sorted(int(c[len("eff_conn"):]) for c in df.columns
                    if c.startswith("eff_conn") and c[len("eff_conn"):].isdigit())
     if per_connection and not conns:
         raise ValueError("per_connection=True is invalid: df has no eff_conn{i} columns")
-    for i, (name, g) in enumerate(_groups(df, by)):
-        color = colors[i % len(colors)] if colors else f"C{i % 10}"
+    for _, name, color, g in _curves(df, by, psi, colors):
         base = " ".join(x for x in (label, name) if x)
-        g = g.sort_values(psi)
         if per_connection:
             for j, c in enumerate(conns):
                 col = f"eff_conn{c}"
@@ -211,14 +221,7 @@ def plot_fairness_vs_psi(df: pd.DataFrame, *, by=None, ax=None, psi: str = "psi"
             yerr = s[half_width].fillna(0.0).to_numpy() if _has(s, half_width) else None
             ax.errorbar(s[psi], s[value], yerr=yerr, fmt="o", ms=4, capsize=2, color=color, ls="-", lw=0.9,
                         label=base or None)
-    if logx:
-        log_axis(ax.xaxis)
-    ax.set_xlabel(xlabel or PSI_LABEL)
-    ax.set_ylabel(ylabel or ("per-connection efficiency (IP-byte goodput / mean capacity)"
-                             if per_connection else "Jain's fairness index of the goodputs (dimensionless)"))
-    if title:
-        ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax)
-    return ax
+    default_ylabel = ("per-connection efficiency (IP-byte goodput / mean capacity)" if per_connection
+                      else "Jain's fairness index of the goodputs (dimensionless)")
+    return _finish(ax, logx, xlabel, ylabel or default_ylabel, title)
 
