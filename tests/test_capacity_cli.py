@@ -1,5 +1,6 @@
 """``tcpabr trace fit``: output, model files, one-line errors with exit status 2."""
 
+import inspect
 import json
 import os
 import re
@@ -7,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import tcpabr_model.capacity as cap
@@ -67,3 +69,41 @@ def test_malformed_trace_in_a_subprocess(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip() == (f"tcpabr trace: error: {p}: line 3: 3 is invalid: times must be non-decreasing "
                                 "(previous line 2: 5)")
+
+
+def _few_outages(tmp_path):
+    """300 epochs of 0.1 s with 40-60 opportunities each, 6 of them empty."""
+    rng = np.random.default_rng(5)
+    counts = rng.integers(40, 61, size=300)
+    counts[rng.choice(300, 6, replace=False)] = 0
+    times = np.concatenate([k * 100 + np.linspace(100 / c, 100, c).round().astype(np.int64) if c else
+                            np.empty(0, np.int64) for k, c in enumerate(counts)])
+    if times[-1] != 30_000:
+        times = np.append(times, 30_000)
+    path = tmp_path / "few_outages.down"
+    cap.write_trace(cap.Trace(times), path)
+    return path
+
+
+def test_outage_flags_are_fit_traces_outage_option(tmp_path, capsys):
+    """--outage / --no-outage: fit_trace's ``outage`` with its name and default (issue 23 item 5);
+    --no-outage gives a model the Markov engine can carry (no level 0) where the default has one."""
+    trace = _few_outages(tmp_path)
+    for flags, outage in (([], True), (["--outage"], True), (["--no-outage"], False)):
+        path = tmp_path / f"m{len(flags)}{outage}.json"
+        rc, out, err = run(["trace", "fit", trace, "--states", "2", *flags, "--out", path], capsys)
+        assert rc == 0 and err == ""
+        m = cap.load_model(path)
+        assert m == cap.fit_trace(trace, states=2, outage=outage).model
+        assert m.has_outage is outage
+        assert ("level 0 is an outage" in out) is outage
+    m.require_no_outage("the K-state engine")      # what tcpabr analyze --capacity requires
+    assert inspect.signature(cap.fit_trace).parameters["outage"].default is True
+
+
+def test_no_outage_can_still_leave_a_level_of_empty_epochs(capsys):
+    """k-means without an outage level may still form a cluster of empty epochs only (many of them
+    here): the text says so rather than leaving the user to find it in tcpabr analyze."""
+    rc, out, _ = run(["trace", "fit", DATA / "markov3_outage.down", "--states", "3", "--no-outage"], capsys)
+    assert rc == 0
+    assert "level 0 is an outage (0 packets/s): k-means/quantiles put only empty epochs in the lowest level" in out

@@ -1,17 +1,23 @@
 """``tcpabr trace fit``: fit a K-level Markov capacity model to a Mahimahi trace.
 
 ``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
-[--select ec|bic|test] [--block M] [--bootstrap B] [--rtt SECONDS ...] [--out model.json|model.toml] [--json]``
+[--outage | --no-outage] [--select ec|bic|test] [--block M] [--bootstrap B] [--rtt SECONDS ...]
+[--out model.json|model.toml] [--json]``
 
 Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
 occupancy (trace vs stationary chain), the autocorrelation at a few lags and the
 effective capacity over delta (empirical eq. 25 vs the fitted chain's eq. 24 and eq. 23);
 ``--rtt`` adds the EFFCAP design rule's M and N (Section VI) for that round-trip time with
-the epoch as measurement interval.  JSON keys: those of ``TraceFit.to_dict()`` plus
+the epoch as measurement interval.  ``--outage`` / ``--no-outage`` is
+:func:`~tcpabr_model.capacity.fit_trace`'s ``outage`` (default on: empty epochs form their
+own level 0); without it the levels are fitted to all epochs together, which usually (not
+always) leaves no level 0, and the text output says when one remains.  JSON keys: those of ``TraceFit.to_dict()`` plus
 ``effcap_design`` with ``--rtt``.  The module imports nothing heavy until it runs.
 """
 
 from __future__ import annotations
+
+import argparse
 
 __all__ = ["register"]
 
@@ -22,8 +28,8 @@ def _fit(args) -> int:
     from . import fit_trace, save_model
 
     fit = fit_trace(args.trace, states=args.states, epoch=args.epoch, method=args.method,
-                    select=args.select, block=args.block, max_lag=args.max_lag, bootstrap=args.bootstrap,
-                    seed=args.seed)
+                    outage=args.outage, select=args.select, block=args.block, max_lag=args.max_lag,
+                    bootstrap=args.bootstrap, seed=args.seed)
     m = fit.model
     out = fit.to_dict()
     design = [effcap_design(rtt, m, k=8) for rtt in (args.rtt or [])]
@@ -58,6 +64,10 @@ def _fit(args) -> int:
     for r, d in zip(args.rtt or [], design):
         lines.append(f"EFFCAP design for RTT {r:g} s, s = {fit.epoch:g} s: M = {d.M}, N = {d.N} "
                      f"(k = 8..12: N = {d.N_range[0]}..{d.N_range[1]})")
+    if m.has_outage:
+        how = ("k-means/quantiles put only empty epochs in the lowest level" if not args.outage
+               else "empty epochs form their own level; --no-outage fits the levels to all epochs together")
+        lines.append(f"level 0 is an outage (0 packets/s): {how}")
     if args.out:
         lines.append(f"model written to {args.out}")
     emit(out, args.json, "\n".join(lines))
@@ -75,6 +85,10 @@ def register(subparsers) -> None:
     p.add_argument("--epoch", type=float, default=0.1, help="epoch (bin) length in seconds (default 0.1)")
     p.add_argument("--method", choices=("kmeans", "quantile", "hmm"), default="kmeans",
                    help="level method (hmm needs the optional package hmmlearn)")
+    p.add_argument("--outage", action=argparse.BooleanOptionalAction, default=True,
+                   help="empty epochs form their own level 0 (fit_trace's outage=True); --no-outage fits the "
+                        "levels to all epochs together (k-means can still make a level of empty epochs only "
+                        "on a trace with many of them)")
     p.add_argument("--select", choices=("ec", "bic", "test"), default="ec",
                    help="how K is chosen without --states: effective-capacity error within 5%% (default), "
                         "BIC, or the smallest K not rejected by the bootstrap test (needs --bootstrap)")
