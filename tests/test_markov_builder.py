@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from _markov_reference import build_skeleton as reference_build
 from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE
 from tcpabr_model.markov._enumeration import build_skeleton
-from tcpabr_model.markov._window_laws import binomial_pmf, binomial_window
+from tcpabr_model.markov._interval import binomial_pmf, binomial_window
 
 SETTINGS = settings(max_examples=int(os.environ.get("HYP_EXAMPLES", 40)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

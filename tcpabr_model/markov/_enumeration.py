@@ -6,9 +6,8 @@ for each state x and window increment N we know the next (A, B, D) or the loss a
 loss-window law; the rate chain (which carries psi) only multiplies in later
 (``_assemble.py``).  :func:`build_skeleton` walks the states breadth-first from X_0 and
 costs O(nonzeros): the interval outcome of every (state, N) comes in O(1) over ABR and
-O(log d) for TCP alone (``_interval.py``), and the window laws only on their significant
-range (``_window_laws.py``).  States are indexed by an open-addressing hash set of int64
-keys.
+O(log d) for TCP alone, and the window laws only on their significant range (both in
+``_interval.py``).  States are indexed by an open-addressing hash set of int64 keys.
 
 The rate levels come from arrays (``r_vals``: bottleneck service time per level,
 ``s_vals``: source service time per S index); the number of levels is ``len(r_vals)``.
@@ -21,8 +20,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ._interval import EPS, MODE_ABR, abr_table_entry, tcp_alone_first_loss, tcp_alone_outcome
-from ._window_laws import add_loss_windows, binomial_window, increment_law
+from ._interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
+                        pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
 
 
 # --- open-addressing hash set of int64 keys (state -> index) ---------------------------
@@ -89,7 +88,8 @@ def _add_state(st, hkeys, hvals, j, key, n, a, b, d, ri, si):
 
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
-                   count_only=False, progress=None, ack_phase=0.0):
+                   count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
+                   opp_t=None):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
@@ -103,8 +103,17 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ``progress`` (int64[2], optional) receives the states processed and found so far, for
     a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
     (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
+
+    Service inside the interval (docs/model.md sec. 11, issue 23): with ``pat_ptr`` given,
+    an interval at level ``k`` serves at the opportunity times of pattern ``p`` in
+    ``pat_ptr[k]..pat_ptr[k + 1] - 1`` with probability ``pat_w[p]`` (times
+    ``opp_t[opp_ptr[p]:opp_ptr[p + 1]]`` in ``(0, Delta]``), not every ``r_vals[k]``; each
+    (state, N, pattern) is one entry of the loss-free and loss laws, and ``ev_j`` holds
+    E[J 1{loss}], the packets admitted before the first loss (the ``prediction`` reward).
+    Without patterns the enumeration is the one of sections 5-5a, number for number.
     """
     nlev = r_vals.shape[0]
+    patterned = pat_ptr is not None
     mmax = (wmax + 1) // 2
     cap = 1024
     hkeys = np.full(4096, -1, dtype=np.int64)
@@ -130,6 +139,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ev_post = np.zeros(cap if store else 1, dtype=np.float64)
     ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
     eu = np.zeros(cap if store else 1, dtype=np.float64)
+    ev_j = np.zeros(cap if store else 1, dtype=np.float64)
 
     pmf_n = np.empty(wmax + 2, dtype=np.float64)
     pmf_k = np.empty(4 * wmax + int(delta) + bmax + 8, dtype=np.float64)
@@ -142,6 +152,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
     steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
     n_proven = 0
+    npat = pat_w.shape[0] if patterned else 1
+    ptab_il = np.full((bmax + 1, npat, n_rs), -2, dtype=np.int64)
+    ptab_k = np.zeros((bmax + 1, npat, n_rs), dtype=np.int64)
 
     i = 0
     overflow = False
@@ -154,6 +167,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_post = _grow(ev_post, newcap)
             ev_ss = _grow(ev_ss, newcap)
             eu = _grow(eu, newcap)
+            ev_j = _grow(ev_j, newcap)
         a = st[i, 0]
         b = st[i, 1]
         d = st[i, 2]
@@ -165,26 +179,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         pinc = 1.0 / w0
         nlo, nhi = increment_law(d, w0, wmax, pmf_n)
 
-        # per-state interval data shared by every N
-        if mode == MODE_ABR:
-            m_arr = int(math.floor(delta / s + EPS))
-            il = tab_il[b, ri, si]
-            if il == -2:
-                il, kk_dep = abr_table_entry(b, r, s, bmax, delta)
-                tab_il[b, ri, si] = il
-                tab_k[b, ri, si] = kk_dep
-            kdep = tab_k[b, ri, si]
-            lost_single = 0
-            g = 0.0
-        else:
-            m_arr = 0
-            il = -1
-            kdep = 0
-            g = s
-            if d * s > delta + EPS:
-                g = delta / d
-            lost_single = tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
-
         mlo = mmax + 1  # loss windows touched: lossm[mlo..mhi] (lossm is zero elsewhere)
         mhi = 0
         pl = 0.0
@@ -194,77 +188,117 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         klo = 0
         khi = -1
         nack_done = -1
-        for ninc in range(nlo, nhi + 1):
-            pn = pmf_n[ninc]
-            if pn == 0.0:
-                continue
-            if mode == MODE_ABR:
-                n = a + d + ninc
-                if n > m_arr:
-                    n = m_arr
-                if il >= 0 and n > il:
-                    lost = True
-                    jl = il
-                    a1 = 0
-                    b1 = 0
-                    d1 = 0
-                else:
-                    lost = False
-                    jl = -1
-                    d1 = b + n if b + n < kdep else kdep
-                    b1 = b + n - d1
-                    a1 = a + d + ninc - n
-                    if b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
-                        sa = steady_a[b, ri, si]
-                        if sa < 0:
-                            n_proven += wmax - b - d - a1 + 1
-                            steady_a[b, ri, si] = a1
-                        elif a1 < sa:
-                            n_proven += sa - a1
-                            steady_a[b, ri, si] = a1
-                        if n_proven > max_states:
-                            overflow = True
-                            return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
+        v_j = 0.0
+        p_lo = pat_ptr[ri] if patterned else 0
+        p_hi = pat_ptr[ri + 1] if patterned else 1
+        for pp in range(p_lo, p_hi):
+            qw = pat_w[pp] if patterned else 1.0
+            # per-(state, pattern) interval data shared by every N
+            if mode == MODE_ABR and patterned:
+                m_arr = int(math.floor(delta / s + EPS))
+                il = ptab_il[b, pp, si]
+                if il == -2:
+                    il, kk_dep = pattern_abr_entry(b, opp_t, opp_ptr[pp], opp_ptr[pp + 1], s, bmax, delta)
+                    ptab_il[b, pp, si] = il
+                    ptab_k[b, pp, si] = kk_dep
+                kdep = ptab_k[b, pp, si]
+                lost_single = 0
+                g = 0.0
+            elif mode == MODE_ABR:
+                m_arr = int(math.floor(delta / s + EPS))
+                il = tab_il[b, ri, si]
+                if il == -2:
+                    il, kk_dep = abr_table_entry(b, r, s, bmax, delta)
+                    tab_il[b, ri, si] = il
+                    tab_k[b, ri, si] = kk_dep
+                kdep = tab_k[b, ri, si]
+                lost_single = 0
+                g = 0.0
             else:
-                lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
-                                                     ack_phase)
-                a1 = 0
-            if not lost:
-                if store:
-                    if n_nl + 1 >= nl_prob.shape[0]:
-                        nl_prob = _grow(nl_prob, 0)
-                        nl_t = _grow2(nl_t)
-                    nl_prob[n_nl] = pn
-                si1 = 0 if constant_s else ri
-                for rj in range(nlev):
-                    kk = _key(a1, b1, d1, rj, si1, bmax, wmax, nlev)
-                    j = _slot(hkeys, kk)
-                    if hkeys[j] == kk:
-                        tgt = hvals[j]
+                m_arr = 0
+                il = -1
+                kdep = 0
+                g = s
+                if d * s > delta + EPS:
+                    g = delta / d
+                lost_single = 0 if patterned else tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
+
+            for ninc in range(nlo, nhi + 1):
+                pn = pmf_n[ninc] * qw
+                if pn == 0.0:
+                    continue
+                if mode == MODE_ABR:
+                    n = a + d + ninc
+                    if n > m_arr:
+                        n = m_arr
+                    if il >= 0 and n > il:
+                        lost = True
+                        jl = il
+                        a1 = 0
+                        b1 = 0
+                        d1 = 0
                     else:
-                        if n_states >= max_states:
-                            overflow = True
-                            return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                    p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
-                        tgt = n_states
-                        st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
-                        n_states += 1
+                        lost = False
+                        jl = -1
+                        d1 = b + n if b + n < kdep else kdep
+                        b1 = b + n - d1
+                        a1 = a + d + ninc - n
+                        if not patterned and b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
+                            sa = steady_a[b, ri, si]
+                            if sa < 0:
+                                n_proven += wmax - b - d - a1 + 1
+                                steady_a[b, ri, si] = a1
+                            elif a1 < sa:
+                                n_proven += sa - a1
+                                steady_a[b, ri, si] = a1
+                            if n_proven > max_states:
+                                overflow = True
+                                return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                        p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                elif patterned:
+                    lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
+                                                                 opp_ptr[pp + 1], bmax, ack_phase)
+                    a1 = 0
+                else:
+                    lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
+                                                         ack_phase)
+                    a1 = 0
+                if not lost:
                     if store:
-                        nl_t[n_nl, rj] = tgt
-                n_nl += 1
-            else:
-                # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
-                pl += pn
-                nack = b + jl
-                if nack != nack_done:
-                    klo, khi = binomial_window(nack, pinc, pmf_k)
-                    nack_done = nack
-                ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm,
-                                                          mlo, mhi)
-                v_post += pn * (jl + ew)
-                v_ss += pn * ess
-                u_loss += pn * eul
+                        if n_nl + 1 >= nl_prob.shape[0]:
+                            nl_prob = _grow(nl_prob, 0)
+                            nl_t = _grow2(nl_t)
+                        nl_prob[n_nl] = pn
+                    si1 = 0 if constant_s else ri
+                    for rj in range(nlev):
+                        kk = _key(a1, b1, d1, rj, si1, bmax, wmax, nlev)
+                        j = _slot(hkeys, kk)
+                        if hkeys[j] == kk:
+                            tgt = hvals[j]
+                        else:
+                            if n_states >= max_states:
+                                overflow = True
+                                return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                        p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                            tgt = n_states
+                            st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
+                            n_states += 1
+                        if store:
+                            nl_t[n_nl, rj] = tgt
+                    n_nl += 1
+                else:
+                    # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
+                    pl += pn
+                    nack = b + jl
+                    if nack != nack_done:
+                        klo, khi = binomial_window(nack, pinc, pmf_k)
+                        nack_done = nack
+                    ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm,
+                                                              mlo, mhi)
+                    v_post += pn * (jl + ew)
+                    v_j += pn * jl
+                    v_ss += pn * ess
+                    u_loss += pn * eul
         # normalise loss mass lost to the dropped tail terms
         lt = 0.0
         for m in range(mlo, mhi + 1):
@@ -277,6 +311,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_post[i] = v_post
             ev_ss[i] = v_ss
             eu[i] = (1.0 - pl) + u_loss
+            ev_j[i] = v_j
         for m in range(max(mlo, 1), mhi + 1):
             if lossm[m] <= 0.0:
                 continue
@@ -299,7 +334,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     if n_states >= max_states:
                         overflow = True
                         return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls)
+                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
                     st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2)
                     reg[m, ri2, si2] = n_states
                     n_states += 1
@@ -324,6 +359,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     n = n_states
     if not store:
         return (st[:n], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
-                reg, overflow, n_nl, n_ls)
+                reg, overflow, n_nl, n_ls, ev_j)
     return (st[:n], nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
-            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls)
+            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n])

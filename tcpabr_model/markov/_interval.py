@@ -1,11 +1,21 @@
-"""Within-interval dynamics of (A, B, D) over one round-trip delay (numba kernels).
+"""One round-trip interval of the embedded chain (numba kernels): the dynamics of (A, B, D)
+and the binomial laws of the window.
 
-Derivation and every modelling choice: ``docs/model.md`` sections 3-4.  Two forms of the
-same rules: the event replay of one interval (:func:`interval_outcome`: the reference,
-used by the embedded Monte Carlo and the tests) and the forms the chain build uses, O(1)
-per window increment over ABR (:func:`abr_table_entry`, eqs. M5-M6) and O(log d) for TCP
-alone (:func:`tcp_alone_outcome`, eq. M7; docs/model.md sec. 5a).  Plain scalars and
-arrays in, tuples out; no validation here (the public API validates).
+Derivation and every modelling choice: ``docs/model.md`` sections 3-4.
+
+* Dynamics (sec. 3): the event replay of one interval (:func:`interval_outcome`: the
+  reference, used by the embedded Monte Carlo and the tests) and the forms the chain
+  build uses, O(1) per window increment over ABR (:func:`abr_table_entry`, eqs. M5-M6)
+  and O(log d) for TCP alone (:func:`tcp_alone_outcome`, eq. M7; sec. 5a).
+* Window laws (sec. 4): the increment ``N = min(Binomial(D, 1/W), W_max - W)`` of eq. 10
+  (:func:`increment_law`) and, after a loss, the window reached
+  ``w = min(W + N + Binomial(B + J, 1/W), W_max)`` (eq. M3), whose law alpha(x; w) of
+  eq. 11 sets the threshold ``m = ceil(w / 2)`` of the regeneration state (0, 0, m) of
+  eq. 13 (:func:`add_loss_windows`).  Binomial terms below ``PMF_TAIL`` are dropped and
+  the rest renormalised; the laws are evaluated only where their terms reach
+  ``WINDOW_TAIL`` (sec. 5a, item 3).
+
+Plain scalars and arrays in, tuples out; no validation here (the public API validates).
 """
 
 from __future__ import annotations
@@ -20,6 +30,9 @@ EPS = 1e-9  # tolerance on event times (multiples of the service times)
 # feedback modes understood by the kernels
 MODE_ABR = 0       # ABR source with segmentation buffer (instcap or constant rate)
 MODE_TCP_ALONE = 1  # no segmentation buffer, ACK-clocked bursts at infinite host speed
+
+PMF_TAIL = 1e-17  # binomial terms below this are dropped and the rest renormalised
+WINDOW_TAIL = 1e-21  # binomial terms are evaluated down to this (below PMF_TAIL, see above)
 
 
 @njit(cache=True)
@@ -255,3 +268,203 @@ def tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single, phase):
             k += 1
     dep = departed + _drain(q, next_dep, r, delta)
     return False, -1, b + k - dep, dep
+
+
+# --- the binomial laws of the window (eqs. 10-11) ------------------------------------------
+
+@njit(cache=True, inline="always")
+def _normalise(out, lo, hi):
+    """Divide ``out[lo..hi]`` by its sum."""
+    tot = 0.0
+    for k in range(lo, hi + 1):
+        tot += out[k]
+    for k in range(lo, hi + 1):
+        out[k] /= tot
+
+
+@njit(cache=True)
+def binomial_mode(n, p):
+    """(mode, pmf at the mode, p / (1 - p)) of Binomial(n, p), 0 < p < 1, n >= 1."""
+    mode = int(math.floor((n + 1) * p))
+    if mode > n:
+        mode = n
+    lp = math.log(p)
+    lq = math.log1p(-p)
+    lmode = (math.lgamma(n + 1.0) - math.lgamma(mode + 1.0) - math.lgamma(n - mode + 1.0)
+             + mode * lp + (n - mode) * lq)
+    return mode, math.exp(lmode), p / (1.0 - p)
+
+
+@njit(cache=True)
+def binomial_pmf(n, p, out):
+    """pmf of Binomial(n, p) into ``out[0..n]`` (stable recursion from the mode)."""
+    for k in range(n + 1):
+        out[k] = 0.0
+    if n == 0:
+        out[0] = 1.0
+        return
+    if p >= 1.0:
+        out[n] = 1.0
+        return
+    if p <= 0.0:
+        out[0] = 1.0
+        return
+    mode, pm, ratio = binomial_mode(n, p)
+    out[mode] = pm
+    for k in range(mode, n):
+        out[k + 1] = out[k] * (n - k) / (k + 1.0) * ratio
+    for k in range(mode, 0, -1):
+        out[k - 1] = out[k] * k / ((n - k + 1.0) * ratio)
+    _normalise(out, 0, n)
+
+
+@njit(cache=True)
+def binomial_window(n, p, out):
+    """Binomial(n, p) on the window ``[lo, hi]`` of terms >= 1e-21 (normalised there).
+
+    Same recursion from the mode as :func:`binomial_pmf`; the terms left out
+    are below 1e-21 and would be dropped by the 1e-17 tail rule, so the normalisation
+    differs from the full law by less than n * 1e-21 relative.  Writes ``out[lo..hi]``
+    only and returns ``(lo, hi)``.
+    """
+    if n == 0 or p <= 0.0:
+        out[0] = 1.0
+        return 0, 0
+    if p >= 1.0:
+        out[n] = 1.0
+        return n, n
+    mode, pm, ratio = binomial_mode(n, p)
+    out[mode] = pm
+    hi = mode
+    while hi < n and out[hi] >= WINDOW_TAIL:
+        out[hi + 1] = out[hi] * (n - hi) / (hi + 1.0) * ratio
+        hi += 1
+    lo = mode
+    while lo > 0 and out[lo] >= WINDOW_TAIL:
+        out[lo - 1] = out[lo] * lo / ((n - lo + 1.0) * ratio)
+        lo -= 1
+    _normalise(out, lo, hi)
+    return lo, hi
+
+
+@njit(cache=True)
+def increment_law(d, w0, wmax, pmf):
+    """Law of N = min(Binomial(d, 1/W), W_max - W) after the 1e-17 tail rule (eq. 10).
+
+    Writes ``pmf[lo..hi]`` (zeros inside allowed) and returns ``(lo, hi)``.
+    """
+    room = wmax - w0
+    lo, hi = binomial_window(d, 1.0 / w0, pmf)
+    if d > room:
+        extra = 0.0
+        for k in range(max(lo, room + 1), hi + 1):
+            extra += pmf[k]
+        if room < lo:
+            pmf[room] = extra
+            lo = room
+            hi = room
+        elif room <= hi:
+            pmf[room] += extra
+            hi = room
+    for k in range(lo, hi + 1):
+        if pmf[k] < PMF_TAIL:
+            pmf[k] = 0.0
+    _normalise(pmf, lo, hi)
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def add_loss_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi):
+    """Add one loss outcome of probability ``pn`` to the law of m = ceil(w / 2) (eq. 11).
+
+    ``pmf_k[klo..khi]`` is the law of the ACK-driven growth ``Binomial(b + J, 1/W)``
+    (:func:`binomial_window`) and ``w_base = W + N``, so ``w = min(w_base + k, W_max)``
+    (eq. M3); terms below ``PMF_TAIL`` are skipped.  Adds ``pn P(m)`` to ``lossm[m]`` and
+    returns the conditional expectations given the loss of ``w``, of the slow-start packets
+    ``2^ceil(log2 m) - 1`` (eq. 17) and of the cycle length ``3 + ceil(log2 m)`` (eq. 20),
+    with the touched range ``mlo..mhi`` of ``lossm`` widened.
+    """
+    ew = 0.0
+    ess = 0.0
+    eul = 0.0
+    for k in range(klo, khi + 1):
+        pk = pmf_k[k]
+        if pk < PMF_TAIL:
+            continue
+        w = w_base + k
+        if w > wmax:
+            w = wmax
+        m = (w + 1) // 2
+        lossm[m] += pn * pk
+        if m < mlo:
+            mlo = m
+        if m > mhi:
+            mhi = m
+        ew += pk * w
+        c = ceil_log2(m)
+        ess += pk * ((1 << c) - 1)
+        eul += pk * (3 + c)
+    return ew, ess, eul, mlo, mhi
+
+
+# --- service at given opportunity times (docs/model.md sec. 11, issue 23) -------------------
+# With a ServicePatterns the interval at level k serves at the opportunity times of one pattern
+# of that level (drawn with its weight), not every 1 / c_k: an opportunity at time o sends the
+# head packet if one is queued and is lost otherwise; a packet arriving at the same instant is
+# not served by it (departures before arrivals, as above); an empty pattern serves nothing.
+# Times in packet times at the peak level, in (0, Delta]; opp[o0:o1] is one pattern.
+
+@njit(cache=True)
+def pattern_abr_entry(b, opp, o0, o1, s, bmax, delta):
+    """(i_L, K) of ABR arrivals ``0, s, 2s, ...`` (``floor(Delta / s)`` of them; none when
+    the source's level is an outage, ``s = inf``) into ``b`` queued packets served at
+    ``opp[o0:o1]``: the index of the first lost arrival (-1 if none) and the departures in
+    ``(0, Delta]`` of the ``b`` packets and the arrivals admitted before that loss.  As in
+    :func:`~._interval.abr_table_entry`, a prefix of ``n`` arrivals (no loss) leaves
+    ``min(b + n, K)`` departures: a packet's departure depends only on the packets before
+    it."""
+    m_arr = 0 if math.isinf(s) else int(math.floor(delta / s + EPS))
+    q = b
+    j = o0
+    departed = 0
+    for i in range(m_arr):
+        t = i * s
+        while j < o1 and opp[j] <= t + EPS:
+            if q > 0:
+                q -= 1
+                departed += 1
+            j += 1
+        if q >= bmax:
+            rest = o1 - j
+            return i, departed + (rest if rest < q else q)
+        q += 1
+    rest = o1 - j
+    return -1, departed + (rest if rest < q else q)
+
+
+@njit(cache=True)
+def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase):
+    """(lost, j_loss, b1, d1) of TCP alone (section 3's ACK clock: the ``d`` ACKs at
+    ``(i + phase) g``, each releasing one packet, the last ``ninc`` two) into ``b`` queued
+    packets served at ``opp[o0:o1]``.  ``j_loss``: arrivals admitted before the first loss;
+    without loss ``b1`` packets remain at ``Delta`` and ``d1`` departed."""
+    q = b
+    j = o0
+    departed = 0
+    k = 0
+    for i in range(d):
+        t = (i + phase) * g
+        while j < o1 and opp[j] <= t + EPS:
+            if q > 0:
+                q -= 1
+                departed += 1
+            j += 1
+        reps = 2 if i >= d - ninc else 1
+        for _ in range(reps):
+            if q >= bmax:
+                return True, k, 0, 0
+            q += 1
+            k += 1
+    rest = o1 - j
+    dep = rest if rest < q else q
+    return False, -1, q - dep, departed + dep
