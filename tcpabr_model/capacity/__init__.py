@@ -14,6 +14,9 @@ Fitting (:mod:`._fit`)
     fit_trace -> TraceFit (levels by k-means or quantiles, ML transition matrix, K by
     BIC, occupancy / autocorrelation / effective-capacity report), fit_levels,
     chain_autocorrelation, trace_autocorrelation.
+Inside an epoch (:mod:`._patterns`)
+    ServicePatterns, fit_patterns, epoch_labels -- the opportunity times of a trace inside
+    an epoch, a few weighted patterns per level of a fitted chain (issue 23).
 """
 
 from ._fit import (
@@ -26,6 +29,7 @@ from ._fit import (
     trace_autocorrelation,
 )
 from ._io import load_model, save_model
+from ._patterns import ServicePatterns, epoch_labels, fit_patterns
 from ._model import CapacityModel, constant, from_arrays, two_state
 from ._trace import (
     MAHIMAHI_PACKET_BYTES,
@@ -39,7 +43,7 @@ from ._trace import (
 )
 
 __all__ = [
-    "BinnedTrace", "CapacityModel", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
+    "BinnedTrace", "CapacityModel", "ServicePatterns", "epoch_labels", "fit_patterns", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
     "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "fit_levels", "fit_trace", "from_arrays",
     "load_model", "read_trace", "save_model", "synthetic_trace", "trace_autocorrelation", "two_state",
     "write_trace",

@@ -35,7 +35,10 @@ class AnalysisResult(ResultMixin):
     windows beyond the pipe (``eq18_above_capacity`` says so); ``conservative`` credits
     nothing sent in a loss interval (and is also under the cycle cap).  Quote the band
     ``[conservative, optimistic]``; ``optimistic_eq18`` is for comparison with the paper
-    only.  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    only.  ``prediction`` is the point estimate inside the band (docs/model.md sec. 11: the
+    packets a timeout-only TCP delivers in order in a loss cycle).  The three are
+    efficiencies of at most 1: a value above 1 (the caps act on expectations given the
+    state) is returned as 1 and ``clipped`` names it with the unclipped value.  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
     entries of its loss-free and loss parts, an upper bound.
     """
@@ -43,6 +46,7 @@ class AnalysisResult(ResultMixin):
     scenario: dict
     optimistic: float
     conservative: float
+    prediction: float
     optimistic_eq18: float
     eq18_above_capacity: bool
     throughput_optimistic: float
@@ -57,6 +61,7 @@ class AnalysisResult(ResultMixin):
     build_seconds: float
     assemble_seconds: float
     solve_seconds: float
+    clipped: dict = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""
@@ -109,14 +114,19 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()
+    eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
+    clipped = {k: v for k, v in eff.items() if v > 1.0}
+    if scenario.service is not None:
+        desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     return AnalysisResult(
         scenario=desc,
-        optimistic=thr["optimistic"] / cap,
-        conservative=thr["conservative"] / cap,
+        optimistic=min(eff["optimistic"], 1.0),
+        conservative=min(eff["conservative"], 1.0),
+        prediction=min(eff["prediction"], 1.0),
         optimistic_eq18=thr["eq18"] / cap,
         eq18_above_capacity=bool(thr["eq18"] / cap > 1.0),
-        throughput_optimistic=thr["optimistic"],
-        throughput_conservative=thr["conservative"],
+        throughput_optimistic=min(thr["optimistic"], cap),
+        throughput_conservative=min(thr["conservative"], cap),
         mean_capacity=cap,
         loss_probability=min(max(float(pi @ sk.p_loss), 0.0), 1.0),
         mean_cycle_length=eu,
@@ -127,6 +137,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         build_seconds=t_build,
         assemble_seconds=t_asm,
         solve_seconds=sol.seconds,
+        clipped=clipped,
     )
 
 

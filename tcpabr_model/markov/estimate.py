@@ -74,7 +74,8 @@ def _kernel_args(key: tuple):
     from ._interval import MODE_ABR, MODE_TCP_ALONE
 
     delta, bmax, levels, wmax, feedback, source_rate = key[:6]
-    r_vals = 1.0 / np.array(levels, dtype=float)  # service time 1 / c_k of each level
+    with np.errstate(divide="ignore"):   # an outage level (service patterns only): no service, s = inf
+        r_vals = 1.0 / np.array(levels, dtype=float)  # service time 1 / c_k of each level
     if feedback == "constant":
         s_vals, constant_s = np.full(len(levels), 1.0 / source_rate), True
     else:
@@ -84,6 +85,17 @@ def _kernel_args(key: tuple):
     else:
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
     return mode, constant_s, float(delta), int(bmax), int(wmax), r_vals, s_vals, a0, b0, d0
+
+
+def pattern_args(key: tuple) -> tuple:
+    """The kernels' service-pattern arrays ``(pat_ptr, pat_w, opp_ptr, opp_t)`` of a scenario
+    with ``service`` (docs/model.md sec. 11), or () without (the kernel's defaults)."""
+    sk = key[7] if len(key) > 7 else None
+    if sk is None:
+        return ()
+    pat_ptr, pat_w, opp_ptr, opp_t = sk
+    return (np.array(pat_ptr, dtype=np.int64), np.array(pat_w, dtype=float), np.array(opp_ptr, dtype=np.int64),
+            np.array(opp_t, dtype=float))
 
 
 def ack_phase(key: tuple) -> float:
@@ -133,7 +145,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     key = scenario.structure_key()
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, _kernel_args(key) + (limit, True, prog, ack_phase(key)), prog, None,
+    out = run_with_progress(build_skeleton, _kernel_args(key) + (limit, True, prog, ack_phase(key)) + pattern_args(key), prog, None,
                             "counting states", progress)
     t_count = time.perf_counter() - t0
     n, overflow, n_nl, n_ls = out[0].shape[0], bool(out[12]), int(out[13]), int(out[14])

@@ -23,7 +23,7 @@ import numpy as np
 from .._validate import check_choice, check_int, check_real
 
 if TYPE_CHECKING:  # the capacity package is imported only when a model is given
-    from ..capacity import CapacityModel
+    from ..capacity import CapacityModel, ServicePatterns
 
 __all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "MAX_PSI"]
 
@@ -93,6 +93,14 @@ class Scenario:
         (``discretize``).  Levels of 0 (outages) are refused: the engine's service
         times are ``1 / c_k``.  ``None`` (default): the paper's chain from ``psi`` and
         ``rate_ratio``.
+    service : ServicePatterns, optional
+        What the link serves *inside* an interval (docs/model.md sec. 11, issue 23): per
+        level of ``capacity``, weighted patterns of opportunity times (one packet each)
+        measured on a trace (:func:`tcpabr_model.capacity.fit_patterns`).  Needs a
+        discrete-time ``capacity`` whose epoch is the round trip (``service.epoch ==
+        capacity.epoch``, ``epoch * max(levels) == delta``); the levels the engine uses
+        are then the patterns' mean rates (normalised by the largest level of
+        ``capacity``), and levels of 0 (outages: epochs that serve nothing) are allowed.
     """
 
     delta: float = 40.0
@@ -106,10 +114,15 @@ class Scenario:
     bmax_counts_service: bool = True
     ack_clock: str = "at-epoch"
     capacity: "CapacityModel | None" = None
+    service: "ServicePatterns | None" = None
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
         object.__setattr__(self, "bmax", check_int("bmax", self.bmax, 1, 100_000))
+        object.__setattr__(self, "_service_key", None)
+        if self.service is not None and self.capacity is None:
+            raise ValueError("service is invalid without capacity: the patterns belong to the levels of a "
+                             "capacity model (tcpabr_model.capacity.fit_patterns)")
         if self.capacity is not None:
             self._init_capacity()
         else:
@@ -133,7 +146,7 @@ class Scenario:
         if self.ack_clock != "at-epoch" and self.feedback != "none":
             raise ValueError(f"ack_clock={self.ack_clock!r} is invalid with feedback={self.feedback!r}: "
                              "the ACK-clock phase is a TCP-alone convention (feedback='none')")
-        if math.floor(self.delta * low + 1e-9) < 1:
+        if self.service is None and math.floor(self.delta * low + 1e-9) < 1:
             what = ("low rate", "rate_ratio") if self.capacity is None else ("lowest (normalised) level",
                                                                              "min(levels)")
             raise ValueError(
@@ -174,7 +187,9 @@ class Scenario:
             if getattr(self, name) is not None:
                 raise ValueError(f"{name}={getattr(self, name)!r} is invalid together with capacity: the "
                                  "capacity model carries the levels and the switching; give one or the other")
-        cm.require_no_outage("the Markov renewal engine (service times 1/c_k, docs/model.md)")
+        if self.service is None:
+            cm.require_no_outage("the Markov renewal engine (service times 1/c_k, docs/model.md; give "
+                                 "service=ServicePatterns for a link with outages)")
         cmax = float(cm.levels.max())
         levels = cm.levels / cmax  # the time unit: one packet time at the peak level
         if cm.time == "continuous":
@@ -191,9 +206,40 @@ class Scenario:
                     f"must be delta or delta / n for an integer n (give epoch={self.delta / cmax!r} model "
                     "time units, or a continuous-time model, which is sampled every delta)")
             P = np.linalg.matrix_power(np.array(cm.transition), int(nr))
+        if self.service is not None:
+            levels = self._init_service(cm, cmax)
         object.__setattr__(self, "_levels", tuple(float(c) for c in levels))
         object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(P, dtype=float))
         object.__setattr__(self, "_mean", float(cm.stationary @ levels))
+
+    def _init_service(self, cm, cmax: float) -> np.ndarray:
+        """Validate ``service`` against ``capacity``; the patterns in engine units (packet times
+        at the peak level ``cmax``) as the kernels' flat arrays; the levels they serve."""
+        from ..capacity import ServicePatterns
+
+        sv = self.service
+        if not isinstance(sv, ServicePatterns):
+            raise ValueError(f"service={sv!r} is invalid: must be a tcpabr_model.capacity.ServicePatterns or None")
+        if cm.time != "discrete" or cm.time_unit is None:
+            raise ValueError("service is invalid with this capacity: the patterns need a discrete-time model in "
+                             "seconds (time_unit set), as fit_trace returns")
+        if sv.n_levels != cm.n_levels:
+            raise ValueError(f"service has {sv.n_levels} levels: must match capacity's {cm.n_levels}")
+        ep = float(cm.epoch) * float(cm.time_unit)
+        if abs(sv.epoch - ep) > 1e-9 * ep or abs(ep * cmax - self.delta) > 1e-9 * self.delta:
+            raise ValueError(f"service.epoch={sv.epoch!r} is invalid: the patterns and the chain must share one "
+                             f"epoch, the round trip (capacity epoch {ep:g} s, delta={self.delta:g} packet times "
+                             f"= {self.delta / cmax:g} s)")
+        pat_ptr, pat_w, opp_ptr, opp_t = [0], [], [0], []
+        for ok, wk in zip(sv.offsets, sv.weights):
+            for o, w in zip(ok, wk):
+                opp_t.extend(float(x) * cmax for x in o)
+                opp_ptr.append(len(opp_t))
+                pat_w.append(float(w))
+            pat_ptr.append(len(pat_w))
+        key = (tuple(pat_ptr), tuple(pat_w), tuple(opp_ptr), tuple(min(x, self.delta) for x in opp_t))
+        object.__setattr__(self, "_service_key", key)
+        return sv.mean_counts / self.delta
 
     # derived quantities -------------------------------------------------------------
     @property
@@ -244,4 +290,4 @@ class Scenario:
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
         return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
-                self.ack_clock)
+                self.ack_clock, self._service_key)

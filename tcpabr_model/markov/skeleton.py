@@ -66,6 +66,7 @@ class Skeleton:
     reg: np.ndarray
     constant_s: bool
     build_seconds: float
+    j_loss: np.ndarray | None = None    # E[J 1{loss} | x]: packets admitted before the first loss
 
     @property
     def n_states(self) -> int:
@@ -98,13 +99,21 @@ class Skeleton:
         its expected service over the U round trips of the cycle less the m packets that
         the regeneration state (0, 0, m) of eq. 13 places beyond the bottleneck.
         ``conservative``: nothing sent in the loss interval earns credit (d + b +
-        S_slowstart), under the same cycle cap.
+        S_slowstart), under the same cycle cap.  ``prediction`` (docs/model.md sec. 11):
+        the packets a timeout-only TCP with go-back-N actually delivers in a loss cycle,
+        d + b + J + S_slowstart (the J packets admitted before the first loss reach the
+        receiver in order; what follows the lost one is sent again), under the optimistic
+        bound's two caps.  Every cap acts on the expectation given the state, and the
+        cycle cap's room is floored at 0 (docs/model.md sec. 6).
         """
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
         ri = self.states[:, 3]
         delta = self.scenario_key[0]
-        served = np.floor(delta * np.array(self.levels) + 1e-9)
+        if len(self.scenario_key) > 7 and self.scenario_key[7] is not None:
+            served = delta * np.array(self.levels)   # service patterns: expected opportunities per interval
+        else:
+            served = np.floor(delta * np.array(self.levels) + 1e-9)
         P = rate_chain(rates, p10, self.n_levels)
         # C[n, i]: expected packets the bottleneck can serve in n intervals starting in i
         mmax = self.reg.shape[0] - 1
@@ -120,12 +129,16 @@ class Skeleton:
         np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - self.ls_m))
         cycle_room = np.maximum(cycle_room, 0.0)
         credit = self.p_loss * b + self.ss
-        before_recovery = np.minimum(self.post, self.p_loss * np.maximum(C[3, ri] - b, 0.0))
-        return {
+        room3 = self.p_loss * np.maximum(C[3, ri] - b, 0.0)
+        before_recovery = np.minimum(self.post, room3)
+        out = {
             "eq18": d + credit + self.post,
             "optimistic": d + np.minimum(credit + before_recovery, cycle_room),
             "conservative": d + np.minimum(credit, cycle_room),
         }
+        if self.j_loss is not None:
+            out["prediction"] = d + np.minimum(credit + np.minimum(self.j_loss, room3), cycle_room)
+        return out
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
@@ -159,14 +172,14 @@ class Skeleton:
 
 
 def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False) -> Skeleton:
-    from .estimate import _kernel_args, ack_phase, run_with_progress
+    from .estimate import _kernel_args, ack_phase, pattern_args, run_with_progress
 
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, _kernel_args(key) + (int(max_states), False, prog, ack_phase(key)), prog,
+    out = run_with_progress(build_skeleton, _kernel_args(key) + (int(max_states), False, prog, ack_phase(key)) + pattern_args(key), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow, _, _) = out
+     overflow, _, _, ev_j) = out
     delta, bmax, _, wmax = key[:4]
     if overflow:
         raise ChainTooLargeError(
@@ -176,7 +189,7 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
         )
     constant_s = key[4] == "constant"
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0)
+                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()
