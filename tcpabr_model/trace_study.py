@@ -35,7 +35,7 @@ import numpy as np
 from ._validate import check_choice, check_int, check_real
 
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
-           "PAYLOAD_BYTES", "FEEDBACKS"]
+           "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
 FEEDBACKS = ("none", "instcap", "effcap")
@@ -80,6 +80,136 @@ def fit_for_rtt(trace, rtt: float, **kwargs):
     from .capacity import fit_trace
 
     return fit_trace(trace, epoch=check_real("rtt", rtt, 0.001, 100.0), **kwargs)
+
+
+@dataclass(frozen=True, eq=False)
+class LinkFit:
+    """What the analysis knows of a measured link at one round trip (issue 23): the chain
+    fitted at epoch = RTT (``fit``, :func:`fit_for_rtt`) and, per level, weighted patterns of
+    the opportunity times inside an epoch (``service``,
+    :func:`tcpabr_model.capacity.fit_patterns`).  ``mean_rate``: the fitted trace's mean
+    capacity, packets per second (the efficiency's denominator in the study)."""
+
+    fit: object
+    service: object
+    rtt: float
+    mean_rate: float
+
+    @property
+    def model(self):
+        return self.fit.model
+
+    def describe(self) -> dict:
+        m = self.fit.model
+        return {"states": int(m.n_levels), "epoch_s": float(self.rtt),
+                "levels_packets_per_s": [float(x) for x in m.levels],
+                "occupancy": [float(x) for x in m.stationary],
+                "patterns_per_level": [int(len(w)) for w in self.service.weights],
+                "pattern_mean_packets_per_s": [float(x) for x in self.service.mean_rates],
+                "mean_packets_per_s": float(self.mean_rate)}
+
+
+def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8, outage: bool = True) -> LinkFit:
+    """The chain at epoch = ``rtt`` (:func:`fit_for_rtt`, K by the effective-capacity
+    criterion unless ``states``) and ``patterns`` within-epoch patterns per level of it."""
+    from .capacity import epoch_labels, fit_patterns
+
+    rtt = check_real("rtt", rtt, 0.001, 100.0)
+    fit = fit_for_rtt(trace, rtt, states=states, outage=outage)
+    labels = epoch_labels(trace, rtt, fit.model.levels)
+    service = fit_patterns(trace, rtt, labels, per_level=check_int("patterns", patterns, 1, 1000))
+    return LinkFit(fit=fit, service=service, rtt=rtt, mean_rate=float(trace.mean_rate))
+
+
+@dataclass(frozen=True)
+class LinkAnalysis:
+    """The Markov renewal analysis of a fitted link: efficiencies over the link's mean
+    capacity (packets served over packets the link could serve), the band and the point
+    estimate, and the assumptions it rests on (``validity``)."""
+
+    prediction: float
+    conservative: float
+    optimistic: float
+    feedback: str
+    rtt: float
+    bmax: int
+    wmax: int
+    n_states: int
+    seconds: float
+    model: dict
+    validity: dict
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def link_validity(link: LinkFit, bmax: int) -> dict:
+    """How well the link fits the analysis' assumptions (docs/model.md sec. 11), in numbers:
+    the mean sojourn of each level in round trips (the chain steps once per RTT: a level
+    left after about one RTT strains assumption III-B.1), the share of time in outage
+    (epochs that serve nothing), how much the opportunities inside an epoch vary (mean
+    over epochs of the largest lag of the cumulative service behind an even spread, in
+    packets, against the buffer), and what the patterns leave out (the trace's own
+    autocorrelation beyond one epoch is the chain's)."""
+    m = link.fit.model
+    P = np.asarray(m.transition)
+    stay = np.clip(np.diag(P), 0.0, 1.0 - 1e-12)
+    sojourn = 1.0 / (1.0 - stay)
+    occ = np.asarray(m.stationary)
+    outage = float(sum(o for o, c in zip(occ, m.levels) if c == 0.0))
+    lags = []
+    for k, (ok, wk) in enumerate(zip(link.service.offsets, link.service.weights)):
+        for o, w in zip(ok, wk):
+            if o.size:
+                even = np.arange(1, o.size + 1) * (link.rtt / o.size)
+                # packets the pattern is behind an even spread at its worst point
+                behind = max(0.0, float(np.max(np.searchsorted(o, even, side="right") * -1 + np.arange(1, o.size + 1))))
+                lags.append((occ[k] * w, behind))
+    wsum = sum(x for x, _ in lags)
+    mean_lag = sum(x * y for x, y in lags) / wsum if wsum > 0 else 0.0
+    strained = []
+    if float(np.dot(occ, sojourn)) < 2.0:
+        strained.append("levels last about one round trip on average (III-B.1: the level is held for the whole RTT)")
+    if outage > 0.05:
+        strained.append(f"{outage:.0%} of epochs serve nothing (the TCP retransmission timer is not in the state)")
+    if mean_lag > 0.5 * bmax:
+        strained.append("the service inside an epoch lags an even spread by more than half the buffer")
+    return {"mean_sojourn_rtts": [float(x) for x in sojourn], "mean_sojourn_rtts_weighted": float(np.dot(occ, sojourn)),
+            "outage_share": outage, "service_lag_packets": float(mean_lag), "buffer_packets": int(bmax),
+            "lifted_or_clipped": "nothing lifted (outages are epochs that serve nothing)",
+            "strained": strained}
+
+
+def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
+                 max_states: int = 2_000_000) -> LinkAnalysis:
+    """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link.
+
+    Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
+    --capacity-trace`` measures), computed from the engine's throughput in packets per
+    time unit; the engine's own mean (the patterns' mean through the chain's stationary
+    law) equals it up to the epochs the fit drops.
+    """
+    import time
+
+    from .markov import Scenario as MScenario, analyze
+
+    check_choice("feedback", feedback, ("none", "instcap"))
+    bmax = check_int("bmax", bmax, 1, 1_000_000)
+    m = link.fit.model
+    cmax = float(np.max(m.levels))
+    wmax = window_packets(cmax, link.rtt, bmax) if wmax is None else check_int("wmax", wmax, 1, 10**6)
+    t0 = time.perf_counter()
+    r = analyze(MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
+                          service=link.service, max_states=max_states))
+    # throughput in packets per second over the trace's mean capacity
+    scale = cmax / link.mean_rate
+    eff = {k: min(1.0, v * scale) for k, v in (("prediction", r.prediction * r.mean_capacity),
+                                                ("conservative", r.throughput_conservative),
+                                                ("optimistic", r.throughput_optimistic))}
+    return LinkAnalysis(prediction=eff["prediction"], conservative=eff["conservative"], optimistic=eff["optimistic"],
+                        feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
+                        seconds=time.perf_counter() - t0, model=link.describe(),
+                        validity=link_validity(link, bmax))
 
 
 def lift_outage(model, rtt: float):

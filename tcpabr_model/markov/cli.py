@@ -29,7 +29,20 @@ def register(sub) -> None:
                    help="a K-level capacity model file (JSON or TOML, tcpabr_model.capacity.save_model / "
                         "tcpabr trace fit --out) in place of --psi/--rate-ratio; levels are normalised to "
                         "the peak, the chain is taken per round trip (docs/model.md, 'K capacity states')")
-    p.add_argument("--wmax", type=int, default=128, help="maximum TCP window in packets")
+    p.add_argument("--trace", metavar="TRACE", default=None,
+                   help="a measured link (Mahimahi file): fit it at epoch = --rtt (chain + the opportunity "
+                        "patterns inside an epoch, docs/model.md sec. 11) and print prediction, conservative "
+                        "and optimistic efficiency over the trace's mean capacity, with the model used; needs "
+                        "--rtt and --bmax, --feedback none|instcap")
+    p.add_argument("--rtt", type=float, default=None, help="with --trace: round-trip propagation delay, seconds")
+    p.add_argument("--patterns", type=int, default=8,
+                   help="with --trace: within-epoch patterns kept per level of the fitted chain (default 8)")
+    p.add_argument("--states", type=int, default=None,
+                   help="with --trace: levels of the fitted chain (default: chosen by the effective-capacity "
+                        "criterion, at most 8)")
+    p.add_argument("--wmax", type=int, default=None,
+                   help="maximum TCP window in packets (default 128; with --trace twice the peak pipe plus the "
+                        "buffer)")
     p.add_argument("--source-rate", type=float, default=None,
                    help="packets per time unit of the constant-rate source (feedback 'constant')")
     p.add_argument("--bmax-excludes-service", action="store_true",
@@ -47,10 +60,51 @@ def register(sub) -> None:
     p.set_defaults(func=_run)
 
 
+def _run_trace(args: argparse.Namespace) -> int:
+    from ..capacity import read_trace
+    from ..cli import emit
+    from ..trace_study import analyze_link, fit_link
+
+    if args.rtt is None:
+        raise ValueError("rtt=None is invalid with --trace: give the round-trip propagation delay in seconds "
+                         "(e.g. --rtt 0.05)")
+    for name in ("delta", "psi", "rate_ratio", "capacity", "source_rate"):
+        if getattr(args, name) not in (None, 40.0) or (name == "delta" and args.delta != 40.0):
+            raise ValueError(f"{name}={getattr(args, name)!r} is invalid with --trace: the trace gives the link "
+                             "(--rtt sets the round trip)")
+    if args.feedback not in ("none", "instcap"):
+        raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
+    trace = read_trace(args.trace)
+    link = fit_link(trace, args.rtt, states=args.states, patterns=args.patterns)
+    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states)
+    d = {"trace": args.trace, **r.to_dict(),
+         "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
+                  "capacity, one 1500-byte opportunity = one packet)"}
+    v = r.validity
+    text = (
+        f"TCP {'alone' if r.feedback == 'none' else 'over ABR (instcap)'} on {args.trace}: rtt={r.rtt:g} s "
+        f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)\n"
+        f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
+        "(conservative, optimistic)\n"
+        f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s, {sum(r.model['patterns_per_level'])} "
+        f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s\n"
+        f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage "
+        f"{v['outage_share']:.1%} of epochs, service lag inside an epoch {v['service_lag_packets']:.1f} packets\n"
+        + (f"  strained: {'; '.join(v['strained'])}" if v["strained"] else "  strained: none of the checked assumptions")
+    )
+    emit(d, args.json, text)
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     import sys
 
     from ..cli import emit
+
+    if args.trace is not None:
+        return _run_trace(args)
+    if args.wmax is None:
+        args.wmax = 128
     from .analysis import analyze
     from .scenario import Scenario
 
