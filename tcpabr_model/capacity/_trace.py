@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -80,6 +81,25 @@ class Trace:
     def mean_bits_per_second(self) -> float:
         """Mean capacity over one period, bits per second (``packet_bytes`` per opportunity)."""
         return self.mean_rate * self.packet_bytes * 8.0
+
+    @cached_property
+    def longest_gap(self) -> tuple[float, float]:
+        """``(length, start)`` in seconds of the longest stretch without a delivery opportunity,
+        over the repeating cycle.
+
+        In the 1-ms bins of :func:`bin_trace` (bin ``k`` is ``(k, k+1]`` ms, a line at 0
+        counting as ``T``) it is the longest run of empty bins, the run across the wrap
+        included; ``start`` is where it begins, ms into the period / 1000.  0 when every ms
+        holds an opportunity.  (A replay serves nothing for that long: ``docs/traces.md``,
+        section 3.)
+        """
+        T = self.period_ms
+        b = np.unique((self.times_ms - 1) % T)     # occupied bins; the last time T is bin T - 1
+        runs = np.diff(b) - 1                      # empty bins b[i] + 1 .. b[i+1] - 1
+        i = int(np.argmax(runs)) if runs.size else -1
+        if i < 0 or b[0] >= runs[i]:               # the run across the wrap: bins 0 .. b[0] - 1
+            return float(b[0]) / 1000.0, 0.0
+        return float(runs[i]) / 1000.0, float(b[i] + 1) / 1000.0
 
 
 def _check_times(t: np.ndarray, name: str) -> None:

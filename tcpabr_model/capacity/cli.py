@@ -45,6 +45,10 @@ def _fit(args) -> int:
              "level  packets/s  Mbit/s  occupancy(trace)  pi(chain)"]
     for i, (c, b, o, p) in enumerate(zip(m.levels, m.bits_per_second, fit.occupancy_trace, fit.occupancy_model)):
         lines.append(f"{i:5d}  {c:9.1f}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}")
+    if m.has_outage:
+        how = ("k-means/quantiles put only empty epochs in the lowest level" if not args.outage
+               else "empty epochs form their own level; --no-outage fits the levels to all epochs together")
+        lines.append(f"level 0 is an outage (0 packets/s): {how}")
     lines.append("transition matrix per epoch:")
     lines += ["  " + " ".join(f"{v:6.3f}" for v in row) for row in m.transition]
     show = [lag for lag in (1, 2, 5, 10, 20, 50) if lag <= len(fit.acf_lags)]
@@ -64,10 +68,6 @@ def _fit(args) -> int:
     for r, d in zip(args.rtt or [], design):
         lines.append(f"EFFCAP design for RTT {r:g} s, s = {fit.epoch:g} s: M = {d.M}, N = {d.N} "
                      f"(k = 8..12: N = {d.N_range[0]}..{d.N_range[1]})")
-    if m.has_outage:
-        how = ("k-means/quantiles put only empty epochs in the lowest level" if not args.outage
-               else "empty epochs form their own level; --no-outage fits the levels to all epochs together")
-        lines.append(f"level 0 is an outage (0 packets/s): {how}")
     if args.out:
         lines.append(f"model written to {args.out}")
     emit(out, args.json, "\n".join(lines))

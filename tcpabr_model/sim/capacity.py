@@ -37,7 +37,7 @@ from numba import njit
 from .._validate import check_choice, check_real
 
 __all__ = ["capacity_path", "capacity_integral", "CapacityPath", "build_path", "chain_path_slots",
-           "trace_path_slots", "path_integral", "TRACE_BIN_SECONDS"]
+           "trace_path_slots", "check_trace_window", "path_integral", "TRACE_BIN_SECONDS"]
 
 #: bin of a replayed trace: Mahimahi's time resolution, one millisecond
 TRACE_BIN_SECONDS = 1e-3
@@ -245,6 +245,26 @@ def trace_levels(trace) -> tuple[np.ndarray, np.ndarray, int]:
     counts = bin_trace(trace, TRACE_BIN_SECONDS).counts
     uniq = np.unique(counts)
     return np.searchsorted(uniq, counts).astype(np.int64), uniq, int(uniq[-1])
+
+
+def check_trace_window(trace, duration: float) -> None:
+    """Refuse to replay ``trace`` with a measured window of ``duration`` seconds that can fall
+    entirely inside its longest stretch without delivery opportunities
+    (:attr:`~tcpabr_model.capacity.Trace.longest_gap`).
+
+    CHOICE (issue 23): such a window has no capacity at all, so the efficiency of a replication
+    that draws it is 0 / 0.  A run at least as long as the gap has capacity in every window and
+    counts the gap as the long outage it is; a shorter one is refused, naming the trace and the
+    gap, rather than returning NaN for some seeds and a number for others.
+    """
+    gap, start = trace.longest_gap
+    if gap >= duration:
+        raise ValueError(
+            f"duration={duration!r} is invalid for the trace {trace.name}: it has no delivery opportunity for "
+            f"{gap:.6g} s (from {start:.3f} s to {start + gap:.3f} s of its {trace.period_ms / 1000.0:.6g}-s "
+            "period), at least the measured window, so a replication can see no capacity at all and has no "
+            f"efficiency; measure longer than the gap (duration > {gap:.6g} s: the gap is then an outage inside "
+            "every run) or cut the gap out of the trace")
 
 
 def trace_path_slots(trace, horizon: float, ms_slots: float, offset_ms: int) -> CapacityPath:

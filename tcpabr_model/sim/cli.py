@@ -72,6 +72,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--capacity-trace", metavar="TRACE", default=None,
                    help="Mahimahi trace replayed as the bottleneck's service, repeated with its period; "
                         "its busiest millisecond is the high rate, so --delta is in packet times at that rate")
+    p.add_argument("--segment-bytes", type=int, default=None, metavar="N",
+                   help="TCP segment payload in bytes; the IP packet is N + 40 (TCP/IP headers).  Default: with "
+                        "--capacity-trace 1460, one 1500-byte IP packet per Mahimahi delivery opportunity (as "
+                        "the trace study, docs/traces.md); with a --capacity model that states packet_bytes, "
+                        "packet_bytes - 40; otherwise 500, the paper's packets")
     p.add_argument("--capacity-offset", type=float, default=None,
                    help="with --capacity-trace: start this many seconds into the trace (default: a random "
                         "ms per replication)")
@@ -94,9 +99,13 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="write the first replication's series (window, queue, source rate, ...) "
                         "sampled every s to PATH as .npz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=handler, _defaults={a.dest: a.default for a in p._actions if a.dest != "help"})
+    p.set_defaults(func=handler, _defaults={a.dest: a.default for a in p._actions if a.dest != "help"},
+                   _flag_aliases={"payload_bytes": "--segment-bytes"})
     return p
 
+
+#: TCP/IP header bytes of the scenario's packets (Scenario.tcpip_header_bytes' default)
+_TCPIP_BYTES = 40
 
 # flags that --preset uses; every other simulate flag describes the single-bottleneck scenario
 _PRESET_FLAGS = {"preset", "duration", "replications", "seed", "workers", "json", "list_presets"}
@@ -154,6 +163,23 @@ def _progress_bar(total: int, est_seconds: float):
     return tqdm(total=total, unit="replication", file=sys.stderr, leave=False)
 
 
+def _segment_bytes(args, capacity) -> int:
+    """``--segment-bytes``, or its default: one IP packet (segment + 40 B of TCP/IP headers) per
+    packet of the capacity (a trace's 1500-byte opportunity: 1460), else the paper's 500."""
+    from .scenario import capacity_packet_bytes
+
+    if args.segment_bytes is not None:
+        return args.segment_bytes
+    pkt = capacity_packet_bytes(capacity)
+    if pkt is None:
+        return 500
+    if pkt <= _TCPIP_BYTES:
+        raise ValueError(f"--segment-bytes is needed: the capacity's packet ({pkt} B) is not larger than the "
+                         f"{_TCPIP_BYTES} B of TCP/IP headers, so the default segment (packet - {_TCPIP_BYTES}) "
+                         "is empty")
+    return pkt - _TCPIP_BYTES
+
+
 def _scenario(args):
     from .feedback import n_from_k
     from .scenario import Scenario, TcpConfig
@@ -184,24 +210,24 @@ def _scenario(args):
         kw["capacity"] = read_trace(args.capacity_trace)
         if args.capacity_offset is not None:
             kw["capacity_offset"] = args.capacity_offset
+    kw["payload_bytes"] = _segment_bytes(args, kw.get("capacity"))
+    kw["duration"] = args.duration if args.duration is not None else 2000.0
     tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=args.wmax,
                     delayed_ack=args.delayed_ack)
     delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
     if args.rtt is not None:
         if "delta" in _given(args):
             raise ValueError("--rtt and --delta are exclusive: give the round trip in seconds or in packet times")
-        # seconds -> packet times at the high (peak) rate of this capacity
-        unit = Scenario(feedback=args.feedback, capacity=kw.get("capacity")).time_unit
+        # seconds -> packet times at the high (peak) rate of this capacity and packet
+        unit = Scenario(feedback=args.feedback, **kw).time_unit
         for v in args.rtt:
             if not v > 0:
                 raise ValueError(f"--rtt {v!r} is invalid: must be > 0 seconds")
         vals = [v / unit for v in args.rtt]
         delta = tuple(vals) if len(vals) > 1 else vals[0]
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
-                                  feedback=args.feedback, tcp=tcp,
-                                  duration=args.duration if args.duration is not None else 2000.0,
-                                  warmup=args.warmup, capacity_mode=args.capacity_mode,
-                                  interval=args.interval, discard=args.discard,
+                                  feedback=args.feedback, tcp=tcp, warmup=args.warmup,
+                                  capacity_mode=args.capacity_mode, interval=args.interval, discard=args.discard,
                                   host_rate_factor=args.host_rate_factor, **kw)
     if args.k is not None:
         sc = sc.with_(n=tuple(n_from_k(args.k, d, sc.interval) for d in sc.rtt))
@@ -238,22 +264,7 @@ def handler(args) -> int:
         import numpy as np
         np.savez_compressed(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
         d["trace_file"] = args.trace
-    e = res.efficiency
-    if sc.capacity is None:
-        what = f"psi={sc.psi:g}"
-    elif sc.capacity_kind == "trace":
-        what = (f"capacity-trace={sc.capacity.name} (peak {sc.high_rate:.6g} B/s of payload, rtt "
-                f"{[round(r, 6) for r in sc.rtt]} s)")
-    else:
-        what = f"capacity={args.capacity} ({sc.capacity.n_levels} levels, {sc.capacity.time} time)"
-    lines = [
-        f"feedback={sc.feedback} delta={list(args.delta)} bmax={sc.buffer_packets} {what} "
-        f"M={list(sc.m)} N={list(sc.n)} replications={res.replications} seed={res.seed}",
-        f"efficiency      {e.format()} (95% CI; ceiling {sc.overhead_factor if sc.feedback != 'none' else 1.0:.4f})",
-        f"efficiency_wire {res.efficiency_wire.format()}",
-    ]
-    for i, (ec, gp) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
-        lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean:.1f} B/s")
+    lines = [_header(args, sc, res)] + _efficiency_lines(sc, res, d)
     if sc.n_connections > 1:
         lines.append(f"Jain fairness   {res.fairness.format()}")
     lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
@@ -262,3 +273,73 @@ def handler(args) -> int:
                  f"{res.cells_per_second:,.0f} cells/s")
     emit(d, args.json, "\n".join(lines))
     return 0
+
+
+def _header(args, sc, res) -> str:
+    """The first line: what was simulated, in the user's units."""
+    if args.rtt is None:
+        delay = f"delta={list(args.delta)}"
+    else:
+        delay = f"rtt={[round(r, 6) for r in sc.rtt]} s (delta={[round(r / sc.time_unit, 4) for r in sc.rtt]})"
+    if sc.capacity is None:     # the paper's two-state link (the line reads as before issue 23)
+        what = f"psi={sc.psi:g}"
+    elif sc.capacity_kind == "trace":
+        t = sc.capacity
+        what = (f"capacity-trace={t.name} (mean {t.mean_bits_per_second * 1e-6:.4g} Mbit/s = {t.mean_rate:.1f} "
+                f"packets/s of {t.packet_bytes} B; peak {sc.high_rate:.6g} B/s of payload)")
+    else:
+        what = f"capacity={args.capacity} ({sc.capacity.n_levels} levels, {sc.capacity.time} time)"
+    if sc.capacity is not None:
+        what += f" segment={sc.payload_bytes} B (IP packet {sc.ip_packet_bytes} B)"
+    return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what} M={list(sc.m)} N={list(sc.n)} "
+            f"replications={res.replications} seed={res.seed}")
+
+
+def _scaled(e, k: float):
+    """An estimate of ``k`` times the quantity (exact: the replications are scaled alike)."""
+    from ..stats import Estimate
+
+    return Estimate(e.mean * k, e.half_width * k, e.low * k, e.high * k, e.n, e.level)
+
+
+def _efficiency_lines(sc, res, d: dict) -> list:
+    """The efficiency lines, and the same definition in ``d`` (the JSON).
+
+    A capacity counted in packets of a stated size (a trace, a model with ``packet_bytes``)
+    gets the analysis' efficiency as its headline: packets delivered / the capacity in
+    packets over the measured window (``efficiency_wire``; the ATM cell tax is not charged),
+    the efficiency over the trace's (model's) mean capacity; Section V's byte count stays as
+    ``efficiency_ip_bytes``.  Otherwise the headline is Section V's.
+    """
+    from .scenario import capacity_packet_bytes
+
+    e = res.efficiency
+    ceiling = sc.overhead_factor if sc.feedback != "none" else 1.0
+    section_v = f"TCP/IP bytes delivered / capacity in wire bytes, Section V; ceiling {ceiling:.4f}"
+    pkt = capacity_packet_bytes(sc.capacity)
+    if pkt is None:
+        d["efficiency_definition"] = section_v
+        lines = [f"efficiency      {e.format()} (95% CI; ceiling {ceiling:.4f})",
+                 f"efficiency_wire {res.efficiency_wire.format()}"]
+        for i, (ec, gp) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
+            lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean:.1f} B/s")
+        return lines
+    whose = "trace's" if sc.capacity_kind == "trace" else "model's"
+    atm = sc.feedback != "none"
+    wire = sc.frame_wire_bytes if atm else sc.ip_packet_bytes
+    unit = (f"packets delivered / the {whose} capacity in packets over the measured window: the efficiency "
+            f"over the {whose} mean capacity (a packet is one {sc.ip_packet_bytes}-byte IP packet, {wire} B on "
+            f"the link{', the ATM cell tax not charged' if atm else ''}; the {whose} capacity comes in "
+            f"{pkt}-byte packets)")
+    k = wire / sc.ip_packet_bytes
+    per = [_scaled(ec, k) for ec in res.per_connection_efficiency]
+    d["efficiency_ip_bytes"] = d["efficiency"]
+    d["efficiency"] = dict(d["efficiency_wire"])
+    d["per_connection_efficiency"] = [x.to_dict() for x in per]
+    d["efficiency_definition"] = unit
+    lines = [f"efficiency      {res.efficiency_wire.format()} (95% CI) = {unit}",
+             f"efficiency_ip_bytes {e.format()} ({section_v})"]
+    for i, (ec, gp) in enumerate(zip(per, res.goodput_bps)):
+        lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean / sc.payload_bytes:.1f} "
+                     f"packets/s ({gp.mean * 8e-6:.4g} Mbit/s of payload)")
+    return lines

@@ -489,6 +489,12 @@ class Network:
                                      "(the fixed RTO is a multiple of it); give it delays or use rto='estimator'")
         if self.total_slots > 2**40:
             raise ValueError(f"duration={self.duration!r} is invalid: more than 2**40 cell slots")
+        from ..capacity import Trace as LinkTrace
+        from .capacity import check_trace_window
+
+        for port in self.ports:
+            if isinstance(port.capacity, LinkTrace):
+                check_trace_window(port.capacity, self.duration)
 
     # ---- derived ------------------------------------------------------------------------
     @property

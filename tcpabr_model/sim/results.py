@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
+from ..errors import ModelError
 from ..stats import Estimate, jain_index
 from .arrays import layout as L
 from .network import CELL_BYTES, Network
@@ -226,10 +227,17 @@ NETWORK_COUNTERS = {
 }
 
 
+#: why a replication (or batch) without capacity has no efficiency, and what to do
+_NO_CAPACITY = ("{what} of a replication had no capacity at all (the capacity process stayed at a level of 0 "
+                "throughout): its efficiency is 0 / 0, undefined; measure longer than the longest outage")
+
+
 def replication_metrics(sc: Scenario, st, gout, g):
     """Per-replication metrics of :func:`~tcpabr_model.sim.simulate` from the fast path's outputs."""
     atm = sc.feedback != "none"
     capwin = gout[L.O_CAPWIN] * sc.slot_bytes  # wire bytes of capacity in the measured window
+    if not capwin > 0:
+        raise ModelError(_NO_CAPACITY.format(what=f"the measured window (duration={sc.duration!r} s)"))
     secs = (g[L.G_NSLOTS] - g[L.G_WARMUP]) * sc.slot_seconds
     good = st[:, L.S_GOOD].astype(float)
     ipb = sc.ip_packet_bytes
@@ -262,6 +270,9 @@ def batch_metrics(sc: Scenario, smp_i, smp_g, g, nb):
     for a, b in zip(edges[:-1], edges[1:]):
         dg = good[b] - good[a]
         dc = cap[b] - cap[a]
+        if not dc > 0:
+            raise ModelError(_NO_CAPACITY.format(what=f"a batch of the measured window (batches={nb})")
+                             + " or fewer batches")
         secs = (t[b] - t[a]) * sc.slot_seconds
         out["eff"].append(dg.sum() * ipb / dc)
         out["eff_wire"].append(dg.sum() * wireb / dc)

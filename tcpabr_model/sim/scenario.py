@@ -36,7 +36,8 @@ from .._validate import check_choice, check_int, check_real
 from .feedback import m_from_delta, n_from_k
 from .network import CapacityProcess, DropPolicy, Network, Port, TcpParams, Vc
 
-__all__ = ["TcpConfig", "Scenario", "from_sim_scenario", "CELL_BYTES", "CELL_PAYLOAD_BYTES"]
+__all__ = ["TcpConfig", "Scenario", "from_sim_scenario", "capacity_packet_bytes", "CELL_BYTES",
+           "CELL_PAYLOAD_BYTES"]
 
 from ..units import CELL_BYTES, CELL_PAYLOAD_BYTES, normalized_to_physical
 from ..units import cells_per_frame as _cells_per_frame
@@ -92,6 +93,24 @@ def capacity_high_rate(capacity, payload_bytes: int, frame_link_bytes: int) -> f
     if capacity.packet_bytes is None:
         return top * payload_bytes / capacity.time_unit
     return top * capacity.packet_bytes / capacity.time_unit * payload_bytes / frame_link_bytes
+
+
+def capacity_packet_bytes(capacity) -> int | None:
+    """Bytes of the packet a capacity is counted in: a trace's delivery opportunity (1500 for
+    Mahimahi), a :class:`~tcpabr_model.capacity.CapacityModel`'s ``packet_bytes`` (fits of traces:
+    1500); None for the two-state process or a model without ``packet_bytes`` (counted in the
+    scenario's own packets).
+
+    With ``payload_bytes = capacity_packet_bytes(c) - tcpip_header_bytes`` one IP packet is one
+    packet of the capacity, which is how ``tcpabr simulate`` and :mod:`tcpabr_model.trace_study`
+    replay a trace (1460-byte segments), so that ``efficiency_wire`` is packets over the
+    capacity in packets.
+    """
+    if isinstance(capacity, LinkTrace):
+        return int(capacity.packet_bytes)
+    if isinstance(capacity, CapacityModel) and capacity.packet_bytes is not None:
+        return int(capacity.packet_bytes)
+    return None
 
 
 def _tuple_of(name, value, n, check, allow_none=True):
@@ -272,6 +291,10 @@ class Scenario:
         s(self, "warmup", check_real("warmup", self.warmup, 0.0, 1e8))
         if self.total_slots > 2**40:
             raise ValueError(f"duration={self.duration!r} is invalid: more than 2**40 cell slots")
+        if isinstance(self.capacity, LinkTrace):
+            from .capacity import check_trace_window
+
+            check_trace_window(self.capacity, self.duration)
 
     def _set_capacity(self) -> None:
         """Validate ``capacity`` / ``capacity_offset`` and derive ``high_rate`` from a physical one."""
