@@ -68,10 +68,12 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.rtt is None:
         raise ValueError("rtt=None is invalid with --trace: give the round-trip propagation delay in seconds "
                          "(e.g. --rtt 0.05)")
-    for name in ("delta", "psi", "rate_ratio", "capacity", "source_rate"):
-        if getattr(args, name) not in (None, 40.0) or (name == "delta" and args.delta != 40.0):
-            raise ValueError(f"{name}={getattr(args, name)!r} is invalid with --trace: the trace gives the link "
-                             "(--rtt sets the round trip)")
+    given = {"delta": args.delta if args.delta != 40.0 else None, "psi": args.psi, "rate_ratio": args.rate_ratio,
+             "capacity": args.capacity, "source_rate": args.source_rate}
+    for name, value in given.items():
+        if value is not None:
+            raise ValueError(f"{name}={value!r} is invalid with --trace: the trace gives the link and --rtt the "
+                             "round trip")
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
     trace = read_trace(args.trace)

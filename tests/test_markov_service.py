@@ -1,0 +1,168 @@
+"""Service inside the interval (issue 23, docs/model.md sec. 11): the pattern kernels against a
+plain event-by-event replay, the scenario's checks, and the analysis on a shipped trace with an
+outage (bounds ordered, at most 1, the prediction inside the band, rows stochastic)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.capacity import ServicePatterns, epoch_labels, fit_patterns, fit_trace, read_trace
+from tcpabr_model.markov import Scenario, analyze
+from tcpabr_model.markov._interval import EPS, pattern_abr_entry, pattern_tcp_alone_outcome
+from tcpabr_model.markov.skeleton import skeleton_for
+from tcpabr_model.trace_study import analyze_link, fit_link
+
+DATA = Path(__file__).parent / "data"
+
+
+def _replay(b, arrivals, opp, bmax, delta):
+    """Reference: merge the events in time, opportunities first at equal times."""
+    events = sorted([(t, 0) for t in opp] + [(t, 1) for t in arrivals])
+    q, dep, admitted = b, 0, 0
+    for t, kind in events:
+        if kind == 0:
+            if q > 0:
+                q -= 1
+                dep += 1
+        else:
+            if q >= bmax:
+                return True, admitted, 0, 0
+            q += 1
+            admitted += 1
+    return False, -1, q, dep
+
+
+patterns = st.lists(st.integers(1, 40), max_size=25).map(lambda xs: sorted(x / 4.0 for x in xs))
+
+
+@settings(max_examples=200, deadline=None)
+@given(b=st.integers(0, 6), bmax=st.integers(1, 8), opp=patterns, s=st.sampled_from([0.5, 1.0, 1.5, 2.5, math.inf]))
+def test_pattern_abr_entry_equals_an_event_replay(b, bmax, opp, s):
+    b = min(b, bmax)
+    delta = 10.0
+    m_arr = 0 if math.isinf(s) else int(math.floor(delta / s + EPS))
+    arrivals = [i * s for i in range(m_arr)]
+    o = np.array(opp, dtype=float)
+    il, k = pattern_abr_entry(b, o, 0, o.size, s, bmax, delta)
+    lost, adm, _, dep = _replay(b, arrivals, opp, bmax, delta)
+    if lost:
+        assert il == adm
+        # departures of the b queued packets and the admitted arrivals by Delta
+        assert k == _replay(b, arrivals[:adm], opp, 10**9, delta)[3]
+    else:
+        assert il == -1 and k == dep
+    # a prefix of n arrivals without loss leaves min(b + n, K) departures (the table's rule)
+    for n in range(0, (il if il >= 0 else m_arr) + 1):
+        assert _replay(b, arrivals[:n], opp, bmax, delta)[3] == min(b + n, k)
+
+
+@settings(max_examples=200, deadline=None)
+@given(b=st.integers(0, 6), bmax=st.integers(1, 8), d=st.integers(0, 8), ninc=st.integers(0, 8), opp=patterns,
+       g=st.sampled_from([0.25, 1.0, 1.25, 3.0]), phase=st.sampled_from([0.0, 1.0]))
+def test_pattern_tcp_alone_outcome_equals_an_event_replay(b, bmax, d, ninc, opp, g, phase):
+    b = min(b, bmax)
+    ninc = min(ninc, d)
+    arrivals = []
+    for i in range(d):
+        t = (i + phase) * g
+        arrivals += [t, t] if i >= d - ninc else [t]
+    o = np.array(opp, dtype=float)
+    got = pattern_tcp_alone_outcome(b, d, ninc, g, o, 0, o.size, bmax, phase)
+    assert tuple(got) == _replay(b, arrivals, opp, bmax, 10.0)
+
+
+def _outage_link(rtt=0.1):
+    trace = read_trace(DATA / "markov3_outage.down")
+    return trace, fit_link(trace, rtt, states=3, patterns=4)
+
+
+def test_scenario_checks_the_service():
+    trace, link = _outage_link()
+    m = link.model
+    cmax = float(m.levels.max())
+    with pytest.raises(ValueError, match="service is invalid without capacity"):
+        Scenario(delta=10.0, bmax=4, service=link.service)
+    m2 = fit_trace(trace, epoch=0.2, states=3).model          # a chain at another epoch than the patterns
+    with pytest.raises(ValueError, match="service.epoch"):
+        Scenario(delta=0.2 * float(m2.levels.max()), bmax=4, capacity=m2, service=link.service)
+    two = ServicePatterns(epoch=link.rtt, offsets=link.service.offsets[:2], weights=link.service.weights[:2])
+    with pytest.raises(ValueError, match="levels"):
+        Scenario(delta=link.rtt * cmax, bmax=4, capacity=m, service=two)
+    with pytest.raises(ValueError, match="outage"):      # without service an outage level is still refused
+        Scenario(delta=link.rtt * cmax, bmax=4, capacity=m)
+
+
+def test_service_patterns_validate():
+    with pytest.raises(ValueError, match="weights"):
+        ServicePatterns(epoch=0.1, offsets=((np.array([0.05]),),), weights=(np.array([0.5]),))
+    with pytest.raises(ValueError, match="offsets"):
+        ServicePatterns(epoch=0.1, offsets=((np.array([0.2]),),), weights=(np.array([1.0]),))
+
+
+def test_fit_patterns_keeps_the_levels_and_their_counts():
+    trace = read_trace(DATA / "markov3_outage.down")
+    fit = fit_trace(trace, epoch=0.1, states=3)
+    lab = epoch_labels(trace, 0.1, fit.model.levels)
+    sv = fit_patterns(trace, 0.1, lab, per_level=10_000)     # every epoch kept: exact level means
+    assert np.allclose(sv.mean_rates, fit.model.levels, rtol=1e-9, atol=1e-9)
+    assert sv.mean_counts[0] == 0.0                            # the outage level serves nothing
+
+
+@pytest.mark.parametrize("feedback", ["none", "instcap"])
+def test_analysis_with_outages_orders_its_bounds(feedback):
+    trace, link = _outage_link()
+    r = analyze_link(link, bmax=6, feedback=feedback)
+    assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0
+    assert r.validity["outage_share"] > 0.0
+    assert r.validity["lifted_or_clipped"].startswith("nothing lifted")
+    m = link.model
+    sc = Scenario(delta=link.rtt * float(m.levels.max()), bmax=6, wmax=r.wmax, feedback=feedback, capacity=m,
+                  service=link.service)
+    sk = skeleton_for(sc)
+    P = sk.transition_matrix(sc.rate_matrix)            # raises unless every row sums to 1 (1e-12)
+    assert P.shape[0] == sk.n_states and sk.j_loss is not None
+    res = analyze(sc, method="sparse-direct")
+    assert res.residual <= 1e-11
+    assert res.conservative <= res.prediction <= res.optimistic <= 1.0
+
+
+def test_no_bound_above_one_is_returned():
+    # issue 23: with the cap room floored at 0 both bounds reached 1.005 here
+    from tcpabr_model.capacity import from_arrays
+
+    m = from_arrays([1.0, 0.1], transition=[[0.9, 0.1], [0.1, 0.9]], epoch=10.0)
+    r = analyze(Scenario(delta=10.0, bmax=2, wmax=64, capacity=m))
+    assert r.optimistic <= 1.0 and r.conservative <= 1.0 and r.prediction <= 1.0
+    for k, v in r.clipped.items():
+        assert v > 1.0 and getattr(r, k) == 1.0
+
+
+def test_cli_analyze_trace(capsys):
+    from tcpabr_model.cli import main
+
+    assert main(["analyze", "--trace", str(DATA / "markov3_outage.down"), "--rtt", "0.1", "--bmax", "6",
+                 "--feedback", "none", "--states", "3", "--patterns", "4", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["conservative"] <= d["prediction"] <= d["optimistic"] <= 1.0
+    assert d["model"]["states"] == 3 and d["model"]["patterns_per_level"] == [1, 4, 4] or d["model"]["states"] == 3
+    assert "units" in d and "validity" in d
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--bmax", "6"], "--rtt"),
+    (["--bmax", "6", "--rtt", "0.1", "--feedback", "constant"], "--feedback"),
+    (["--bmax", "6", "--rtt", "0.1", "--psi", "5"], "--psi"),
+])
+def test_cli_analyze_trace_refuses_in_one_line(capsys, argv, flag):
+    from tcpabr_model.cli import main
+
+    assert main(["analyze", "--trace", str(DATA / "markov3_outage.down"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and flag in err
