@@ -166,3 +166,21 @@ def test_cli_analyze_trace_refuses_in_one_line(capsys, argv, flag):
     assert main(["analyze", "--trace", str(DATA / "markov3_outage.down"), *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and flag in err
+
+
+def test_two_round_trips_without_an_ack_time_out():
+    """sec. 11: a state with no returning ACK (d = 0) reached after an interval without one
+    times out with certainty, loss window W = A + B (no growth), m = ceil(W / 2)."""
+    _, link = _outage_link()
+    m = link.model
+    sc = Scenario(delta=link.rtt * float(m.levels.max()), bmax=6, wmax=40, feedback="instcap", capacity=m,
+                  service=link.service)
+    sk = skeleton_for(sc)
+    st = sk.states
+    timeouts = [i for i in range(sk.n_states) if st[i, 2] == 0 and sk.p_loss[i] == 1.0
+                and sk.ls_ptr[i + 1] - sk.ls_ptr[i] == 1]
+    assert timeouts, "a link with outages must reach the silence timeout"
+    for i in timeouts[:50]:
+        w = int(st[i, 0] + st[i, 1])
+        assert sk.ls_m[sk.ls_ptr[i]] == (min(w, sc.wmax) + 1) // 2
+        assert sk.post[i] == min(w, sc.wmax) and sk.j_loss[i] == 0.0

@@ -53,6 +53,13 @@ def _key(a, b, d, ri, si, bmax, wmax, nlev):
     return (((a * (bmax + 1) + b) * (wmax + 1) + d) * nlev + ri) * nlev + si
 
 
+@njit(cache=True, inline="always")
+def _zkey(a, b, d, ri, si, z, bmax, wmax, nlev, patterned):
+    """The state's key; with service patterns the silence flag ``z`` doubles it (sec. 11)."""
+    k = _key(a, b, d, ri, si, bmax, wmax, nlev)
+    return 2 * k + z if patterned else k
+
+
 @njit(cache=True)
 def _grow(x, n):
     """A copy of the 1-d array ``x`` with room for max(n, 2 len(x)) entries."""
@@ -118,10 +125,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     cap = 1024
     hkeys = np.full(4096, -1, dtype=np.int64)
     hvals = np.empty(4096, dtype=np.int64)
-    st = np.empty((cap, 5), dtype=np.int64)
+    st = np.zeros((cap, 6), dtype=np.int64)   # A, B, D, R, S and z (service patterns: no ACK last interval)
     reg = -np.ones((mmax + 1, nlev, nlev), dtype=np.int64)
 
-    k0 = _key(a0, b0, d0, 0, 0, bmax, wmax, nlev)
+    k0 = _zkey(a0, b0, d0, 0, 0, 0, bmax, wmax, nlev, patterned)
     st, hkeys, hvals = _add_state(st, hkeys, hvals, _slot(hkeys, k0), k0, 0, a0, b0, d0, 0, 0)
     n_states = 1
 
@@ -173,6 +180,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         d = st[i, 2]
         ri = st[i, 3]
         si = st[i, 4]
+        z = st[i, 5]
         w0 = a + b + d
         r = r_vals[ri]
         s = s_vals[si]
@@ -191,6 +199,18 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         v_j = 0.0
         p_lo = pat_ptr[ri] if patterned else 0
         p_hi = pat_ptr[ri + 1] if patterned else 1
+        z1 = 1 if (patterned and d == 0) else 0   # no ACK returns in this interval
+        if patterned and d == 0 and z == 1:
+            # sec. 11: a second round trip without an ACK: the retransmission timer (2 RTT)
+            # expires; a loss of window w = W (no ACK, no growth) and its timeout cycle
+            pmf_k[0] = 1.0
+            nack_done = -1
+            ew, ess, eul, mlo, mhi = add_loss_windows(1.0, pmf_k, 0, 0, w0, wmax, lossm, mlo, mhi)
+            pl = 1.0
+            v_post = ew
+            v_ss = ess
+            u_loss = eul
+            p_hi = p_lo           # no interval outcome
         for pp in range(p_lo, p_hi):
             qw = pat_w[pp] if patterned else 1.0
             # per-(state, pattern) interval data shared by every N
@@ -253,7 +273,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 steady_a[b, ri, si] = a1
                             if n_proven > max_states:
                                 overflow = True
-                                return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                         p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
                 elif patterned:
                     lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
@@ -271,17 +291,18 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         nl_prob[n_nl] = pn
                     si1 = 0 if constant_s else ri
                     for rj in range(nlev):
-                        kk = _key(a1, b1, d1, rj, si1, bmax, wmax, nlev)
+                        kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
                         j = _slot(hkeys, kk)
                         if hkeys[j] == kk:
                             tgt = hvals[j]
                         else:
                             if n_states >= max_states:
                                 overflow = True
-                                return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                         p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
                             tgt = n_states
                             st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
+                            st[tgt, 5] = z1
                             n_states += 1
                         if store:
                             nl_t[n_nl, rj] = tgt
@@ -326,14 +347,14 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 for si2 in range(n_rs):
                     if reg[m, ri2, si2] >= 0:
                         continue
-                    kk = _key(0, 0, m, ri2, si2, bmax, wmax, nlev)
+                    kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
                     j = _slot(hkeys, kk)
                     if hkeys[j] == kk:
                         reg[m, ri2, si2] = hvals[j]
                         continue
                     if n_states >= max_states:
                         overflow = True
-                        return (st[:n_states], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                        return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
                     st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2)
                     reg[m, ri2, si2] = n_states
@@ -352,13 +373,13 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         for ri2 in range(nlev):
             for si2 in range(n_rs):
                 if reg[m, ri2, si2] < 0:
-                    kk = _key(0, 0, m, ri2, si2, bmax, wmax, nlev)
+                    kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
                     j = _slot(hkeys, kk)
                     if hkeys[j] == kk:
                         reg[m, ri2, si2] = hvals[j]
     n = n_states
     if not store:
-        return (st[:n], nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
+        return (st[:n, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
                 reg, overflow, n_nl, n_ls, ev_j)
-    return (st[:n], nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
+    return (st[:n, :5].copy(), nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
             ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n])
