@@ -160,6 +160,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
     n_proven = 0
     npat = pat_w.shape[0] if patterned else 1
+    cur_key = np.empty(256, dtype=np.int64)
     ptab_il = np.full((bmax + 1, npat, n_rs), -2, dtype=np.int64)
     ptab_k = np.zeros((bmax + 1, npat, n_rs), dtype=np.int64)
 
@@ -200,6 +201,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         p_lo = pat_ptr[ri] if patterned else 0
         p_hi = pat_ptr[ri + 1] if patterned else 1
         z1 = 1 if (patterned and d == 0) else 0   # no ACK returns in this interval
+        ent0 = n_nl         # this state's loss-free entries start here (merged by (A, B, D), sec. 11)
+        n_cur = 0
         if patterned and d == 0 and z == 1:
             # sec. 11: a second round trip without an ACK: the retransmission timer (2 RTT)
             # expires; a loss of window w = W (no ACK, no growth) and its timeout cycle
@@ -284,29 +287,46 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                          ack_phase)
                     a1 = 0
                 if not lost:
-                    if store:
-                        if n_nl + 1 >= nl_prob.shape[0]:
-                            nl_prob = _grow(nl_prob, 0)
-                            nl_t = _grow2(nl_t)
-                        nl_prob[n_nl] = pn
-                    si1 = 0 if constant_s else ri
-                    for rj in range(nlev):
-                        kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
-                        j = _slot(hkeys, kk)
-                        if hkeys[j] == kk:
-                            tgt = hvals[j]
-                        else:
-                            if n_states >= max_states:
-                                overflow = True
-                                return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                        p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
-                            tgt = n_states
-                            st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
-                            st[tgt, 5] = z1
-                            n_states += 1
+                    merged = False
+                    okey = 0
+                    if patterned:
+                        # sec. 11: (N, pattern) pairs often lead to the same (A, B, D): one entry each
+                        okey = (a1 * (bmax + 1) + b1) * (wmax + 1) + d1
+                        for e in range(n_cur):
+                            if cur_key[e] == okey:
+                                if store:
+                                    nl_prob[ent0 + e] += pn
+                                merged = True
+                                break
+                    if not merged:
                         if store:
-                            nl_t[n_nl, rj] = tgt
-                    n_nl += 1
+                            if n_nl + 1 >= nl_prob.shape[0]:
+                                nl_prob = _grow(nl_prob, 0)
+                                nl_t = _grow2(nl_t)
+                            nl_prob[n_nl] = pn
+                        si1 = 0 if constant_s else ri
+                        for rj in range(nlev):
+                            kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
+                            j = _slot(hkeys, kk)
+                            if hkeys[j] == kk:
+                                tgt = hvals[j]
+                            else:
+                                if n_states >= max_states:
+                                    overflow = True
+                                    return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                            p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                                tgt = n_states
+                                st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
+                                st[tgt, 5] = z1
+                                n_states += 1
+                            if store:
+                                nl_t[n_nl, rj] = tgt
+                        n_nl += 1
+                        if patterned:
+                            if n_cur >= cur_key.shape[0]:
+                                cur_key = _grow(cur_key, 0)
+                            cur_key[n_cur] = okey
+                            n_cur += 1
                 else:
                     # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
                     pl += pn
