@@ -214,6 +214,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             v_ss = ess
             u_loss = eul
             p_hi = p_lo           # no interval outcome
+        ack_patterned = patterned and mode != MODE_ABR and not constant_s
+        q_lo = pat_ptr[si] if ack_patterned else 0
+        q_hi = pat_ptr[si + 1] if ack_patterned else 1
         for pp in range(p_lo, p_hi):
             qw = pat_w[pp] if patterned else 1.0
             # per-(state, pattern) interval data shared by every N
@@ -247,99 +250,105 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 lost_single = 0 if patterned else tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
 
             for ninc in range(nlo, nhi + 1):
-                pn = pmf_n[ninc] * qw
-                if pn == 0.0:
+                pn0 = pmf_n[ninc] * qw
+                if pn0 == 0.0:
                     continue
-                if mode == MODE_ABR:
-                    n = a + d + ninc
-                    if n > m_arr:
-                        n = m_arr
-                    if il >= 0 and n > il:
-                        lost = True
-                        jl = il
-                        a1 = 0
-                        b1 = 0
-                        d1 = 0
-                    else:
-                        lost = False
-                        jl = -1
-                        d1 = b + n if b + n < kdep else kdep
-                        b1 = b + n - d1
-                        a1 = a + d + ninc - n
-                        if not patterned and b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
-                            sa = steady_a[b, ri, si]
-                            if sa < 0:
-                                n_proven += wmax - b - d - a1 + 1
-                                steady_a[b, ri, si] = a1
-                            elif a1 < sa:
-                                n_proven += sa - a1
-                                steady_a[b, ri, si] = a1
-                            if n_proven > max_states:
-                                overflow = True
-                                return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                        p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
-                elif patterned:
-                    lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
-                                                                 opp_ptr[pp + 1], bmax, ack_phase)
-                    a1 = 0
-                else:
-                    lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
-                                                         ack_phase)
-                    a1 = 0
-                if not lost:
-                    merged = False
-                    okey = 0
-                    if patterned:
-                        # sec. 11: (N, pattern) pairs often lead to the same (A, B, D): one entry each
-                        okey = (a1 * (bmax + 1) + b1) * (wmax + 1) + d1
-                        for e in range(n_cur):
-                            if cur_key[e] == okey:
-                                if store:
-                                    nl_prob[ent0 + e] += pn
-                                merged = True
-                                break
-                    if not merged:
-                        if store:
-                            if n_nl + 1 >= nl_prob.shape[0]:
-                                nl_prob = _grow(nl_prob, 0)
-                                nl_t = _grow2(nl_t)
-                            nl_prob[n_nl] = pn
-                        si1 = 0 if constant_s else ri
-                        for rj in range(nlev):
-                            kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
-                            j = _slot(hkeys, kk)
-                            if hkeys[j] == kk:
-                                tgt = hvals[j]
-                            else:
-                                if n_states >= max_states:
+                for qq in range(q_lo, q_hi):
+                    # TCP alone with patterns: the ACKs come back at the opportunity times of a
+                    # pattern of the previous level S (sec. 11), drawn with its weight
+                    pn = pn0 * pat_w[qq] if ack_patterned else pn0
+                    if mode == MODE_ABR:
+                        n = a + d + ninc
+                        if n > m_arr:
+                            n = m_arr
+                        if il >= 0 and n > il:
+                            lost = True
+                            jl = il
+                            a1 = 0
+                            b1 = 0
+                            d1 = 0
+                        else:
+                            lost = False
+                            jl = -1
+                            d1 = b + n if b + n < kdep else kdep
+                            b1 = b + n - d1
+                            a1 = a + d + ninc - n
+                            if not patterned and b1 == b and d1 == d and d == m_arr and (constant_s or si == ri):
+                                sa = steady_a[b, ri, si]
+                                if sa < 0:
+                                    n_proven += wmax - b - d - a1 + 1
+                                    steady_a[b, ri, si] = a1
+                                elif a1 < sa:
+                                    n_proven += sa - a1
+                                    steady_a[b, ri, si] = a1
+                                if n_proven > max_states:
                                     overflow = True
                                     return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                             p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
-                                tgt = n_states
-                                st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
-                                st[tgt, 5] = z1
-                                n_states += 1
-                            if store:
-                                nl_t[n_nl, rj] = tgt
-                        n_nl += 1
+                    elif patterned:
+                        lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
+                                                                     opp_ptr[pp + 1], bmax, ack_phase,
+                                                                     opp_ptr[qq] if ack_patterned else 0,
+                                                                     opp_ptr[qq + 1] if ack_patterned else 0)
+                        a1 = 0
+                    else:
+                        lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
+                                                             ack_phase)
+                        a1 = 0
+                    if not lost:
+                        merged = False
+                        okey = 0
                         if patterned:
-                            if n_cur >= cur_key.shape[0]:
-                                cur_key = _grow(cur_key, 0)
-                            cur_key[n_cur] = okey
-                            n_cur += 1
-                else:
-                    # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
-                    pl += pn
-                    nack = b + jl
-                    if nack != nack_done:
-                        klo, khi = binomial_window(nack, pinc, pmf_k)
-                        nack_done = nack
-                    ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm,
-                                                              mlo, mhi)
-                    v_post += pn * (jl + ew)
-                    v_j += pn * jl
-                    v_ss += pn * ess
-                    u_loss += pn * eul
+                            # sec. 11: (N, pattern) pairs often lead to the same (A, B, D): one entry each
+                            okey = (a1 * (bmax + 1) + b1) * (wmax + 1) + d1
+                            for e in range(n_cur):
+                                if cur_key[e] == okey:
+                                    if store:
+                                        nl_prob[ent0 + e] += pn
+                                    merged = True
+                                    break
+                        if not merged:
+                            if store:
+                                if n_nl + 1 >= nl_prob.shape[0]:
+                                    nl_prob = _grow(nl_prob, 0)
+                                    nl_t = _grow2(nl_t)
+                                nl_prob[n_nl] = pn
+                            si1 = 0 if constant_s else ri
+                            for rj in range(nlev):
+                                kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
+                                j = _slot(hkeys, kk)
+                                if hkeys[j] == kk:
+                                    tgt = hvals[j]
+                                else:
+                                    if n_states >= max_states:
+                                        overflow = True
+                                        return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                                    tgt = n_states
+                                    st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
+                                    st[tgt, 5] = z1
+                                    n_states += 1
+                                if store:
+                                    nl_t[n_nl, rj] = tgt
+                            n_nl += 1
+                            if patterned:
+                                if n_cur >= cur_key.shape[0]:
+                                    cur_key = _grow(cur_key, 0)
+                                cur_key[n_cur] = okey
+                                n_cur += 1
+                    else:
+                        # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
+                        pl += pn
+                        nack = b + jl
+                        if nack != nack_done:
+                            klo, khi = binomial_window(nack, pinc, pmf_k)
+                            nack_done = nack
+                        ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm,
+                                                                  mlo, mhi)
+                        v_post += pn * (jl + ew)
+                        v_j += pn * jl
+                        v_ss += pn * ess
+                        u_loss += pn * eul
         # normalise loss mass lost to the dropped tail terms
         lt = 0.0
         for m in range(mlo, mhi + 1):

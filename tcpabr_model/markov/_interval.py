@@ -443,17 +443,21 @@ def pattern_abr_entry(b, opp, o0, o1, s, bmax, delta):
 
 
 @njit(cache=True)
-def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase):
-    """(lost, j_loss, b1, d1) of TCP alone (section 3's ACK clock: the ``d`` ACKs at
-    ``(i + phase) g``, each releasing one packet, the last ``ninc`` two) into ``b`` queued
-    packets served at ``opp[o0:o1]``.  ``j_loss``: arrivals admitted before the first loss;
-    without loss ``b1`` packets remain at ``Delta`` and ``d1`` departed."""
+def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase, a0=0, a1=0):
+    """(lost, j_loss, b1, d1) of TCP alone into ``b`` queued packets served at ``opp[o0:o1]``:
+    the ``d`` ACKs each release one packet, the last ``ninc`` two.  The ACKs return at the
+    first ``d`` opportunity times of ``opp[a0:a1]`` (a pattern of the previous interval's
+    level: the departures that sent them, one round trip earlier) when it has at least
+    ``d``, else at section 3's ACK clock ``(i + phase) g``.  ``j_loss``: arrivals admitted
+    before the first loss; without loss ``b1`` packets remain at ``Delta`` and ``d1``
+    departed."""
     q = b
     j = o0
     departed = 0
     k = 0
+    acks = a1 - a0 >= d
     for i in range(d):
-        t = (i + phase) * g
+        t = opp[a0 + i] if acks else (i + phase) * g
         while j < o1 and opp[j] <= t + EPS:
             if q > 0:
                 q -= 1
