@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import tcpabr_model.capacity as cap
@@ -67,6 +67,11 @@ def test_fit_recovers_a_known_chain(model, seed, method):
         assert method == "quantile" and "ties leave only" in str(exc)
         return
     occ = np.array(fit.occupancy_trace) * fit.n_epochs
+    # a path that ends in an outage gets one marker opportunity in its last epoch
+    # (synthetic_trace: the period must end with an opportunity); when that single epoch
+    # becomes a level of its own (k-means with K levels: {0}, {the marker}, the rest merged),
+    # the data no longer has the model's K levels and there is nothing to recover
+    assume(occ.min() > 1)
     # exact, except that a path ending in an outage gets one marker opportunity in its last
     # epoch (synthetic_trace), which moves that epoch's level by at most c_max / n_i
     assert np.allclose(fit.model.levels, model.levels, rtol=0, atol=model.levels.max() / occ.min())
