@@ -38,7 +38,8 @@ class AnalysisResult(ResultMixin):
     only.  ``prediction`` is the point estimate inside the band (docs/model.md sec. 11: the
     packets a timeout-only TCP delivers in order in a loss cycle).  The three are
     efficiencies of at most 1: a value above 1 (the caps act on expectations given the
-    state) is returned as 1 and ``clipped`` names it with the unclipped value.  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    state) is returned as 1 and ``clipped[name]`` holds the unclipped value (None where the
+    bound was at most 1).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
     entries of its loss-free and loss parts, an upper bound.
     """
@@ -115,7 +116,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()
     eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
-    clipped = {k: v for k, v in eff.items() if v > 1.0}
+    clipped = {k: (v if v > 1.0 else None) for k, v in eff.items()}   # unclipped value, None if <= 1
     if scenario.service is not None:
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     return AnalysisResult(
