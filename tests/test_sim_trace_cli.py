@@ -140,3 +140,32 @@ def test_help_states_the_default(main, capsys):
     assert code == 0
     assert "--capacity-trace 1460, one 1500-byte IP packet per Mahimahi delivery opportunity" in text
     assert "otherwise 500, the paper's packets" in text
+
+
+def test_trace_default_window_is_the_analysis_window(main, capsys):
+    """Without --wmax the window is tcpabr analyze --trace's: window_packets on the peak level of
+    the chain fitted at epoch = RTT (215 packets for this trace at 0.2 s with 50 packets of buffer,
+    the README's analyze --trace line); the paper's link keeps 128."""
+    import numpy as np
+
+    from tcpabr_model.trace_study import fit_for_rtt, window_packets
+
+    code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--rtt", "0.2", "--bmax",
+                                         "50", "--json", *RUN])
+    assert code == 0, err
+    peak = float(np.max(fit_for_rtt(read_trace(OUTAGE), 0.2).model.levels))
+    assert json.loads(out)["scenario"]["tcp"]["wmax"] == window_packets(peak, 0.2, 50) == 215
+    code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--rtt", "0.2", "--wmax", "128",
+                                         "--json", *RUN])
+    assert code == 0 and json.loads(out)["scenario"]["tcp"]["wmax"] == 128
+    code, out, err = _run(main, capsys, ["simulate", "--psi", "5", "--json", *RUN])
+    assert code == 0 and json.loads(out)["scenario"]["tcp"]["wmax"] == 128
+
+
+def test_trace_window_that_cannot_be_fitted_asks_for_wmax(main, capsys):
+    code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--rtt", "5", *RUN])
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--wmax is needed here: the default window (tcpabr analyze --trace's" in err
+    code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--rtt", "5", "--wmax", "64",
+                                         *RUN])
+    assert code == 0, err

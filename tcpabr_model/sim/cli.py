@@ -30,6 +30,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "--source-rate (default instcap)")
     p.add_argument("--source-rate", type=float, default=None,
                    help="with --feedback constant: source rate as a fraction of the high rate, in (0, 1]")
+    p.add_argument("--mcr", type=float, nargs="+", default=None,
+                   help="TM 4.0 minimum cell rate of the INSTCAP/EFFCAP source, a fraction of the high rate (the "
+                        "trace's busiest ms with --capacity-trace) in [0, 1], one per connection or one for all: "
+                        "the source never sends slower, even after an empty measurement block (default 0, TM "
+                        "4.0's default and the paper's source)")
     p.add_argument("--delta", type=float, nargs="+", default=[40.0],
                    help="round-trip propagation delay in packet times, one per connection (default 40)")
     p.add_argument("--rtt", type=float, nargs="+", default=None,
@@ -39,7 +44,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--psi", type=float, default=20.0,
                    help="mean time per capacity state / max(delta) (default 20)")
     p.add_argument("--rate-ratio", type=float, default=0.5, help="low rate / high rate (default 0.5)")
-    p.add_argument("--wmax", type=int, default=128, help="maximum TCP window in packets (default 128)")
+    p.add_argument("--wmax", type=int, default=None,
+                   help="maximum TCP window in packets (default 128; with --capacity-trace the window of "
+                        "tcpabr analyze --trace, twice the peak pipe plus the buffer: "
+                        "trace_study.window_packets on the chain fitted at epoch = the round trip)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--m", type=int, nargs="+", default=None,
                    help="EFFCAP M per connection (default M : Delta = ceil(Delta/s))")
@@ -180,7 +188,26 @@ def _segment_bytes(args, capacity) -> int:
     return pkt - _TCPIP_BYTES
 
 
+def _trace_window(trace, rtt: float, bmax: int) -> int:
+    """The window ``tcpabr analyze --trace`` takes by default: :func:`tcpabr_model.trace_study.window_packets`
+    on the peak level of the chain fitted at epoch = ``rtt`` (``fit_for_rtt``), so that both
+    commands describe one system."""
+    import numpy as np
+
+    from .._validate import check_int
+    from ..trace_study import fit_for_rtt, window_packets
+
+    bmax = check_int("bmax", bmax, 1, 1_000_000)
+    try:
+        peak = float(np.max(fit_for_rtt(trace, rtt).model.levels))
+    except ValueError as e:
+        raise ValueError(f"--wmax is needed here: the default window (tcpabr analyze --trace's, from the chain "
+                         f"fitted at epoch = the round trip {rtt:.6g} s) cannot be computed: {e}") from None
+    return window_packets(peak, rtt, bmax)
+
+
 def _scenario(args):
+    from ..capacity import Trace as LinkTrace
     from .feedback import n_from_k
     from .scenario import Scenario, TcpConfig
 
@@ -200,6 +227,10 @@ def _scenario(args):
         kw["initial_rate"] = args.source_rate
     elif args.source_rate is not None:
         raise ValueError(f"source_rate={args.source_rate!r} is invalid: only used with --feedback constant")
+    if args.mcr is not None:
+        if args.feedback not in ("instcap", "effcap"):
+            raise ValueError(f"--mcr applies to --feedback instcap or effcap only (got --feedback {args.feedback})")
+        kw["mcr"] = tuple(args.mcr) if len(args.mcr) > 1 else args.mcr[0]
     if args.feedback_delay is not None:
         kw["feedback_delay"] = tuple(args.feedback_delay) if len(args.feedback_delay) > 1 else args.feedback_delay[0]
     if args.capacity is not None:
@@ -212,8 +243,6 @@ def _scenario(args):
             kw["capacity_offset"] = args.capacity_offset
     kw["payload_bytes"] = _segment_bytes(args, kw.get("capacity"))
     kw["duration"] = args.duration if args.duration is not None else 2000.0
-    tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=args.wmax,
-                    delayed_ack=args.delayed_ack)
     delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
     if args.rtt is not None:
         if "delta" in _given(args):
@@ -225,6 +254,15 @@ def _scenario(args):
                 raise ValueError(f"--rtt {v!r} is invalid: must be > 0 seconds")
         vals = [v / unit for v in args.rtt]
         delta = tuple(vals) if len(vals) > 1 else vals[0]
+    wmax = args.wmax
+    if wmax is None:
+        wmax = 128
+        if isinstance(kw.get("capacity"), LinkTrace):
+            rtt = max(args.rtt) if args.rtt is not None else max(args.delta) * Scenario(
+                feedback=args.feedback, **kw).time_unit
+            wmax = _trace_window(kw["capacity"], rtt, args.bmax)
+    tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=wmax,
+                    delayed_ack=args.delayed_ack)
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                                   feedback=args.feedback, tcp=tcp, warmup=args.warmup,
                                   capacity_mode=args.capacity_mode, interval=args.interval, discard=args.discard,
@@ -290,7 +328,10 @@ def _header(args, sc, res) -> str:
     else:
         what = f"capacity={args.capacity} ({sc.capacity.n_levels} levels, {sc.capacity.time} time)"
     if sc.capacity is not None:
-        what += f" segment={sc.payload_bytes} B (IP packet {sc.ip_packet_bytes} B)"
+        what += f" segment={sc.payload_bytes} B (IP packet {sc.ip_packet_bytes} B) wmax={sc.tcp.wmax}"
+    if any(sc.mcr):
+        what += (f" MCR={list(sc.mcr)} of the high rate ({[round(x * sc.high_rate, 1) for x in sc.mcr]} B/s of "
+                 "payload)")
     return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what} M={list(sc.m)} N={list(sc.n)} "
             f"replications={res.replications} seed={res.seed}")
 

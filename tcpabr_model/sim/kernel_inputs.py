@@ -103,6 +103,7 @@ def kernel_inputs(net: Network, force=()):
         vf[i, L.VF_RATE] = vc.pcr * CELL_BYTES
         vf[i, L.VF_SHARE] = vc.share
         vf[i, L.VF_INITRATE] = vc.initial_rate
+        vf[i, L.VF_MCR] = vc.mcr
         for p in vc.route:
             kind = net.ports[p].ubr_policy.kind if vp[i, L.VP_CLASS] == L.CL_UBR else net.ports[p].abr_policy.kind
             if kind in ("gfr", "threshold") and vc.threshold is None:
@@ -222,6 +223,7 @@ def fast_path_inputs(net: Network, kin: dict, sample: int | None = None):
     cf[:, L.CF_SHARE] = vf[:nc, L.VF_SHARE]
     cf[:, L.CF_HOSTRATE] = vf[:nc, L.VF_RATE]
     cf[:, L.CF_INITRATE] = vf[:nc, L.VF_INITRATE]
+    cf[:, L.CF_MCR] = vf[:nc, L.VF_MCR]
     return (g, gf, cp, cf, np.ascontiguousarray(kin["ptimes"][0]), np.ascontiguousarray(kin["pseq"][0]),
             np.ascontiguousarray(kin["plev"][0]), kin["force_conn"], kin["force_seq"],
             kin["sq_cap"], kin["ak_cap"], kin["fb_cap"], kin["rb_cap"])

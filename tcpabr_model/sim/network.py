@@ -292,6 +292,12 @@ class Vc:
     m, n : int, optional(default=1)
     share : float, optional(default=1.0)
     initial_rate : float, optional(default=1.0)
+    mcr : float, optional(default=0.0)
+        Minimum cell rate of an INSTCAP/EFFCAP source (TM 4.0), a fraction of the feedback
+        port's rate (the unit of ``initial_rate``) in [0, 1]: ACR = max(fed-back value x
+        ``share``, ``mcr``) at all times, the initial rate included.  0 (TM 4.0's default)
+        is the paper's source, ACR = fed-back value x share.  A ``feedback='rm'`` source
+        takes its MCR from ``abr`` (cells/s) instead.
     threshold, weight : float or None
         R_i (cells) and W_i of the GFR / threshold policies (required there).
     tagged : bool, optional(default=False)
@@ -320,6 +326,7 @@ class Vc:
     n: int = 1
     share: float = 1.0
     initial_rate: float = 1.0
+    mcr: float = 0.0
     threshold: float | None = None
     weight: float | None = None
     tagged: bool = False
@@ -357,6 +364,11 @@ class Vc:
         _s(self, "n", check_int("n", self.n, 1, 10**6))
         _s(self, "share", check_real("share", self.share, 0.0, 1.0, low_open=True))
         _s(self, "initial_rate", check_real("initial_rate", self.initial_rate, 0.0, 1.0, low_open=True))
+        _s(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
+        if self.mcr > 0 and self.feedback not in ("instcap", "effcap"):
+            rm = "; a feedback='rm' source takes its MCR from abr=AbrSourceParams(mcr=...), cells/s"
+            raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: this minimum cell rate "
+                             f"applies to INSTCAP/EFFCAP sources only{rm if self.feedback == 'rm' else ''}")
         if self.threshold is not None:
             _s(self, "threshold", check_real("threshold", self.threshold, 0.0, low_open=True))
         if self.weight is not None:

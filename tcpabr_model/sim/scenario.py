@@ -196,6 +196,14 @@ class Scenario:
     capacity_offset : float, optional
         With a trace: seconds into the trace at time 0 (rounded to whole ms).  None (the
         default) draws a whole ms uniformly in the period for each replication.
+    mcr : float or tuple of float, optional(default=0.0)
+        Minimum cell rate of each INSTCAP/EFFCAP source (TM 4.0), as a fraction of the high
+        rate (the unit of ``initial_rate``; with a trace the high rate is its busiest ms), in
+        [0, 1]: the source's allowed rate is max(fed-back value x ``share``, ``mcr``) at all
+        times, before the first feedback included, so that an empty measurement block
+        (EFFCAP's eq. 28 is 0 after an outage) does not stop it.  0, TM 4.0's default, is the
+        paper's source (every number unchanged); other values need feedback 'instcap' or
+        'effcap'.
     """
 
     feedback: str = "instcap"
@@ -225,6 +233,7 @@ class Scenario:
     warmup: float = 20.0
     capacity: CapacityModel | LinkTrace | None = None
     capacity_offset: float | None = None
+    mcr: float | tuple = 0.0
 
     def __post_init__(self):
         s = object.__setattr__
@@ -272,6 +281,12 @@ class Scenario:
         s(self, "feedback_delay", fd if fd is not None else rtt)
         sh = _tuple_of("share", self.share, nc, lambda a, b: check_real(a, b, 0.0, 1.0, low_open=True))
         s(self, "share", sh if sh is not None else (1.0 / nc,) * nc)
+        mcr = self.mcr if isinstance(self.mcr, (list, tuple)) else check_real("mcr", self.mcr, 0.0, 1.0)
+        mcr = _tuple_of("mcr", mcr, nc, lambda a, b: check_real(a, b, 0.0, 1.0), allow_none=False)
+        if any(mcr) and self.feedback not in ("instcap", "effcap"):
+            raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: the minimum cell rate "
+                             "applies to INSTCAP/EFFCAP sources only (use 0)")
+        s(self, "mcr", mcr)
         check_choice("capacity_mode", self.capacity_mode, CAPACITY_MODES)
         if self.embed_period is not None:
             s(self, "embed_period", check_real("embed_period", self.embed_period, 0.0, low_open=True))
@@ -532,7 +547,7 @@ def from_sim_scenario(sc: Scenario) -> Network:
         if atm:
             vcs.append(Vc(route=(0,), category="abr", feedback=sc.feedback, ack_delay=sc.rtt[c],
                           feedback_delay=sc.feedback_delay[c], m=sc.m[c], n=sc.n[c], share=sc.share[c],
-                          initial_rate=sc.initial_rate))
+                          initial_rate=sc.initial_rate, mcr=sc.mcr[c]))
         else:
             vcs.append(Vc(route=(0,), category="ubr", pcr=sc.host_rate_factor * rate, ack_delay=sc.rtt[c]))
     # the link rate is one cell per slot: slot_seconds round-trips bit for bit

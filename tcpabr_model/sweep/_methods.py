@@ -158,7 +158,7 @@ def simulation_point(params: dict, seed: int, *, replications: int = 10,
         ``warmup_units`` and ``wmax`` accepted); otherwise ``Scenario(**params)``
         (physical units).  ``tcp_<field>`` keys build the :class:`TcpConfig`
         (``tcp_wmax``, ``tcp_variant``, ...); lists are accepted for tuple fields
-        (``rtt``, ``m``, ``n``, ``share``, ``feedback_delay``) and for ``delta``.
+        (``rtt``, ``m``, ``n``, ``share``, ``feedback_delay``, ``mcr``) and for ``delta``.
         ``capacity`` (a model file path) or ``capacity_trace`` (a Mahimahi trace path)
         replace the two-state process (``docs/simulator.md``).
         The keys of :data:`SIMULATION_KEYS` (``replications`` etc.) go to

@@ -137,7 +137,8 @@ SRC_ABR = 4         # reserved: ABR source with RM cells (ACR rules of the ABR e
 VF_RATE = 0         # source rate, bytes/slot (PCR, host link, VBR on-rate)
 VF_SHARE = 1        # share of the fed-back capacity
 VF_INITRATE = 2     # initial ACR / constant rate, fraction of the feedback port's rate
-VF_NPAR = 3
+VF_MCR = 3          # minimum cell rate of an INSTCAP/EFFCAP source, fraction of the feedback port's rate
+VF_NPAR = 4
 
 # ---- per-VC integer state (vst) ------------------------------------------------------
 V_CURC = 0          # connection whose frame is being sent (-1 none)
@@ -183,7 +184,8 @@ CF_IW = 1           # initial congestion window, segments
 CF_SHARE = 2        # fast path: share of the capacity estimate fed back
 CF_HOSTRATE = 3     # fast path: source rate in bytes/slot when CP_ABR == 0
 CF_INITRATE = 4     # fast path: allowed rate (normalised capacity) before any feedback
-CF_NPAR = 5
+CF_MCR = 5          # fast path: minimum cell rate (normalised capacity), ACR >= it
+CF_NPAR = 6
 
 # ---- per-connection integer state (st) -----------------------------------------------
 S_UNA = 0

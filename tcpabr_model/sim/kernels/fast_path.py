@@ -24,7 +24,7 @@ from numba import njit
 
 from ..arrays.layout import *  # noqa: F401,F403  (re-exported: the fast path's columns for run.py)
 from ..arrays.layout import (
-    BIG, CF_HOSTRATE, CF_INITRATE, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
+    BIG, CF_HOSTRATE, CF_INITRATE, CF_MCR, CF_SHARE, CP_ABR, CP_FBDELAY, CP_M, CP_N, F_ACR, F_CRED, F_CWND, F_SSTH,
     G_BUF, G_EPD, G_INITSTATE, G_MEAS, G_NSLOTS, G_SAMPLE, G_UPF, G_WARMUP, GF_RATE, GF_SLOTB,
     GF_UNITB, O_CAPTOT, O_CAPWIN, O_ERR, O_NMEAS, O_NOUT, O_NSAMP, O_QEND, O_QINT, O_QMAX, O_SERVEDW, S_CDROP,
     S_CSENT, S_CSERVED, S_FBCNT, S_FBHEAD, S_FDROP, S_FSENT, S_GOODALL, S_PPDTX, S_SEGSENT,
@@ -146,7 +146,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
 
     for c in range(nconn):
         if cpar[c, CP_ABR] >= 1:
-            fs[c, F_ACR] = cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE] * slotb
+            fs[c, F_ACR] = max(cfpar[c, CF_INITRATE] * cfpar[c, CF_SHARE], cfpar[c, CF_MCR]) * slotb
         else:
             fs[c, F_ACR] = cfpar[c, CF_HOSTRATE]
 
@@ -219,7 +219,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
             if t >= next_evt:
                 next_evt = BIG
                 for c in range(nconn):
-                    receive_feedback(c, t, st, S_FBHEAD, S_FBCNT, fb_t, fb_v, fs, F_ACR, cfpar[c, CF_SHARE], slotb, 1.0)
+                    receive_feedback(c, t, st, S_FBHEAD, S_FBCNT, fb_t, fb_v, fs, F_ACR, cfpar[c, CF_SHARE],
+                                     cfpar[c, CF_MCR], slotb, 1.0)
                     while st[c, S_AKCNT] > 0 and ak_t[c, st[c, S_AKHEAD]] <= t:
                         h = st[c, S_AKHEAD]
                         a = ak_v[c, h]

@@ -54,7 +54,7 @@ from ..arrays.layout import (
     S_AKCNT, S_AKHEAD, S_DAEXP, S_RTOEXP, S_CSENT, S_FSENT, S_SEGSENT, S_SQCELLS, S_SQCIDX,
     S_SQCNT, S_SQHEAD, S_STARTED, SRC_CONSTANT, SRC_FEEDBACK, SRC_VBR, V_CDELIV, V_CSENT,
     V_CURC, V_DCONN, V_DCORR, V_DEXP, V_DSEQ, V_FBCNT, V_FBHEAD, V_FCORR, V_NEXTTOG,
-    V_NSTATE, V_ON, V_RR, V_VBRDELIV, V_VBRSENT, VF_INITRATE, VF_RATE, VF_SHARE, VP_CLASS,
+    V_NSTATE, V_ON, V_RR, V_VBRDELIV, V_VBRSENT, VF_INITRATE, VF_MCR, VF_RATE, VF_SHARE, VP_CLASS,
     VP_CONN0, VP_FBPORT, VP_M, VP_N, VP_NCONN, VP_NHOPS, VP_OFF, VP_ON, VP_PHASE,
     VP_SRCMODE, VP_TAG, VP_UPF, VS_ACR, VS_CRED, VS_NSTATE,
 )
@@ -202,7 +202,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
         vst[v, V_CURC] = -1
         mode = vpar[v, VP_SRCMODE]
         if mode == SRC_FEEDBACK or mode == SRC_CONSTANT:
-            vfs[v, VS_ACR] = vfpar[v, VF_INITRATE] * vfpar[v, VF_SHARE] * slotb * pfpar[vpar[v, VP_FBPORT], PF_RATE]
+            r0 = max(vfpar[v, VF_INITRATE] * vfpar[v, VF_SHARE], vfpar[v, VF_MCR])    # TM 4.0: ACR >= MCR
+            vfs[v, VS_ACR] = r0 * slotb * pfpar[vpar[v, VP_FBPORT], PF_RATE]
         else:
             vfs[v, VS_ACR] = vfpar[v, VF_RATE]
         if mode == SRC_VBR:
@@ -266,7 +267,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                 next_evt = BIG
                 for v in range(nvc):
                     nf = receive_feedback(v, t, vst, V_FBHEAD, V_FBCNT, fb_t, fb_v, vfs, VS_ACR, vfpar[v, VF_SHARE],
-                                          slotb, pfpar[vpar[v, VP_FBPORT], PF_RATE])
+                                          vfpar[v, VF_MCR], slotb, pfpar[vpar[v, VP_FBPORT], PF_RATE])
                     if nf < next_evt:
                         next_evt = nf
                     while vst[v, V_NEXTTOG] <= t:

@@ -14,7 +14,9 @@ EFFCAP, eq. (28)
 
 Each VC whose source follows feedback from this port (``VP_SRCMODE == SRC_FEEDBACK``
 and ``VP_FBPORT == p``) gets ``fb_k`` queued on its feedback ring; it reaches the source
-``VP_FBDELAY`` slots later, which then sets ACR = fb x share x port rate.
+``VP_FBDELAY`` slots later, which then sets ACR = max(fb x share, MCR) x port rate (TM 4.0's
+SES-1, MCR <= ACR, with the source's minimum cell rate ``VF_MCR``; default 0, where the rule
+is the paper's ACR = fb x share x port rate bit for bit).
 """
 
 from __future__ import annotations
@@ -47,16 +49,22 @@ def push_feedback(i, t, val, delay, state, head_col, cnt_col, fb_t, fb_v):
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def receive_feedback(i, t, state, head_col, cnt_col, fb_t, fb_v, acr, acr_col, share, slotb, rate):
+def receive_feedback(i, t, state, head_col, cnt_col, fb_t, fb_v, acr, acr_col, share, mcr, slotb, rate):
     """Source ``i`` takes the feedback values that have reached it by slot ``t``: its ACR
-    ``acr[i, acr_col]`` becomes the newest value x ``share`` x ``slotb`` x ``rate`` (bytes
-    per slot; the port's rate relative to one cell per slot, 1 on the fast path; Section
-    III-A: the source sends at the rate fed back).  Returns the arrival slot
-    of the next value still on the ring, or ``2**62`` when it is empty."""
+    ``acr[i, acr_col]`` becomes max(newest value x ``share``, ``mcr``) x ``slotb`` x ``rate``
+    (bytes per slot; ``mcr`` the minimum cell rate as a fraction of the port's high rate,
+    ``rate`` the port's rate relative to one cell per slot, 1 on the fast path; Section
+    III-A: the source sends at the rate fed back, TM 4.0 SES-1: never below MCR).  With
+    ``mcr = 0`` ACR is the fed-back value x share x slotb x rate bit for bit (the value is
+    >= 0).  Returns the arrival slot of the next value still on the ring, or ``2**62`` when
+    it is empty."""
     cap = fb_t.shape[1]
     while state[i, cnt_col] > 0 and fb_t[i, state[i, head_col]] <= t:
         h = state[i, head_col]
-        acr[i, acr_col] = fb_v[i, h] * share * slotb * rate
+        r = fb_v[i, h] * share
+        if r < mcr:
+            r = mcr
+        acr[i, acr_col] = r * slotb * rate
         state[i, head_col] = (h + 1) % cap
         state[i, cnt_col] -= 1
     nxt = np.int64(2**62)
