@@ -1,45 +1,64 @@
-"""The paper's question on measured links (issue 15 item 6): analysis on the fitted chain,
-simulation on the fitted chain, and simulation replaying the trace itself.
+"""The paper's question on measured links: the Markov renewal analysis of a link fitted on one
+half of a trace against the replay of the *other* half (issue 23 item 4), and the older
+in-sample study and mechanisms of issue 15 item 6.
 
-For each Mahimahi trace (default: the three shared cellular traces in ``../shared/traces``;
-``--traces FILE ...`` for your own), each round trip (``--rtts``, default 20, 50, 100 ms) and
-each buffer (``--buffers``, in mean bandwidth-delay products, default 0.5 and 2), and each of
-TCP alone, TCP over INSTCAP and TCP over EFFCAP:
+**Out of sample (the default, ``--holdout``).**  Each Mahimahi trace (default: the three
+shared cellular traces in ``../shared/traces``; ``--traces FILE ...`` for your own) is split
+in time into halves A and B (``trace_study.trace_halves``: times re-based to 0, each
+repeating on its own).  For each round trip (``--rtts``, default 20, 50, 100 ms), each
+direction (fit A -> replay B, fit B -> replay A), each buffer (``--buffers``, in mean
+bandwidth-delay products *of the replayed half*, default 0.5 and 2) and each of TCP alone,
+INSTCAP and EFFCAP:
 
-1. **fit**: ``capacity.fit_trace(trace, epoch=RTT)`` -- a K-level chain embedded at the round
-   trip, the epoch of the analysis (seed 004 Sec. III-B, assumption 1); K chosen by the
-   effective-capacity criterion (docs/traces.md);
-2. **analysis**: the K-state Markov renewal bounds (``markov.analyze``) on that chain,
-   ``[conservative, optimistic]``; for TCP alone and INSTCAP (EFFCAP has no Markov model:
-   its rate is a moving minimum of averages, not a function of the embedded state);
-3. **sim fitted**: the cell simulator driven by the fitted chain;
-4. **sim trace**: the cell simulator replaying the trace itself (random start per
-   replication, repeated as Mahimahi does).
+1. **fit** on the fitting half: ``trace_study.fit_link(half, rtt, patterns=P)`` -- the
+   K-level chain at epoch = RTT with ``P`` within-epoch service patterns per level;
+2. **analysis** (TCP alone and INSTCAP; EFFCAP has no Markov model):
+   ``trace_study.analyze_link`` -> prediction and band ``[conservative, optimistic]``,
+   efficiencies over the fitting half's mean capacity.  Each analysis runs in a child
+   process (its seconds and peak resident memory are measured there, with a time limit);
+   the chain's states are counted first (``markov.estimate_chain``) and a point above the
+   state limit is recorded as refused with the count, never crashing the study;
+3. **sim fitted** (optional, ``--no-fitted-sim`` to skip): the cell simulator on the fitted
+   chain ``link.model`` (levels only, no within-epoch patterns);
+4. **replay**: the cell simulator replaying the other half (random start per replication),
+   ``efficiency_wire`` with its 95 % CI.
+
+The window is ``trace_study.window_packets`` of the fitted chain's peak level, the same for
+the analysis and both simulations.  Nothing is chosen by looking at the replay: the fit,
+the pattern counts, the state limit and the time limit are fixed before any replay runs.
+Writes ``traces_study.csv``, ``traces_study.md`` (the table) and ``traces_targets.md`` (the
+agreement in the terms of issue 23's targets) to DIR.
+
+**In sample** (``--in-sample``, issue 15 item 6): the chain fitted on the whole trace with the
+outage lifted for the analysis (``trace_study.study_point``), against the replay of the same
+trace; writes ``traces_in_sample.csv`` / ``.md``.  **Mechanisms** (``--mechanisms``): one
+capacity process changed at a time, ``traces_mechanisms.csv``.
 
 Units: one packet is one Mahimahi opportunity (1500 bytes: a 1460-byte segment with its 40
 bytes of TCP/IP headers).  Efficiency is throughput / mean available capacity; for the
 simulations over ATM it is ``efficiency_wire`` (frames counted whole on the wire, so the
 cell tax 1500/1696 is not charged), which is the analysis' definition (whole packets over
-the capacity in packets).  The relative error of the fitted model is
-``(x_fitted - x_trace) / x_trace`` per point.
+the capacity in packets).  Relative errors are ``(x - replay) / replay`` per point.
 
 Usage::
 
-    python analytics/traces.py [--quick] [--traces FILE ...] [--rtts 0.02,0.05,0.1]
-        [--buffers 0.5,2] [--replications 5] [--duration S] [--workers 2] [--out DIR]
+    python analytics/traces.py [--quick] [--holdout | --in-sample | --mechanisms]
+        [--traces FILE ...] [--rtts 0.02,0.05,0.1] [--buffers 0.5,2] [--replications 5]
+        [--duration S] [--workers 2] [--out DIR]
 
 ``--quick``: one trace (the shipped ``tests/data/markov3_outage.down`` unless ``--traces``),
-one RTT and buffer, 2 replications of 20 s.  Writes ``traces_study.csv`` and
-``traces_study.md`` to DIR (default ``out/traces``).  Nothing is tuned: where the fitted model
-and the trace disagree, docs/traces.md says why.
+one RTT and buffer, 2 replications of 20 s (seconds).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing as mp
 import os
+import resource
 import sys
 import time
+from multiprocessing.connection import wait as wait_for
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,8 +67,20 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from tcpabr_model.capacity import read_trace  # noqa: E402
-from tcpabr_model.trace_study import FEEDBACKS, fit_for_rtt, lift_outage, study_point, window_packets  # noqa: E402
+from tcpabr_model.capacity import epoch_labels, fit_patterns, read_trace  # noqa: E402
+from tcpabr_model.errors import ModelError  # noqa: E402
+from tcpabr_model.trace_study import (  # noqa: E402
+    FEEDBACKS,
+    LinkFit,
+    analyze_link,
+    fit_for_rtt,
+    fit_link,
+    lift_outage,
+    link_scenario,
+    study_point,
+    trace_halves,
+    window_packets,
+)
 
 SHARED = ROOT.parent / "shared" / "traces"
 SHARED_TRACES = ("Verizon-LTE-short.down", "TMobile-LTE-short.down", "TMobile-UMTS-driving.down")
@@ -134,6 +165,199 @@ def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=
     return pd.DataFrame(rows)
 
 
+# --------------------------------------------------------------------------------------------
+# Out of sample (issue 23 item 4)
+# --------------------------------------------------------------------------------------------
+
+#: within-epoch patterns per level: TCP alone keeps fit_link's default; INSTCAP chains carry
+#: the source's rate as well and grow several-fold, so they get half as many (the loss-free
+#: part of the chain scales with the patterns).  Fixed before any replay was run.
+PATTERNS = {"none": 8, "instcap": 4}
+#: states counted before an analysis; above it the point is refused (time budget of the study)
+STATE_LIMIT = 200_000
+#: seconds an analysis may run (count, build and solve) before it is stopped and refused
+ANALYSIS_TIMEOUT = 300.0
+
+
+def with_patterns(link: LinkFit, trace, patterns: int) -> LinkFit:
+    """``link`` with ``patterns`` within-epoch patterns per level of the *same* chain."""
+    labels = epoch_labels(trace, link.rtt, link.model.levels)
+    return LinkFit(fit=link.fit, service=fit_patterns(trace, link.rtt, labels, per_level=patterns), rtt=link.rtt,
+                   mean_rate=link.mean_rate)
+
+
+def _rss_gb() -> float:
+    """Resident memory of this process now, GB (Linux; nan elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e9
+    except (OSError, ValueError, IndexError):
+        return float("nan")
+
+
+def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit):
+    """Runs in a child process: count the states, then analyse; sends a dict back."""
+    from tcpabr_model.markov import estimate_chain
+
+    t0 = time.perf_counter()
+    out = {"n_states": None, "refused": ""}
+    try:
+        est = estimate_chain(link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states),
+                             limit=min(state_limit, max_states))
+        out["n_states"] = int(est.n_states)
+        if not est.complete:
+            out["refused"] = (f"more than {min(state_limit, max_states):,} states with {len(link.service.weights[0])} "
+                              f"patterns per level (counted in {est.count_seconds:.0f} s)")
+        else:
+            a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=max_states)
+            out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
+                       n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
+                       sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
+    except (ValueError, ModelError, MemoryError) as e:
+        out["refused"] = f"{type(e).__name__}: {e}"
+    out["seconds"] = time.perf_counter() - t0
+    out["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6   # kB on Linux
+    conn.send(out)
+    conn.close()
+
+
+def run_analyses(jobs, concurrency: int, timeout: float, log=print) -> dict:
+    """Run ``jobs`` (``(key, args of _analysis_child)``) in child processes, ``concurrency`` at
+    a time, each stopped after ``timeout`` seconds; returns ``{key: result dict}``.  A child
+    that dies or runs out of time gives a refusal with the reason, never an exception."""
+    ctx = mp.get_context("fork")
+    pending, running, results = list(jobs), {}, {}
+    while pending or running:
+        while pending and len(running) < concurrency:
+            key, args = pending.pop(0)
+            r, w = ctx.Pipe(duplex=False)
+            p = ctx.Process(target=_analysis_child, args=(w, *args))
+            p.start()
+            w.close()
+            running[key] = (p, r, time.perf_counter())
+        wait_for([r for _, r, _ in running.values()], timeout=1.0)
+        for key, (p, r, t0) in list(running.items()):
+            res = None
+            if r.poll():
+                try:
+                    res = r.recv()
+                except EOFError:
+                    p.join()
+                    res = {"refused": f"the analysis process died (exit code {p.exitcode})"}
+            elif time.perf_counter() - t0 > timeout:
+                p.kill()
+                res = {"refused": f"stopped after the time limit of {timeout:.0f} s"}
+            if res is None:
+                continue
+            p.join()
+            r.close()
+            res.setdefault("seconds", time.perf_counter() - t0)
+            res.setdefault("peak_gb", float("nan"))
+            results[key] = res
+            del running[key]
+            log(f"  analysis {key}: " + (f"{res['prediction']:.3f} [{res['conservative']:.3f}, {res['optimistic']:.3f}]"
+                                          if "prediction" in res else f"refused ({res['refused']})")
+                + f"  {res.get('n_states')} states, {res['seconds']:.1f} s, peak {res['peak_gb']:.2f} GB", flush=True)
+    return results
+
+
+def warm_up() -> None:
+    """Compile the analysis kernels once in this process, so forked children inherit them."""
+    from tcpabr_model.markov import estimate_chain
+
+    link = fit_link(read_trace(ROOT / "tests" / "data" / "markov3_outage.down"), 0.1, patterns=2)
+    for fb in ("none", "instcap"):
+        estimate_chain(link_scenario(link, 2, fb))
+        analyze_link(link, 2, fb)
+
+
+def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=2_000_000,
+            state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
+            log=print) -> pd.DataFrame:
+    """Fit on one half of each trace, replay the other, both ways (module docstring).  With
+    ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
+    in packets): the prediction's error in sample, beside the out-of-sample one."""
+    from tcpabr_model.trace_study import _simulate
+
+    t0 = time.perf_counter()
+    warm_up()
+    log(f"kernels ready in {time.perf_counter() - t0:.0f} s; baseline memory {_rss_gb():.2f} GB", flush=True)
+    rows = []
+    for path in traces:
+        trace = read_trace(path)
+        halves = dict(zip("AB", trace_halves(trace)))
+        points = []
+        for rtt in rtts:
+            for fit_h, rep_h in (("A", "B"), ("B", "A")):
+                tf = time.perf_counter()
+                link = fit_link(halves[fit_h], rtt, patterns=PATTERNS["none"])
+                links = {"none": link, "instcap": with_patterns(link, halves[fit_h], PATTERNS["instcap"])}
+                fit_seconds = time.perf_counter() - tf
+                replay = halves[rep_h]
+                peak = float(np.max(link.model.levels))
+                for bf in buffers:
+                    bmax = max(1, int(round(bf * replay.mean_rate * rtt)))
+                    wmax = window_packets(peak, rtt, bmax)
+                    for fb in FEEDBACKS:
+                        points.append({"trace_file": Path(path).name, "rtt": rtt, "rtt_ms": round(rtt * 1000),
+                                       "fit_half": fit_h, "replay_half": rep_h, "buffer_bdp": bf, "bmax": bmax,
+                                       "wmax": wmax, "feedback": fb, "states": int(link.fit.states),
+                                       "patterns": PATTERNS.get(fb), "fit_mean_pps": link.mean_rate,
+                                       "replay_mean_pps": replay.mean_rate, "fit_seconds": fit_seconds,
+                                       "_link": links.get(fb), "_model": link.model, "_replay": replay,
+                                       "_fitted_trace": halves[fit_h]})
+        log(f"{Path(path).name}: halves of {halves['A'].period_ms / 1000:.0f} s and {halves['B'].period_ms / 1000:.0f} s "
+            f"(mean {halves['A'].mean_rate:.0f} and {halves['B'].mean_rate:.0f} packets/s); "
+            f"{sum(p['feedback'] != 'effcap' for p in points)} analyses", flush=True)
+        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, state_limit))
+                for i, p in enumerate(points) if p["feedback"] != "effcap"]
+        res = run_analyses(todo, jobs, timeout, log=log)
+        for i, p in enumerate(points):
+            r = res.get(i, {"refused": "no Markov model of EFFCAP (eq. 28)"})
+            replay, model, fitted_trace = p.pop("_replay"), p.pop("_model"), p.pop("_fitted_trace")
+            p.pop("_link")
+            d = duration if duration is not None else min(300.0, replay.period_ms / 1000.0)
+            ts = time.perf_counter()
+            m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers)
+            fm, fh = im, ih = (float("nan"), float("nan"))
+            if in_sample and p["feedback"] != "effcap":
+                im, ih = _simulate(fitted_trace, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications,
+                                   duration if duration is not None else min(300.0, fitted_trace.period_ms / 1000.0),
+                                   seed, workers)
+            if fitted_sim:
+                fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers)
+            row = {**p, "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
+                   "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
+                   "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
+                   "refused": r.get("refused", ""), "strained": r.get("strained", ""),
+                   "sojourn_rtts": r.get("sojourn_rtts", np.nan), "outage_share": r.get("outage_share", np.nan),
+                   "fitted": fm, "fitted_half_width": fh, "replay": m, "replay_half_width": h,
+                   "replay_fitted_half": im, "replay_fitted_half_hw": ih,
+                   "duration": d, "sim_seconds": time.perf_counter() - ts}
+            rows.append(row)
+            log(f"{row['trace_file']:26s} {row['rtt_ms']:3d} ms {p['fit_half']}->{p['replay_half']} buffer {p['bmax']:4d} "
+                f"{p['feedback']:8s} prediction {_num(row['prediction'])} band "
+                f"{_band(row['conservative'], row['optimistic']):>13s}  fitted {_ci(fm, fh)}  replay {_ci(m, h)}  "
+                f"(fitted half {_ci(im, ih)})  "
+                f"({row['sim_seconds']:.0f} s)", flush=True)
+    df = pd.DataFrame(rows)
+    df["prediction_rel_error"] = (df.prediction - df.replay) / df.replay
+    df["fitted_rel_error"] = (df.fitted - df.replay) / df.replay
+    df["in_sample_rel_error"] = (df.prediction - df.replay_fitted_half) / df.replay_fitted_half
+    df["conservative_holds"] = np.where(df.conservative.notna(), df.conservative <= df.replay + df.replay_half_width,
+                                        np.nan)
+    df["optimistic_holds"] = np.where(df.optimistic.notna(), df.optimistic >= df.replay - df.replay_half_width, np.nan)
+    return df
+
+
+def _num(x) -> str:
+    return "-" if x is None or pd.isna(x) else f"{x:.3f}"
+
+
+def _ci(m, h) -> str:
+    return "-" if m is None or pd.isna(m) else f"{m:.3f} ± {h:.3f}"
+
+
 def _band(lo, hi) -> str:
     return "-" if lo is None or pd.isna(lo) else f"{lo:.3f}-{hi:.3f}"
 
@@ -150,21 +374,151 @@ def markdown(df: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
+FEEDBACK_NAMES = {"none": "TCP alone", "instcap": "INSTCAP", "effcap": "EFFCAP"}
+
+
+def holdout_markdown(df: pd.DataFrame) -> str:
+    """The out-of-sample table, one row per point."""
+    out = ["| trace | RTT ms | fit -> replay | buffer (BDP, packets) | feedback | K | prediction | band | "
+           "sim fitted | replay | prediction vs replay | in sample | analysis |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in df.itertuples():
+        if pd.notna(r.prediction):
+            an = f"{int(r.analysis_states):,} states, {r.analysis_seconds:.0f} s, {r.analysis_peak_gb:.1f} GB"
+            err = f"{100 * r.prediction_rel_error:+.1f} %"
+        else:
+            an, err = ("-" if r.feedback == "effcap" else f"refused: {r.refused}"), "-"
+        ins = "-" if pd.isna(r.in_sample_rel_error) else f"{100 * r.in_sample_rel_error:+.1f} %"
+        out.append(f"| {r.trace_file.replace('.down', '')} | {r.rtt_ms} | {r.fit_half} -> {r.replay_half} | "
+                   f"{r.buffer_bdp:g} ({r.bmax}) | {FEEDBACK_NAMES[r.feedback]} | {r.states} | {_num(r.prediction)} | "
+                   f"{_band(r.conservative, r.optimistic)} | {_ci(r.fitted, r.fitted_half_width)} | "
+                   f"{_ci(r.replay, r.replay_half_width)} | {err} | {ins} | {an} |")
+    return "\n".join(out)
+
+
+def _share(mask) -> str:
+    mask = np.asarray(mask, dtype=bool)
+    return f"{int(mask.sum())} of {mask.size} ({100 * mask.mean():.0f} %)" if mask.size else "0 of 0"
+
+
+def signs(df: pd.DataFrame) -> pd.DataFrame:
+    """INSTCAP minus TCP alone per (trace, RTT, direction, buffer): replay (with whether the
+    replay CIs separate them), prediction and fitted-chain simulation."""
+    keys = ["trace_file", "rtt_ms", "fit_half", "buffer_bdp"]
+    j = pd.merge(df[df.feedback == "none"], df[df.feedback == "instcap"], on=keys, suffixes=("_none", "_instcap"))
+    out = pd.DataFrame({
+        "replay_diff": j.replay_instcap - j.replay_none,
+        "separated": (j.replay_instcap - j.replay_none).abs() > j.replay_half_width_instcap + j.replay_half_width_none,
+        "prediction_diff": j.prediction_instcap - j.prediction_none,
+        "fitted_diff": j.fitted_instcap - j.fitted_none})
+    return pd.concat([j[keys], out], axis=1)
+
+
+def targets(df: pd.DataFrame) -> str:
+    """The agreement of the out-of-sample study in the terms of issue 23's targets."""
+    pts = df[df.feedback.isin(["none", "instcap"])]
+    ok = pts[pts.prediction.notna()]
+    err = ok.prediction_rel_error.abs()
+    lines = [f"Points (trace x RTT x buffer x direction, TCP alone and INSTCAP): {len(pts)}; "
+             f"analysed {len(ok)}, refused {len(pts) - len(ok)}.", ""]
+    if len(ok):
+        c, o = ok.conservative_holds.astype(bool), ok.optimistic_holds.astype(bool)
+        lines += [
+            f"- conservative bound at or below the replay (within its 95 % CI): {_share(c)} of the analysed points "
+            f"(target >= 90 %); over all {len(pts)} points, refused counted as misses: {int(c.sum())} "
+            f"({100 * c.sum() / len(pts):.0f} %)",
+            f"- optimistic bound at or above the replay: {_share(o)} (target >= 90 %); replay inside the band: "
+            f"{_share(c & o)}",
+            f"- prediction within 10 % of the replay: {_share(err <= 0.10)} (target >= 80 %); over all points: "
+            f"{int((err <= 0.10).sum())} of {len(pts)} ({100 * (err <= 0.10).sum() / len(pts):.0f} %)",
+            f"- median |prediction - replay| / replay: {100 * err.median():.1f} % (target <= 5 %); "
+            f"median signed error {100 * ok.prediction_rel_error.median():+.1f} %",
+        ]
+        for name, g in ok.groupby("feedback", sort=False):
+            e = g.prediction_rel_error.abs()
+            lines.append(f"  - {FEEDBACK_NAMES[name]}: within 10 % at {_share(e <= 0.10)}, median |error| "
+                         f"{100 * e.median():.1f} %, band holds at {_share(g.conservative_holds.astype(bool) & g.optimistic_holds.astype(bool))}")
+        for bf, g in ok.groupby("buffer_bdp"):
+            e = g.prediction_rel_error.abs()
+            lines.append(f"  - buffer {bf:g} BDP: within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} %, "
+                         f"median signed {100 * g.prediction_rel_error.median():+.1f} %, conservative holds at "
+                         f"{_share(g.conservative_holds.astype(bool))}, optimistic at {_share(g.optimistic_holds.astype(bool))}")
+        for rtt, g in ok.groupby("rtt_ms"):
+            e = g.prediction_rel_error.abs()
+            lines.append(f"  - RTT {rtt} ms: within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} %, "
+                         f"median signed {100 * g.prediction_rel_error.median():+.1f} %")
+        for tr, g in ok.groupby("trace_file", sort=False):
+            e = g.prediction_rel_error.abs()
+            lines.append(f"  - {tr}: within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} %")
+    if len(ok) and "replay_fitted_half" in ok and ok.replay_fitted_half.notna().any():
+        ins = ok[ok.replay_fitted_half.notna()]
+        e = ins.in_sample_rel_error.abs()
+        cin = ins.conservative <= ins.replay_fitted_half + ins.replay_fitted_half_hw
+        oin = ins.optimistic >= ins.replay_fitted_half - ins.replay_fitted_half_hw
+        shift = ((ins.replay - ins.replay_fitted_half) / ins.replay_fitted_half).abs()
+        lines += [f"- in sample (the same points against the replay of the *fitted* half, same buffer and window): "
+                  f"prediction within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} % "
+                  f"(signed {100 * ins.in_sample_rel_error.median():+.1f} %); conservative at or below at {_share(cin)}, "
+                  f"optimistic at or above at {_share(oin)}",
+                  f"- the halves as different links: |replay of the other half - replay of the fitted half| / the "
+                  f"latter, same point: median {100 * shift.median():.1f} %, max {100 * shift.max():.1f} %"]
+    sg = signs(df)
+    sep = sg[sg.separated]
+    if len(sep):
+        have = sep[sep.prediction_diff.notna()]
+        right = np.sign(have.prediction_diff) == np.sign(have.replay_diff)
+        fr = np.sign(sep.fitted_diff) == np.sign(sep.replay_diff)
+        lines.append(f"- sign of INSTCAP minus TCP alone where the replay CIs separate them ({len(sep)} of {len(sg)} "
+                     f"pairs; the replay says INSTCAP higher at {int((sep.replay_diff > 0).sum())}): the prediction has it "
+                     f"right at {_share(right)} of the pairs with both analyses (target: all); the fitted-chain "
+                     f"simulation at {_share(fr[sep.fitted_diff.notna()])}")
+    ref = pts[pts.prediction.isna()]
+    if len(ref):
+        lines.append(f"- refused: {len(ref)} points (target: none)")
+        for r in ref.itertuples():
+            lines.append(f"  - {r.trace_file} {r.rtt_ms} ms {r.fit_half}->{r.replay_half} {r.buffer_bdp:g} BDP "
+                         f"({r.bmax}) {FEEDBACK_NAMES[r.feedback]}: {r.refused}")
+    if len(ok):
+        sec, gb = ok.analysis_seconds, ok.analysis_peak_gb
+        lines.append(f"- seconds per analysis (states counted, built, solved; one process each, two at a time on "
+                     f"2 cores): median {sec.median():.1f}, max {sec.max():.1f}; <= 10 s at {_share(sec <= 10)} "
+                     f"(target: all); peak resident memory of the analysis process median {gb.median():.2f} GB, "
+                     f"max {gb.max():.2f} GB (<= 4 GB at {_share(gb <= 4)})")
+    f = df[df.fitted.notna()]
+    if len(f):
+        e = f.fitted_rel_error.abs()
+        lines.append(f"- fitted chain (levels only) simulated against the replay: within 10 % at {_share(e <= 0.10)}, "
+                     f"median |error| {100 * e.median():.1f} % (all feedbacks, EFFCAP included)")
+    return "\n".join(lines)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="one trace, RTT and buffer; 2 x 20 s")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--holdout", action="store_true",
+                      help="(default) fit on one half of each trace, replay the other, both ways (issue 23)")
+    mode.add_argument("--in-sample", action="store_true",
+                      help="issue 15's study: the chain fitted on the whole trace, outage lifted, against its replay")
+    mode.add_argument("--mechanisms", action="store_true",
+                      help="only the decomposition of the fitted-vs-trace gap at the last RTT "
+                      "(trace, smoothed trace, k-means chain, outage lifted, HMM chain; HMM needs hmmlearn)")
     ap.add_argument("--traces", nargs="+", help="Mahimahi trace files (default: the shared traces)")
     ap.add_argument("--rtts", default="0.02,0.05,0.1", help="round trips, seconds, comma-separated")
     ap.add_argument("--buffers", default="0.5,2", help="buffers in mean bandwidth-delay products")
     ap.add_argument("--replications", type=int, default=5)
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds per replication "
-                    "(default: the trace's period, at most 300 s)")
+                    "(default: the replayed trace's period, at most 300 s)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="simulation processes")
     ap.add_argument("--max-states", type=int, default=2_000_000)
-    ap.add_argument("--mechanisms", action="store_true",
-                    help="only the decomposition of the fitted-vs-trace gap at the last RTT "
-                    "(trace, smoothed trace, k-means chain, outage lifted, HMM chain; HMM needs hmmlearn)")
+    ap.add_argument("--state-limit", type=int, default=STATE_LIMIT,
+                    help="holdout: states counted before an analysis; above it the point is refused")
+    ap.add_argument("--timeout", type=float, default=ANALYSIS_TIMEOUT, help="holdout: seconds per analysis")
+    ap.add_argument("--jobs", type=int, default=2, help="holdout: analyses at a time (one process each)")
+    ap.add_argument("--no-fitted-sim", action="store_true", help="holdout: skip the simulation of the fitted chain")
+    ap.add_argument("--no-in-sample", action="store_true",
+                    help="holdout: skip the replay of the fitted half (the in-sample reference)")
     ap.add_argument("--out", default=str(ROOT / "out" / "traces"))
     a = ap.parse_args(argv)
     rtts = [float(x) for x in a.rtts.split(",")]
@@ -179,31 +533,51 @@ def main(argv=None) -> int:
     if a.quick:
         rtts, buffers, reps, dur = rtts[-1:], buffers[:1], 2, dur or 20.0
     t0 = time.perf_counter()
+    os.makedirs(a.out, exist_ok=True)
     if a.mechanisms:
         d = dur or 140.0
         df = mechanisms(traces, rtts[-1] if a.quick else 0.05, buffers, reps, d, a.seed, a.workers)
-        os.makedirs(a.out, exist_ok=True)
         df.to_csv(os.path.join(a.out, "traces_mechanisms.csv"), index=False)
         print(df.pivot_table(index=["trace_file", "buffer_bdp", "feedback"], columns="process",
                              values="efficiency", sort=False).round(3).to_string())
         print(f"{time.perf_counter() - t0:.0f} s; table in {a.out}/traces_mechanisms.csv")
         return 0
-    frames = []
-    for path in traces:
-        d = dur
-        if d is None:
-            d = min(300.0, read_trace(path).period_ms / 1000.0)
-        frames.append(run([path], rtts, buffers, reps, d, a.seed, a.workers, a.max_states))
-    df = pd.concat(frames, ignore_index=True)
-    os.makedirs(a.out, exist_ok=True)
+    if a.in_sample:
+        frames = []
+        for path in traces:
+            d = dur
+            if d is None:
+                d = min(300.0, read_trace(path).period_ms / 1000.0)
+            frames.append(run([path], rtts, buffers, reps, d, a.seed, a.workers, a.max_states))
+        df = pd.concat(frames, ignore_index=True)
+        df.to_csv(os.path.join(a.out, "traces_in_sample.csv"), index=False)
+        md = markdown(df)
+        Path(a.out, "traces_in_sample.md").write_text(md + "\n")
+        print()
+        print(md)
+        within = df[np.abs(df.fitted_rel_error) <= 0.05]
+        print(f"\nfitted chain within 5 % of the trace replay at {len(within)} of {len(df)} points; "
+              f"{time.perf_counter() - t0:.0f} s; tables in {a.out}/")
+        return 0
+    df = holdout(traces, rtts, buffers, reps, dur, a.seed, a.workers, max_states=a.max_states,
+                 state_limit=a.state_limit, timeout=a.timeout, jobs=a.jobs, fitted_sim=not a.no_fitted_sim,
+                 in_sample=not a.no_in_sample)
+    wall = time.perf_counter() - t0
     df.to_csv(os.path.join(a.out, "traces_study.csv"), index=False)
-    md = markdown(df)
+    md = holdout_markdown(df)
     Path(a.out, "traces_study.md").write_text(md + "\n")
+    tg = targets(df) + f"\n- wall time of the whole study: {wall:.0f} s ({wall / 60:.1f} min)"
+    Path(a.out, "traces_targets.md").write_text(tg + "\n")
     print()
     print(md)
-    within = df[np.abs(df.fitted_rel_error) <= 0.05]
-    print(f"\nfitted chain within 5 % of the trace replay at {len(within)} of {len(df)} points; "
-          f"{time.perf_counter() - t0:.0f} s; tables in {a.out}/")
+    print()
+    print(tg)
+    if df.fitted.notna().any():
+        within = df[np.abs(df.fitted_rel_error) <= 0.05]
+        print(f"\nfitted chain within 5 % of the trace replay at {len(within)} of {len(df)} points "
+              f"(out of sample); {wall:.0f} s; tables in {a.out}/")
+    else:
+        print(f"\n{wall:.0f} s; tables in {a.out}/")
     return 0
 
 

@@ -35,7 +35,8 @@ import numpy as np
 from ._validate import check_choice, check_int, check_real
 
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
-           "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS"]
+           "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
+           "trace_halves", "link_scenario"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
 FEEDBACKS = ("none", "instcap", "effcap")
@@ -171,7 +172,8 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
     if float(np.dot(occ, sojourn)) < 2.0:
         strained.append("levels last about one round trip on average (III-B.1: the level is held for the whole RTT)")
     if outage > 0.05:
-        strained.append(f"{outage:.0%} of epochs serve nothing (the TCP retransmission timer is not in the state)")
+        strained.append(f"{outage:.0%} of epochs serve nothing (the timer is modelled at the round-trip "
+                        "granularity: a timeout after two round trips without an ACK)")
     if mean_lag > 0.5 * bmax:
         strained.append("the service inside an epoch lags an even spread by more than half the buffer")
     return {"mean_sojourn_rtts": [float(x) for x in sojourn], "mean_sojourn_rtts_weighted": float(np.dot(occ, sojourn)),
@@ -191,16 +193,12 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     """
     import time
 
-    from .markov import Scenario as MScenario, analyze
+    from .markov import analyze
 
-    check_choice("feedback", feedback, ("none", "instcap"))
-    bmax = check_int("bmax", bmax, 1, 1_000_000)
-    m = link.fit.model
-    cmax = float(np.max(m.levels))
-    wmax = window_packets(cmax, link.rtt, bmax) if wmax is None else check_int("wmax", wmax, 1, 10**6)
+    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states)
+    bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
-    r = analyze(MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
-                          service=link.service, max_states=max_states))
+    r = analyze(sc)
     # throughput in packets per second over the trace's mean capacity
     scale = cmax / link.mean_rate
     eff = {k: min(1.0, v * scale) for k, v in (("prediction", r.prediction * r.mean_capacity),
@@ -289,3 +287,45 @@ def study_point(trace, fit, rtt: float, bmax: int, feedback: str, *, wmax: int |
     fm, fh = _simulate(model, rtt, bmax, wmax, feedback, replications, duration, seed, workers)
     tm, th = _simulate(trace, rtt, bmax, wmax, feedback, replications, duration, seed, workers)
     return StudyPoint(rtt, bmax, wmax, feedback, fit.states, lo, hi, note, fm, fh, tm, th)
+
+
+def trace_halves(trace):
+    """The two halves in time of ``trace`` (issue 23 item 4: fit on one, replay the other),
+    each a :class:`~tcpabr_model.capacity.Trace` with its times re-based to start at 0.
+
+    **[choice]** The split is at ``S``, the first opportunity time at or after half the
+    period ``T`` (a split at a line, so nothing is added): the first half holds the lines in
+    ``(0, S]`` (period ``S``; a line at time 0 is the same instant as ``T`` and joins the
+    second half), the second the lines in ``(S, T]`` shifted by ``-S`` (period ``T - S``),
+    each repeating on its own as Mahimahi repeats a trace.
+    """
+    from .capacity import Trace
+
+    T = trace.period_ms
+    u = (trace.times_ms - 1) % T + 1            # (0, T]; 0 counts as T, as bin_trace does
+    u = np.sort(u)
+    i = int(np.searchsorted(u, T / 2.0, side="left"))
+    S = int(u[i])
+    if S >= T:
+        raise ValueError(f"{trace.name}: no opportunity in the first half of the period: cannot split it")
+    first, second = u[u <= S], u[u > S] - S
+    return (Trace(first, name=f"{trace.name} [0, {S / 1000:g} s]", packet_bytes=trace.packet_bytes),
+            Trace(second, name=f"{trace.name} [{S / 1000:g}, {T / 1000:g} s] - {S / 1000:g} s",
+                  packet_bytes=trace.packet_bytes))
+
+
+def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
+                  max_states: int = 2_000_000):
+    """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
+    trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
+    its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given.  For
+    :func:`tcpabr_model.markov.estimate_chain` before an analysis."""
+    from .markov import Scenario as MScenario
+
+    check_choice("feedback", feedback, ("none", "instcap"))
+    bmax = check_int("bmax", bmax, 1, 1_000_000)
+    m = link.fit.model
+    cmax = float(np.max(m.levels))
+    wmax = window_packets(cmax, link.rtt, bmax) if wmax is None else check_int("wmax", wmax, 1, 10**6)
+    return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
+                     service=link.service, max_states=max_states)

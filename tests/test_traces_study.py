@@ -1,0 +1,96 @@
+"""The out-of-sample study (issue 23 item 4): the halves of a trace, the scenario that
+``analyze_link`` solves, and the refusals and scoring of ``analytics/traces.py``."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tcpabr_model.capacity import Trace, read_trace
+from tcpabr_model.trace_study import analyze_link, fit_link, link_scenario, trace_halves
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _analytics():
+    spec = importlib.util.spec_from_file_location("analytics_traces", ROOT / "analytics" / "traces.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_halves_partition_the_trace():
+    trace = read_trace(DATA / "markov3_outage.down")
+    a, b = trace_halves(trace)
+    T, S = trace.period_ms, a.period_ms
+    assert a.n_opportunities + b.n_opportunities == trace.n_opportunities
+    assert a.period_ms + b.period_ms == T and S >= T / 2
+    # the split is at a line: the first half is the trace up to S, the second the rest shifted by -S
+    np.testing.assert_array_equal(a.times_ms, trace.times_ms[trace.times_ms <= S])
+    np.testing.assert_array_equal(b.times_ms, trace.times_ms[trace.times_ms > S] - S)
+    assert b.times_ms[0] > 0
+
+
+def test_line_at_zero_is_the_end_of_the_period():
+    # Mahimahi: 0 and T are the same instant; it belongs to the second half, as bin_trace counts it
+    a, b = trace_halves(Trace([0, 5, 10, 20]))
+    assert a.times_ms.tolist() == [5, 10] and b.times_ms.tolist() == [10, 10]
+
+
+@pytest.mark.parametrize("times", [[40], [1, 40]])
+def test_a_trace_without_a_line_in_its_first_half_is_refused(times):
+    with pytest.raises(ValueError, match="cannot split"):
+        trace_halves(Trace(times))
+
+
+def test_link_scenario_is_what_analyze_link_solves():
+    from tcpabr_model.markov import analyze, estimate_chain
+
+    link = fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, patterns=2)
+    sc = link_scenario(link, 4, "none")
+    r, a = analyze(sc), analyze_link(link, 4, "none")
+    assert estimate_chain(sc).n_states == r.n_states == a.n_states
+    assert a.wmax == sc.wmax and a.bmax == 4
+    cmax = float(np.max(link.model.levels))
+    assert a.optimistic == pytest.approx(min(1.0, r.throughput_optimistic * cmax / link.mean_rate), abs=1e-14)
+
+
+def test_refusals_are_recorded_not_raised():
+    tr = _analytics()
+    link = fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, patterns=2)
+    res = tr.run_analyses([(0, (link, 0, "none", None, 2_000_000, 1000)),     # bad buffer
+                           (1, (link, 4, "instcap", None, 2_000_000, 10))],    # above the state limit
+                          concurrency=2, timeout=120.0, log=lambda *a, **k: None)
+    assert "prediction" not in res[0] and res[0]["refused"].startswith("ValueError: bmax=0")
+    assert "prediction" not in res[1] and "more than 10 states" in res[1]["refused"]
+    assert all(math.isfinite(r["seconds"]) for r in res.values())
+
+
+def test_targets_score_the_band_against_the_replay_ci():
+    tr = _analytics()
+    base = {"trace_file": "t", "rtt_ms": 50, "fit_half": "A", "replay_half": "B", "buffer_bdp": 0.5, "bmax": 5,
+            "states": 2, "analysis_states": 10, "analysis_seconds": 1.0, "analysis_peak_gb": 0.1, "refused": "",
+            "fitted": np.nan, "fitted_half_width": np.nan}
+    rows = [  # TCP alone: replay 0.50 +- 0.01, band [0.505, 0.60] holds (0.505 <= 0.51), prediction +4 %
+        {**base, "feedback": "none", "prediction": 0.52, "conservative": 0.505, "optimistic": 0.60,
+         "replay": 0.50, "replay_half_width": 0.01},
+        # INSTCAP: replay 0.60 +- 0.01 (separated from TCP alone, INSTCAP higher); conservative 0.62 too high
+        {**base, "feedback": "instcap", "prediction": 0.70, "conservative": 0.62, "optimistic": 0.80,
+         "replay": 0.60, "replay_half_width": 0.01}]
+    df = pd.DataFrame(rows)
+    df["prediction_rel_error"] = (df.prediction - df.replay) / df.replay
+    df["fitted_rel_error"] = np.nan
+    df["conservative_holds"] = df.conservative <= df.replay + df.replay_half_width
+    df["optimistic_holds"] = df.optimistic >= df.replay - df.replay_half_width
+    text = tr.targets(df)
+    assert "conservative bound at or below the replay (within its 95 % CI): 1 of 2 (50 %)" in text
+    assert "prediction within 10 % of the replay: 1 of 2 (50 %)" in text
+    assert "prediction has it right at 1 of 1 (100 %)" in text
+    sg = tr.signs(df)
+    assert bool(sg.separated.iloc[0]) and sg.replay_diff.iloc[0] == pytest.approx(0.10)
