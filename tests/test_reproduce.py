@@ -46,6 +46,8 @@ def test_tiny_run_writes_png_csv_and_report(tiny_run):
     assert rep.count("**Verdict: ") == 4
     assert "![fig08_09](fig08_09.png)" in rep
     assert "not meaningful" in rep
+    # no template text reaches the reader (issue 24: a string without its f printed "{res.n_cached}")
+    assert "{" not in rep.replace("{{", "") and f"{res.n_cached} from the cache, {res.n_failed} failed." in rep
     v = res.verdicts()
     assert list(v.columns) == ["key", "figure", "status", "reason"]
     assert set(v["status"]) <= {"supported", "partly", "not supported", "not evaluated"}

@@ -28,7 +28,7 @@ def write_report(res) -> None:
         "the replications. Analysis points are exact (no CI).",
         f"* **Seed:** {res.seed} (each point's seed depends only on the seed, the method and the point).",
         f"* **Points:** {res.n_points} distinct sweep points ({res.n_runs} runs: points that describe the same "
-        "system share one), {res.n_cached} from the cache, {res.n_failed} failed.",
+        f"system share one), {res.n_cached} from the cache, {res.n_failed} failed.",
         f"* **Total run time:** {res.seconds:.1f} s wall clock.",
         "* **Efficiency:** throughput / mean capacity. Simulation `efficiency` counts TCP/IP headers as throughput "
         "and the ATM overhead (cell headers, LLC/SNAP, AAL5 trailer, padding: 540 / 636 = 0.849 ceiling) as lost "
