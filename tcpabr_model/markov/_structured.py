@@ -11,6 +11,11 @@ law is psi-independent given the state (e = K (m - 1) + i1 for K rate levels).  
     lambda K_E = lambda,   nu = lambda G,   pi = nu (I - T)^{-1}  (forward substitution).
 
 All steps are direct (no iteration); the only dense solve is on the loss-event set.
+
+T is never stored: every kernel reads its rows from the skeleton (``st``, ``nl_ptr``,
+``nl_prob``, ``nl_t``) and the rate chain ``Q`` through :func:`._assemble.t_row`, in the
+stored order of the assembled T, so the numbers are those of a CSR T bit for bit while
+the memory is the skeleton's alone (docs/model.md sec. 8).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._assemble import rate_powers
+from ._assemble import rate_powers, t_row, t_row_buffers
 from ._interval import ceil_log2
 
 
@@ -91,19 +96,86 @@ def tarjan_scc(n, indptr, indices):
 
 
 @njit(cache=True)
-def loss_events(st, ls_ptr, ls_m, ls_prob, mmax, nlev):
-    """CSR of L_E: state -> loss event e = K (m - 1) + R index (K = ``nlev`` levels),
-    independent of the rate chain's matrix."""
-    return ls_ptr.copy(), nlev * (ls_m - 1) + _ri_of_entries(st, ls_ptr, ls_m.shape[0]), ls_prob.copy()
+def loss_events(st, ls_ptr, ls_m, nlev):
+    """Column indices of L_E (state -> loss event e = K (m - 1) + R index, K = ``nlev``
+    levels; independent of the rate chain's matrix), as int32: with the skeleton's
+    ``ls_ptr`` and ``ls_prob`` they are the CSR of L_E, without a copy of either."""
+    out = np.empty(ls_m.shape[0], dtype=np.int32)
+    for i in range(st.shape[0]):
+        for e in range(ls_ptr[i], ls_ptr[i + 1]):
+            out[e] = nlev * (ls_m[e] - 1) + st[i, 3]
+    return out
 
 
 @njit(cache=True)
-def _ri_of_entries(st, ls_ptr, nnz):
-    out = np.empty(nnz, dtype=np.int64)
-    for i in range(st.shape[0]):
-        for e in range(ls_ptr[i], ls_ptr[i + 1]):
-            out[e] = st[i, 3]
+def event_mass(pi, ls_ptr, e_idx, ls_prob, n_events):
+    """lambda = pi L_E: the loss-event mass (states in increasing order, as a CSR product
+    with L_E^T would sum them)."""
+    lam = np.zeros(n_events)
+    for x in range(ls_ptr.shape[0] - 1):
+        px = pi[x]
+        for e in range(ls_ptr[x], ls_ptr[x + 1]):
+            lam[e_idx[e]] += ls_prob[e] * px
+    return lam
+
+
+@njit(cache=True)
+def left_lossfree(pi, st, nl_ptr, nl_prob, nl_t, Q):
+    """pi T (states in increasing order, as a CSC product with T^T would sum them)."""
+    y = np.zeros(pi.shape[0])
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
+    for x in range(pi.shape[0]):
+        px = pi[x]
+        for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+            y[rc[e]] += rv[e] * px
+    return y
+
+
+@njit(cache=True)
+def leaving_classes(indptr, indices, data, lab, n_classes):
+    """``out[c]``: class ``c`` of the labelling ``lab`` has an edge (of positive weight, if
+    ``data`` is not empty) to another class, i.e. it is not closed.  O(nnz), no copy of
+    the graph."""
+    out = np.zeros(n_classes, dtype=np.bool_)
+    weighted = data.shape[0] > 0
+    for i in range(indptr.shape[0] - 1):
+        li = lab[i]
+        if out[li]:
+            continue
+        for e in range(indptr[i], indptr[i + 1]):
+            if lab[indices[e]] != li and (not weighted or data[e] > 0.0):
+                out[li] = True
+                break
     return out
+
+
+@njit(cache=True)
+def factored_graph(st, nl_ptr, nl_prob, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
+    """The graph of P = T + L_E G with the loss events as pass-through nodes (states
+    0..n-1, events n..n+E-1; E = ``g_ptr.shape[0] - 1``, G in CSR by event): CSR (indptr
+    int64, indices int32), no weights.  Its closed classes over the states are those of P."""
+    n = st.shape[0]
+    n_events = g_ptr.shape[0] - 1
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
+    indptr = np.empty(n + n_events + 1, dtype=np.int64)
+    indptr[0] = 0
+    for x in range(n):
+        indptr[x + 1] = indptr[x] + t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0) + ls_ptr[x + 1] - ls_ptr[x]
+    for ev in range(n_events):
+        indptr[n + ev + 1] = indptr[n + ev] + g_ptr[ev + 1] - g_ptr[ev]
+    indices = np.empty(indptr[n + n_events], dtype=np.int32)
+    k = 0
+    for x in range(n):
+        for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+            indices[k] = rc[e]
+            k += 1
+        for e in range(ls_ptr[x], ls_ptr[x + 1]):
+            indices[k] = n + e_idx[e]
+            k += 1
+    for e in range(g_ptr[n_events]):
+        indices[k] = g_st[e]
+        k += 1
+    return indptr, indices
 
 
 @njit(cache=True)
@@ -112,11 +184,12 @@ def _block_solve(A, B):
 
 
 @njit(cache=True)
-def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events, comp, pos):
+def backward_h(n, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, e_ptr, e_idx, e_val, n_events, comp, pos):
     """h = (I - T)^{-1} L_E, dense (n x |E|); returns (h, ok) (``comp``, ``pos``: see
-    :func:`forward_pi`).  ``ok`` is False if an
+    :func:`forward_pi`; T read from the skeleton).  ``ok`` is False if an
     SCC has no exit (a loss-free closed class), where (I - T) is singular."""
     h = np.zeros((n, n_events))
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     n_scc = ptr.shape[0] - 1
     for c in range(n_scc):
         lo = ptr[c]
@@ -128,12 +201,12 @@ def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events
             row = np.zeros(n_events)
             for e in range(e_ptr[x], e_ptr[x + 1]):
                 row[e_idx[e]] += e_val[e]
-            for e in range(t_ptr[x], t_ptr[x + 1]):
-                y = t_idx[e]
+            for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                y = rc[e]
                 if y == x:
-                    diag += t_val[e]
+                    diag += rv[e]
                 else:
-                    row += t_val[e] * h[y]
+                    row += rv[e] * h[y]
             if 1.0 - diag <= 1e-300:
                 return h, False
             h[x] = row / (1.0 - diag)
@@ -144,12 +217,12 @@ def backward_h(n, order, ptr, t_ptr, t_idx, t_val, e_ptr, e_idx, e_val, n_events
                 x = order[lo + a]
                 for e in range(e_ptr[x], e_ptr[x + 1]):
                     R[a, e_idx[e]] += e_val[e]
-                for e in range(t_ptr[x], t_ptr[x + 1]):
-                    y = t_idx[e]
+                for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                    y = rc[e]
                     if comp[y] == c:
-                        A[a, pos[y]] -= t_val[e]  # pos[y]: y's position inside the block
+                        A[a, pos[y]] -= rv[e]  # pos[y]: y's position inside the block
                     else:
-                        R[a] += t_val[e] * h[y]
+                        R[a] += rv[e] * h[y]
             # singular block: no exit from the class
             exit_mass = 0.0
             for a in range(k):
@@ -221,24 +294,26 @@ def entry_vector(lam, reg, mmax, n, constant_s, Q):
 
 
 @njit(cache=True, inline="always")
-def _self_loop(x, t_ptr, t_idx, t_val):
-    """T[x, x]: the loss-free self-transition of state ``x``."""
+def _self_loop(x, rc, rv, m):
+    """T[x, x] from row ``x`` of T in ``rc[:m]``, ``rv[:m]``: the loss-free self-transition."""
     diag = 0.0
-    for e in range(t_ptr[x], t_ptr[x + 1]):
-        if t_idx[e] == x:
-            diag += t_val[e]
+    for e in range(m):
+        if rc[e] == x:
+            diag += rv[e]
     return diag
 
 
 @njit(cache=True)
-def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
+def forward_pi(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
     """pi = nu (I - T)^{-1} by forward substitution in topological SCC order.
 
+    T is read from the skeleton (``st``, ``nl_ptr``, ``nl_prob``, ``nl_t``) and ``Q``;
     ``comp[x]``: the SCC of state x; ``pos[x]``: its position inside that SCC (so a
     block entry costs O(1): with K levels the SCCs reach K^2 states).
     """
     acc = nu.copy()
     pi = np.zeros(nu.shape[0])
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     n_scc = ptr.shape[0] - 1
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
@@ -246,11 +321,12 @@ def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
         k = hi - lo
         if k == 1:
             x = order[lo]
-            pi[x] = acc[x] / (1.0 - _self_loop(x, t_ptr, t_idx, t_val))
-            for e in range(t_ptr[x], t_ptr[x + 1]):
-                y = t_idx[e]
+            m = t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
+            pi[x] = acc[x] / (1.0 - _self_loop(x, rc, rv, m))
+            for e in range(m):
+                y = rc[e]
                 if y != x:
-                    acc[y] += pi[x] * t_val[e]
+                    acc[y] += pi[x] * rv[e]
         else:
             # pi_C (I - T_CC) = acc_C  <=>  (I - T_CC)^T pi_C^T = acc_C^T
             A = np.eye(k)
@@ -258,47 +334,49 @@ def forward_pi(nu, order, ptr, t_ptr, t_idx, t_val, comp, pos):
             for a in range(k):
                 x = order[lo + a]
                 rhs[a, 0] = acc[x]
-                for e in range(t_ptr[x], t_ptr[x + 1]):
-                    y = t_idx[e]
+                for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                    y = rc[e]
                     if comp[y] == c:
-                        A[pos[y], a] -= t_val[e]
+                        A[pos[y], a] -= rv[e]
             X = _block_solve(A, rhs)
             for a in range(k):
                 pi[order[lo + a]] = X[a, 0]
             for a in range(k):
                 x = order[lo + a]
-                for e in range(t_ptr[x], t_ptr[x + 1]):
-                    y = t_idx[e]
+                for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                    y = rc[e]
                     if comp[y] != c:
-                        acc[y] += pi[x] * t_val[e]
+                        acc[y] += pi[x] * rv[e]
     return pi
 
 
 @njit(cache=True)
-def has_closed_lossfree_class(order, ptr, comp, t_ptr, t_idx, t_val, p_loss):
+def has_closed_lossfree_class(order, ptr, comp, st, nl_ptr, nl_prob, nl_t, Q, p_loss):
     """True if some SCC of the loss-free part has no exit (no loss, no edge out)."""
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     n_scc = ptr.shape[0] - 1
     for c in range(n_scc):
         exit_mass = 0.0
         for a in range(ptr[c], ptr[c + 1]):
             x = order[a]
             exit_mass += p_loss[x]
-            for e in range(t_ptr[x], t_ptr[x + 1]):
-                if comp[t_idx[e]] != c:
-                    exit_mass += t_val[e]
+            for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                if comp[rc[e]] != c:
+                    exit_mass += rv[e]
         if exit_mass <= 1e-14:
             return True
     return False
 
 
 @njit(cache=True)
-def prepare_forward(order, ptr, t_ptr, t_idx, t_val, comp, pos):
+def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
     """Per-solve factors of :func:`forward_pi_prepared`: ``inv_diag[x] = 1 / (1 - T[x, x])``
     for singleton SCCs, and for every larger SCC C the inverse of ``(I - T_CC)^T`` (flat,
     block ``c`` at ``blk_off[c]``, row-major k x k).  T is fixed during a solve while the
     substitution is repeated once per GMRES product, so the blocks are inverted once."""
     n = order.shape[0]
     n_scc = ptr.shape[0] - 1
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     inv_diag = np.zeros(n)
     blk_off = np.zeros(n_scc + 1, dtype=np.int64)
     for c in range(n_scc):
@@ -310,15 +388,16 @@ def prepare_forward(order, ptr, t_ptr, t_idx, t_val, comp, pos):
         k = ptr[c + 1] - lo
         if k == 1:
             x = order[lo]
-            inv_diag[x] = 1.0 / (1.0 - _self_loop(x, t_ptr, t_idx, t_val))
+            m = t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
+            inv_diag[x] = 1.0 / (1.0 - _self_loop(x, rc, rv, m))
         else:
             A = np.eye(k)
             for a in range(k):
                 x = order[lo + a]
-                for e in range(t_ptr[x], t_ptr[x + 1]):
-                    y = t_idx[e]
+                for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                    y = rc[e]
                     if comp[y] == c:
-                        A[pos[y], a] -= t_val[e]
+                        A[pos[y], a] -= rv[e]
             M = np.linalg.inv(A)
             o = blk_off[c]
             for i in range(k):
@@ -328,11 +407,12 @@ def prepare_forward(order, ptr, t_ptr, t_idx, t_val, comp, pos):
 
 
 @njit(cache=True)
-def forward_pi_prepared(nu, order, ptr, t_ptr, t_idx, t_val, comp, inv_diag, blk_off, blk_inv):
+def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_diag, blk_off, blk_inv):
     """:func:`forward_pi` with the factors of :func:`prepare_forward` (same result up to
     rounding: a block is applied as its inverse instead of an LU solve)."""
     acc = nu.copy()
     pi = np.zeros(nu.shape[0])
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     n_scc = ptr.shape[0] - 1
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
@@ -342,10 +422,10 @@ def forward_pi_prepared(nu, order, ptr, t_ptr, t_idx, t_val, comp, inv_diag, blk
             px = acc[x] * inv_diag[x]
             pi[x] = px
             if px != 0.0:
-                for e in range(t_ptr[x], t_ptr[x + 1]):
-                    y = t_idx[e]
+                for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                    y = rc[e]
                     if y != x:
-                        acc[y] += px * t_val[e]
+                        acc[y] += px * rv[e]
         else:
             o = blk_off[c]
             for i in range(k):
@@ -356,8 +436,8 @@ def forward_pi_prepared(nu, order, ptr, t_ptr, t_idx, t_val, comp, inv_diag, blk
             for a in range(k):
                 x = order[lo + a]
                 px = pi[x]
-                for e in range(t_ptr[x], t_ptr[x + 1]):
-                    y = t_idx[e]
+                for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
+                    y = rc[e]
                     if comp[y] != c:
-                        acc[y] += px * t_val[e]
+                        acc[y] += px * rv[e]
     return pi

@@ -23,9 +23,12 @@ from ..errors import ChainTooLargeError
 __all__ = ["ChainEstimate", "estimate_chain", "available_memory", "check_fits"]
 
 #: peak bytes of build + assembly + structured solve per nonzero of P and per state: the
-#: peak RSS growth of ``analyze`` was 38-45 B per nonzero at 2.2e5 and 1e6 states
-#: (benchmarks/README.md), so these overestimate by about 1.5x.
-BYTES_PER_NONZERO = 60
+#: peak RSS growth of ``analyze`` is 30-33 B per nonzero at 1.1e5-1e6 states with two levels
+#: (skeleton about 11, P 12 with int32 indices; T is not stored; benchmarks/README.md,
+#: "Memory per nonzero (issue 23 item 2)"; it was 39-44 B before), so these overestimate
+#: by about 1.5x.  For K > 2 the matrix-free solve stores no P and ``nnz`` counts K^2 per
+#: loss entry: the estimate is then several times the need (4.7 B per counted entry at K = 8).
+BYTES_PER_NONZERO = 40
 BYTES_PER_STATE = 400
 #: build seconds per loss-free (state, N) entry and solve seconds per nonzero (this VM, shared).
 BUILD_SECONDS_PER_ENTRY = 4e-7

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ChainTooLargeError, ModelError
-from ._assemble import assemble_L, assemble_T
+from ._assemble import assemble_csr
 from ._enumeration import build_skeleton
 from .scenario import Scenario
 
@@ -142,27 +142,25 @@ class Skeleton:
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
-        or ``p01`` with ``p10`` for two states)."""
-        n = self.n_states
-        Q = rate_chain(rates, p10, self.n_levels)
-        ti, tj, td = assemble_T(self.states, self.nl_ptr, self.nl_prob, self.nl_t, Q)
-        li, lj, ld = assemble_L(self.states, self.ls_ptr, self.ls_m, self.ls_prob, self.reg,
-                                self.constant_s, Q)
-        T = sp.csr_matrix((td, tj, ti), shape=(n, n))
-        L = sp.csr_matrix((ld, lj, li), shape=(n, n))
-        return T, L
+        or ``p01`` with ``p10`` for two states), each in canonical form (sorted columns,
+        duplicates summed) with int32 indices where the size allows."""
+        args = (self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m, self.ls_prob,
+                self.reg, self.constant_s, rate_chain(rates, p10, self.n_levels))
+        return assemble_csr(*args, with_l=False), assemble_csr(*args, with_t=False)
 
     def transition_matrix(self, rates, p10: float | None = None) -> sp.csr_matrix:
         """The embedded transition matrix P = T + L (CSR, duplicates summed).
 
         ``rates``: the K x K rate chain per round trip, or ``p01`` with ``p10`` (two states).
 
-        Every row is checked to sum to 1 (to 1e-12); a violation raises
-        :class:`~tcpabr_model.errors.ModelError` instead of returning the matrix.
+        P is assembled in one piece from the skeleton (no copies of T and L, int32 indices
+        where the size allows: 12 bytes per nonzero; docs/model.md sec. 8), with the
+        numbers of ``T + L`` bit for bit.  Every row is checked to sum to 1 (to 1e-12); a
+        violation raises :class:`~tcpabr_model.errors.ModelError` instead of returning the
+        matrix.
         """
-        T, L = self.transition_parts(rates, p10)
-        P = (T + L).tocsr()
-        P.sum_duplicates()
+        P = assemble_csr(self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m,
+                         self.ls_prob, self.reg, self.constant_s, rate_chain(rates, p10, self.n_levels))
         rows = np.asarray(P.sum(axis=1)).ravel()
         worst = int(np.argmax(np.abs(rows - 1.0)))
         if abs(rows[worst] - 1.0) > 1e-12 or (P.nnz and P.data.min() < 0):

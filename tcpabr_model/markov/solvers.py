@@ -19,9 +19,11 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..errors import ErgodicityError, SolveError
-from ._assemble import assemble_T
-from ._structured import (backward_h, entry_vector, event_kernel, forward_pi, forward_pi_prepared,
-                          has_closed_lossfree_class, loss_events, prepare_forward, tarjan_scc)
+from ._assemble import rate_law_powers
+from ._interval import ceil_log2
+from ._structured import (backward_h, entry_vector, event_kernel, event_mass, factored_graph, forward_pi,
+                          forward_pi_prepared, has_closed_lossfree_class, leaving_classes, left_lossfree,
+                          loss_events, prepare_forward, tarjan_scc)
 from .skeleton import Skeleton, rate_chain
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
@@ -65,15 +67,18 @@ def _check(pi: np.ndarray, P, tol: float, method: str) -> tuple[np.ndarray, floa
 
 
 class _Structure:
-    """psi-independent data of the structured solver, cached on the skeleton."""
+    """psi-independent data of the structured solver, cached on the skeleton.
+
+    Only O(states) arrays and one int32 per loss entry (the event index) are added to the
+    skeleton: L_E is the skeleton's ``ls_ptr`` / ``ls_prob`` with those indices, and T is
+    read from the skeleton by the kernels (docs/model.md sec. 8, memory).
+    """
 
     def __init__(self, sk: Skeleton):
         n = sk.n_states
         # structural loss-free graph: every possible next level of every (x, N) entry
         nlev = sk.n_levels
-        indptr = nlev * sk.nl_ptr
-        indices = sk.nl_t.reshape(-1).copy()
-        self.order, self.ptr = tarjan_scc(n, indptr, indices)
+        self.order, self.ptr = tarjan_scc(n, nlev * sk.nl_ptr, sk.nl_t.reshape(-1))
         sizes = np.diff(self.ptr)
         comp = np.empty(n, dtype=np.int64)
         comp[self.order] = np.repeat(np.arange(sizes.size), sizes)
@@ -82,13 +87,16 @@ class _Structure:
         self.comp = comp
         self.pos = pos
         self.mmax = sk.reg.shape[0] - 1
-        self.e_ptr, self.e_idx, self.e_val = loss_events(sk.states, sk.ls_ptr, sk.ls_m, sk.ls_prob, self.mmax,
-                                                         nlev)
-        self.active = np.unique(self.e_idx)
-        # lambda = pi L_E as a sparse product: L_E^T in CSR (events x states)
-        self.le_t = sp.csr_matrix((self.e_val, self.e_idx, self.e_ptr),
-                                  shape=(n, nlev * self.mmax)).T.tocsr()
+        self.n_events = nlev * self.mmax
+        # L_E in CSR: the skeleton's pointers and probabilities, event indices as int32
+        self.e_ptr, self.e_val = sk.ls_ptr, sk.ls_prob
+        self.e_idx = loss_events(sk.states, sk.ls_ptr, sk.ls_m, nlev)
+        self.active = np.flatnonzero(np.bincount(self.e_idx, minlength=self.n_events))
         self.max_scc = int(np.diff(self.ptr).max())
+
+    def event_mass(self, pi: np.ndarray) -> np.ndarray:
+        """lambda = pi L_E (all events)."""
+        return event_mass(pi, self.e_ptr, self.e_idx, self.e_val, self.n_events)
 
 
 _STRUCT_CACHE: "weakref.WeakKeyDictionary[Skeleton, _Structure]" = weakref.WeakKeyDictionary()
@@ -102,16 +110,18 @@ def _structure(sk: Skeleton) -> _Structure:
     return st
 
 
-def closed_classes(P: sp.csr_matrix) -> int:
-    """Number of closed communicating classes of P (1 for a chain with a unique pi)."""
+def _classes(P: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    """(label of each state's communicating class, which classes are closed), read from
+    P's CSR arrays without copying them."""
     from scipy.sparse.csgraph import connected_components
 
     nc, lab = connected_components(P, directed=True, connection="strong")
-    coo = P.tocoo()
-    leaves = np.zeros(nc, dtype=bool)
-    cross = lab[coo.row] != lab[coo.col]
-    leaves[np.unique(lab[coo.row[cross & (coo.data > 0)]])] = True
-    return int(nc - leaves.sum())
+    return lab, ~leaving_classes(P.indptr, P.indices, P.data, lab, nc)
+
+
+def closed_classes(P: sp.csr_matrix) -> int:
+    """Number of closed communicating classes of P (1 for a chain with a unique pi)."""
+    return int(_classes(P)[1].sum())
 
 
 def _reference_index(P: sp.csr_matrix, steps: int = 200) -> int:
@@ -119,18 +129,12 @@ def _reference_index(P: sp.csr_matrix, steps: int = 200) -> int:
     few power steps): fixing a transient state's component would make the reduced system
     singular (which the power steps alone did not exclude for a nearly periodic chain,
     psi close to 1, whose only closed class is loss-free)."""
-    from scipy.sparse.csgraph import connected_components
-
     n = P.shape[0]
     x = np.full(n, 1.0 / n)
     PT = P.T.tocsr()
     for _ in range(steps):
         x = PT @ x
-    nc, lab = connected_components(P, directed=True, connection="strong")
-    coo = P.tocoo()
-    cross = (lab[coo.row] != lab[coo.col]) & (coo.data > 0)
-    closed = np.ones(nc, dtype=bool)
-    closed[np.unique(lab[coo.row[cross]])] = False
+    lab, closed = _classes(P)
     rec = np.flatnonzero(closed[lab])
     return int(rec[np.argmax(x[rec])])
 
@@ -176,22 +180,21 @@ class _LazyBar:
             self.bar.close()
 
 
-def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_parts=None,
-                       prepared: bool = False):
+def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prepared: bool = False):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
-    one exact forward substitution over the loss-free part (O(nnz))."""
+    one exact forward substitution over the loss-free part (O(nnz)), which is read from
+    the skeleton (T is not stored)."""
     s = _structure(sk)
     n = sk.n_states
-    t_ptr, t_idx, t_val = t_parts or assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
-    n_events = sk.n_levels * s.mmax
+    t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     act = s.active
     na = len(act)
-    if na == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, t_ptr, t_idx, t_val, sk.p_loss):
+    if na == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, *t_args, sk.p_loss):
         return None, 0  # a loss-free closed class: the regenerative reduction does not apply
-    lam_full = np.zeros(n_events)
+    lam_full = np.zeros(s.n_events)
     calls = [0]
     # K > 2 (matrix-free path): invert the SCC blocks once for all the GMRES products
-    factors = prepare_forward(s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos) if prepared else None
+    factors = prepare_forward(s.order, s.ptr, *t_args, s.comp, s.pos) if prepared else None
     bar = _LazyBar(progress, "solving (GMRES products)", "product")
 
     def left_K(v_act):
@@ -199,12 +202,12 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_pa
         lam_full[act] = v_act
         nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
         if prepared:
-            pi = forward_pi_prepared(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, *factors)
+            pi = forward_pi_prepared(nu, s.order, s.ptr, *t_args, s.comp, *factors)
         else:
-            pi = forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos)
+            pi = forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos)
         calls[0] += 1
         bar.update()
-        return (s.le_t @ pi)[act], pi
+        return s.event_mass(pi)[act], pi
 
     # lambda (I - K_E) = 0, sum(lambda) = 1, as one nonsingular system: with x = lambda^T,
     # (I - K_E^T + v 1^T) x = v for v uniform (1 is the left null vector of I - K_E^T, so
@@ -226,13 +229,12 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, t_pa
     return pi, calls[0]
 
 
-def _structured_direct(sk: Skeleton, Q: np.ndarray, t_parts=None):
+def _structured_direct(sk: Skeleton, Q: np.ndarray):
     s = _structure(sk)
     n = sk.n_states
-    t_ptr, t_idx, t_val = t_parts or assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
-    n_events = sk.n_levels * s.mmax
-    h, ok = backward_h(n, s.order, s.ptr, t_ptr, t_idx, t_val, s.e_ptr, s.e_idx, s.e_val,
-                       n_events, s.comp, s.pos)
+    t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    n_events = s.n_events
+    h, ok = backward_h(n, s.order, s.ptr, *t_args, s.e_ptr, s.e_idx, s.e_val, n_events, s.comp, s.pos)
     if not ok:
         return None  # a loss-free closed class: the regenerative reduction does not apply
     act = s.active
@@ -250,7 +252,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray, t_parts=None):
     lam_full = np.zeros(n_events)
     lam_full[act] = np.clip(lam_a, 0.0, None)
     nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
-    return forward_pi(nu, s.order, s.ptr, t_ptr, t_idx, t_val, s.comp, s.pos)
+    return forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos)
 
 
 def _describe(Q: np.ndarray) -> str:
@@ -337,13 +339,11 @@ def stationary_distribution(sk: Skeleton, rates, p10: float | None = None, metho
 
 # ---- matrix-free structured solve (K > 2 levels; docs/model.md, "K capacity states") ----------
 def _event_targets(sk: Skeleton, Q: np.ndarray):
-    """COO (event, state, G) of the event -> regeneration-state law G of eq. 13."""
-    from ._assemble import rate_powers
-    from ._interval import ceil_log2
-
+    """COO (event, state, G) of the event -> regeneration-state law G of eq. 13, in
+    increasing event order."""
     nlev = sk.n_levels
     mmax = sk.reg.shape[0] - 1
-    Pk = rate_powers(Q, 3 + ceil_log2(max(mmax, 1)) + 1)
+    Pk = rate_law_powers(Q, mmax)
     rows, cols, vals = [], [], []
     for m in range(1, mmax + 1):
         u = 3 + ceil_log2(m)
@@ -372,7 +372,9 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     ``||pi T + (pi L_E) G - pi||_1``.  Returns ``(solution, nnz)`` with ``nnz`` the
     stored entries of T plus those of L (duplicates between the two not merged: an upper
     bound on the nonzeros of P), or ``(None, 0)`` where the structured reduction does not
-    apply (a loss-free closed class; use :func:`stationary_distribution`).
+    apply (a loss-free closed class; use :func:`stationary_distribution`).  Nothing of the
+    size of P is stored: T is read from the skeleton, L_E is the skeleton's loss entries,
+    and the graph for the closed classes (int32, no weights) is freed before the solve.
     """
     if method not in ("structured", "structured-direct"):
         raise ValueError(f"method={method!r} is invalid: the matrix-free solve is 'structured' or "
@@ -380,22 +382,22 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     Q = rate_chain(rates, p10, sk.n_levels)
     s = _structure(sk)
     n = sk.n_states
-    n_events = sk.n_levels * s.mmax
-    t_ptr, t_idx, t_val = assemble_T(sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    n_events = s.n_events
+    t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     g_ev, g_st, g_val = _event_targets(sk, Q)
-    # closed classes of P, on the factored graph (states 0..n-1, events n..n+E-1)
-    from scipy.sparse.csgraph import connected_components
-
-    N = n + n_events
-    A = sp.vstack([sp.csr_matrix((t_val, t_idx, t_ptr), shape=(n, N))
-                   + sp.csr_matrix((s.e_val, n + s.e_idx, s.e_ptr), shape=(n, N)),
-                   sp.csr_matrix((g_val, (g_ev, g_st)), shape=(n_events, N))], format="csr")
-    nc, lab = connected_components(A, directed=True, connection="strong")
-    rows = np.repeat(lab, np.diff(A.indptr))
-    left = np.zeros(nc, dtype=bool)
-    left[rows[rows != lab[A.indices]]] = True
+    # closed classes of P, on the factored graph (states 0..n-1, events n..n+E-1), stored
+    # without weights (int32 indices) and freed before the solve
+    g_ptr = np.zeros(n_events + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g_ev, minlength=n_events), out=g_ptr[1:])
+    gi, gj = factored_graph(*t_args, sk.ls_ptr, s.e_idx, g_ptr, g_st)
+    order, ptr = tarjan_scc(n + n_events, gi, gj)
+    lab = np.empty(n + n_events, dtype=np.int64)
+    lab[order] = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    left = leaving_classes(gi, gj, np.empty(0), lab, ptr.size - 1)
+    del gi, gj, order, ptr
     # closed classes that hold states (an event no loss reaches and no state follows is alone)
     k = int(np.unique(lab[:n][~left[lab[:n]]]).size)
+    del lab
     if k != 1:
         raise ErgodicityError(
             f"the embedded chain has {k} closed classes: no unique stationary law ({_describe(Q)}); a "
@@ -403,19 +405,20 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     t0 = time.perf_counter()
     iters = 0
     if method == "structured":
-        pi, iters = _structured_krylov(sk, Q, progress, (t_ptr, t_idx, t_val), prepared=True)
+        # K > 2: SCC blocks inverted once per solve; K = 2 keeps an LU solve per block and
+        # product, so its pi is the assembled path's bit for bit
+        pi, iters = _structured_krylov(sk, Q, progress, prepared=sk.n_levels > 2)
     else:
-        pi = _structured_direct(sk, Q, (t_ptr, t_idx, t_val))
+        pi = _structured_direct(sk, Q)
     if pi is None:
         return None, 0
     seconds = time.perf_counter() - t0
     pi = _normalised(np.asarray(pi, dtype=float), method)
-    T = sp.csr_matrix((t_val, t_idx, t_ptr), shape=(n, n))
-    lam = s.le_t @ pi
     G = sp.csr_matrix((g_val, (g_ev, g_st)), shape=(n_events, n))
-    res = float(np.abs(T.T @ pi + G.T @ lam - pi).sum())
+    res = float(np.abs(left_lossfree(pi, *t_args) + G.T @ s.event_mass(pi) - pi).sum())
     if not res <= tol:
         raise SolveError(f"{method}: residual ||pi P - pi||_1 = {res:.3g} exceeds tol={tol:.1g}")
-    per_event = np.bincount(g_ev, minlength=n_events)
-    nnz = int(t_idx.size + per_event[s.e_idx].sum())
+    # stored entries of T (one per (x, N) entry and next level with Q > 0) and of L
+    n_t = int(np.diff(sk.nl_ptr) @ (Q > 0).sum(axis=1)[sk.states[:, 3]])
+    nnz = n_t + int(np.bincount(s.e_idx, minlength=n_events) @ np.bincount(g_ev, minlength=n_events))
     return StationarySolution(pi, res, method + " (matrix-free)", seconds, iters), nnz
