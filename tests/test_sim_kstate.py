@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from scipy import stats
 
-import tcpabr_model.cli as cli
 from tcpabr_model.capacity import Trace, constant, from_arrays, read_trace, save_model, two_state
 from tcpabr_model.sim import Network, Port, Scenario, TcpConfig, Vc, simulate, simulate_network
 from tcpabr_model.sim.arrays import layout as L
@@ -35,6 +34,7 @@ from tcpabr_model.sim.driver import run_network_replication
 from tcpabr_model.sim.driver import run_replication, scenario_path
 
 from _kernels import fast_vs_general
+from _simulate_cli import run_cli as _run, simulate_main  # noqa: F401  (fixture 'main')
 
 DATA = Path(__file__).parent / "data"
 OUTAGE = DATA / "markov3_outage.down"       # levels 0 / 200 / 600 packets/s, 40 s period
@@ -352,21 +352,6 @@ def test_scenario_to_dict_describes_the_capacity():
 
 
 # ---------------------------------------------------------------------- CLI and sweep
-@pytest.fixture
-def main(monkeypatch):
-    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sim.cli",))
-    return cli.main
-
-
-def _run(main, capsys, argv):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.mark.parametrize("argv, msg", [
     (["--capacity", "/nonexistent_i15/m.json"], "/nonexistent_i15/m.json: cannot read the model file"),
     (["--capacity-trace", "/nonexistent_i15/t.down"], "/nonexistent_i15/t.down: cannot read the trace"),

@@ -23,6 +23,7 @@ from tcpabr_model.sim.arrays import layout as L
 from tcpabr_model.sim.switch.rate_allocation import receive_feedback
 
 from _kernels import fast_vs_general
+from _simulate_cli import run_cli as _run, simulate_main  # noqa: F401  (fixture 'main')
 
 OUTAGE = Path(__file__).parent / "data" / "markov3_outage.down"   # levels 0 / 200 / 600 packets/s
 OUTAGE_MODEL = from_arrays([0.0, 0.4, 1.0], [[0.7, 0.3, 0.0], [0.1, 0.8, 0.1], [0.0, 0.2, 0.8]], epoch=40.0)
@@ -187,23 +188,6 @@ def test_to_dict_and_the_sweep_carry_mcr():
 
 
 # ---------------------------------------------------------------------- tcpabr simulate --mcr
-@pytest.fixture
-def main(monkeypatch):
-    import tcpabr_model.cli as cli
-
-    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sim.cli",))
-    return cli.main
-
-
-def _run(main, capsys, argv):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.mark.parametrize("argv, msg", [
     (["--mcr", "-1"], "--mcr=-1.0 is invalid: must be in [0.0, 1.0]"),
     (["--mcr", "nan"], "--mcr=nan is invalid: must be a finite number in [0.0, 1.0]"),

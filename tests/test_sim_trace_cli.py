@@ -14,29 +14,14 @@ from pathlib import Path
 
 import pytest
 
-import tcpabr_model.cli as cli
 from tcpabr_model.capacity import from_arrays, read_trace, save_model, two_state
 from tcpabr_model.sim import Scenario, TcpConfig, simulate
 from tcpabr_model.trace_study import PAYLOAD_BYTES
+from _simulate_cli import run_cli as _run, simulate_main  # noqa: F401  (fixture 'main')
 
 DATA = Path(__file__).parent / "data"
 OUTAGE = DATA / "markov3_outage.down"       # levels 0 / 200 / 600 packets/s, 40 s period
 RUN = ["--duration", "6", "--warmup", "0.5", "--replications", "2", "--seed", "3"]
-
-
-@pytest.fixture
-def main(monkeypatch):
-    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.sim.cli",))
-    return cli.main
-
-
-def _run(main, capsys, argv):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.mark.parametrize("feedback", ["none", "instcap"])
