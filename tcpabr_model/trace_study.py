@@ -183,7 +183,7 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 
 
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
-                 max_states: int = 2_000_000) -> LinkAnalysis:
+                 max_states: int = 2_000_000, mcr: float = 0.0) -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link.
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
@@ -195,7 +195,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
 
     from .markov import analyze
 
-    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states)
+    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
     r = analyze(sc)
@@ -315,10 +315,11 @@ def trace_halves(trace):
 
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
-                  max_states: int = 2_000_000):
+                  max_states: int = 2_000_000, mcr: float = 0.0):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
-    its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given.  For
+    its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
+    INSTCAP source's minimum rate in packets per second (0: none).  For
     :func:`tcpabr_model.markov.estimate_chain` before an analysis."""
     from .markov import Scenario as MScenario
 
@@ -327,5 +328,6 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
     m = link.fit.model
     cmax = float(np.max(m.levels))
     wmax = window_packets(cmax, link.rtt, bmax) if wmax is None else check_int("wmax", wmax, 1, 10**6)
+    mcr = check_real("mcr", mcr, 0.0)
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
-                     service=link.service, max_states=max_states)
+                     service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0))

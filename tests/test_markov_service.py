@@ -185,3 +185,34 @@ def test_two_round_trips_without_an_ack_time_out():
         w = int(st[i, 0] + st[i, 1])
         assert sk.ls_m[sk.ls_ptr[i]] == (min(w, sc.wmax) + 1) // 2
         assert sk.post[i] == min(w, sc.wmax) and sk.j_loss[i] == 0.0
+
+
+def test_minimum_cell_rate_of_the_instcap_source():
+    """TM 4.0 MCR in the analysis: 0 is the paper's source (same numbers); with an outage level
+    an MCR keeps the source sending (s = 1 / max(c_S, MCR)); refused without INSTCAP."""
+    _, link = _outage_link()
+    m = link.model
+    base = dict(delta=link.rtt * float(m.levels.max()), bmax=6, wmax=40, capacity=m, service=link.service)
+    r0 = analyze(Scenario(**base, feedback="instcap"))
+    assert analyze(Scenario(**base, feedback="instcap", mcr=0.0)).prediction == r0.prediction
+    r1 = analyze(Scenario(**base, feedback="instcap", mcr=0.2))
+    assert r1.conservative <= r1.prediction <= r1.optimistic <= 1.0
+    assert r1.prediction != r0.prediction
+    with pytest.raises(ValueError, match="mcr=0.2 is invalid with feedback='none'"):
+        Scenario(**base, feedback="none", mcr=0.2)
+    with pytest.raises(ValueError, match="mcr"):
+        Scenario(**base, feedback="instcap", mcr=-0.1)
+    la = analyze_link(link, 6, "instcap", wmax=40, mcr=0.2 * float(m.levels.max()))
+    assert la.prediction == pytest.approx(min(1.0, r1.prediction * r1.mean_capacity * float(m.levels.max())
+                                              / link.mean_rate), rel=1e-12)
+
+
+def test_effcap_feedback_series_with_a_minimum_rate():
+    from tcpabr_model.closed_forms import effcap_feedback_series
+
+    x = np.array([4.0, 0.0, 0.0, 4.0, 4.0, 4.0])
+    plain = effcap_feedback_series(x, 1, 2)
+    floor = effcap_feedback_series(x, 1, 2, mcr=1.0)
+    assert np.isnan(plain[0]) and np.isnan(floor[0])
+    assert np.array_equal(floor[1:], np.maximum(plain[1:], 1.0)) and plain[2] == 0.0 and floor[2] == 1.0
+    assert np.array_equal(effcap_feedback_series(x, 1, 2, mcr=0.0), plain, equal_nan=True)

@@ -212,18 +212,23 @@ def _rolling_min_of_means_jit(x, M, N, out):
             out[t] = np.nan
 
 
-def effcap_feedback_series(samples, M, N) -> np.ndarray:
+def effcap_feedback_series(samples, M, N, mcr: float = 0.0) -> np.ndarray:
     """EFFCAP feedback at every measurement epoch: eq. (28) on a sliding history.
 
     ``out[t]`` is the minimum of the N most recent sliding M-sample averages available at
     sample t (NaN while fewer than M + N - 1 samples exist), i.e. what a switch running
     EFFCAP(M, N) would feed back after sample t.  Linear time (numba, monotone deque).
+    ``mcr`` (the samples' unit, >= 0): the source's TM 4.0 minimum cell rate, the rate it
+    is allowed is ``max(out[t], mcr)``; 0 (TM 4.0's default) leaves eq. (28) as it is.
     """
     x = _samples(samples)
     M = check_int("M", M, 1)
     N = check_int("N", N, 1)
+    mcr = check_real("mcr", mcr, 0.0)
     out = np.empty_like(x)
     _rolling_min_of_means_jit(x, M, N, out)
+    if mcr > 0.0:
+        out = np.where(np.isnan(out), out, np.maximum(out, mcr))
     return out
 
 

@@ -34,6 +34,10 @@ def register(sub) -> None:
                         "patterns inside an epoch, docs/model.md sec. 11) and print prediction, conservative "
                         "and optimistic efficiency over the trace's mean capacity, with the model used; needs "
                         "--rtt and --bmax, --feedback none|instcap")
+    p.add_argument("--mcr", type=float, default=0.0,
+                   help="INSTCAP: the source's TM 4.0 minimum cell rate, packets per time unit (a fraction of "
+                        "the peak rate; with --trace, packets per second); the source sends at "
+                        "max(fed-back rate, MCR); default 0")
     p.add_argument("--rtt", type=float, default=None, help="with --trace: round-trip propagation delay, seconds")
     p.add_argument("--patterns", type=int, default=8,
                    help="with --trace: within-epoch patterns kept per level of the fitted chain (default 8)")
@@ -78,7 +82,7 @@ def _run_trace(args: argparse.Namespace) -> int:
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
     trace = read_trace(args.trace)
     link = fit_link(trace, args.rtt, states=args.states, patterns=args.patterns)
-    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states)
+    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
@@ -118,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
     sc = Scenario(delta=args.delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
                   max_states=args.max_states, ack_clock=args.ack_clock,
-                  bmax_counts_service=not args.bmax_excludes_service, capacity=model)
+                  bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"

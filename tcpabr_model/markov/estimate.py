@@ -79,8 +79,11 @@ def _kernel_args(key: tuple):
     delta, bmax, levels, wmax, feedback, source_rate = key[:6]
     with np.errstate(divide="ignore"):   # an outage level (service patterns only): no service, s = inf
         r_vals = 1.0 / np.array(levels, dtype=float)  # service time 1 / c_k of each level
+    mcr = key[8] if len(key) > 8 else 0.0
     if feedback == "constant":
         s_vals, constant_s = np.full(len(levels), 1.0 / source_rate), True
+    elif mcr > 0.0:    # INSTCAP with a minimum cell rate: the source sends at max(c_S, MCR) (sec. 11)
+        s_vals, constant_s = 1.0 / np.maximum(np.array(levels, dtype=float), mcr), False
     else:
         s_vals, constant_s = r_vals.copy(), False
     if feedback == "none":

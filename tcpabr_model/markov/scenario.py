@@ -101,6 +101,10 @@ class Scenario:
         capacity.epoch``, ``epoch * max(levels) == delta``); the levels the engine uses
         are then the patterns' mean rates (normalised by the largest level of
         ``capacity``), and levels of 0 (outages: epochs that serve nothing) are allowed.
+    mcr : float, optional(default=0.0)
+        TM 4.0 minimum cell rate of the INSTCAP source, packets per time unit (a fraction of
+        the peak level, the simulator's unit): the source sends at ``max(c_S, mcr)``
+        (docs/model.md sec. 11).  0, TM 4.0's default, is the paper's source.
     """
 
     delta: float = 40.0
@@ -115,6 +119,7 @@ class Scenario:
     ack_clock: str = "at-epoch"
     capacity: "CapacityModel | None" = None
     service: "ServicePatterns | None" = None
+    mcr: float = 0.0
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -143,6 +148,10 @@ class Scenario:
         if not isinstance(self.bmax_counts_service, bool):
             raise ValueError(f"bmax_counts_service={self.bmax_counts_service!r} is invalid: must be True or False")
         check_choice("ack_clock", self.ack_clock, ACK_CLOCKS)
+        object.__setattr__(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
+        if self.mcr > 0.0 and self.feedback != "instcap":
+            raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: the minimum cell rate "
+                             "is the INSTCAP source's (give mcr=0)")
         if self.ack_clock != "at-epoch" and self.feedback != "none":
             raise ValueError(f"ack_clock={self.ack_clock!r} is invalid with feedback={self.feedback!r}: "
                              "the ACK-clock phase is a TCP-alone convention (feedback='none')")
@@ -290,4 +299,4 @@ class Scenario:
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
         return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
-                self.ack_clock, self._service_key)
+                self.ack_clock, self._service_key, self.mcr)
