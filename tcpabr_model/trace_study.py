@@ -329,5 +329,8 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
     cmax = float(np.max(m.levels))
     wmax = window_packets(cmax, link.rtt, bmax) if wmax is None else check_int("wmax", wmax, 1, 10**6)
     mcr = check_real("mcr", mcr, 0.0)
+    if mcr > 0.0 and feedback != "instcap":
+        raise ValueError(f"mcr={mcr!r} is invalid with feedback={feedback!r}: the minimum cell rate (packets/s) is "
+                         "the INSTCAP source's (give mcr=0)")
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
                      service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0))
