@@ -191,3 +191,9 @@ def test_select_by_bootstrap_test():
     assert fit.ec_error <= fit.ec_error_sampling[1]
     with pytest.raises(ValueError, match="bootstrap=0 is invalid with select='test'"):
         cap.fit_trace(DATA / "markov3_outage.down", epoch=0.1, select="test")
+
+
+def test_too_many_states_are_refused_in_the_callers_count():
+    """issue 24: ``--states 1000`` was answered ``states=999`` (the outage level's recursion)."""
+    with pytest.raises(ValueError, match=r"states=9 is invalid: with the outage level, the 8 other levels"):
+        cap.fit_levels(np.array([0.0, 1.0, 2.0, 3.0]), 9)

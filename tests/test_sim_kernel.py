@@ -256,3 +256,14 @@ def test_physical_invariants(psi, bmax, ratio, feedback, nconn):
     assert 0.0 <= res.cell_loss_ratio.mean <= 1.0
     c = res.counters
     assert c["cells_sent"] >= c["cells_served"] + c["cells_dropped"] - 0
+
+
+def test_more_than_a_thousand_replications_need_no_max_replications():
+    """issue 24: ``--replications 1001`` was refused as ``max_replications=1000 is invalid``; the
+    default cap of target_rel_halfwidth is now never below the count asked for."""
+    from tcpabr_model.sim import Scenario, simulate
+
+    sc = Scenario(duration=0.5, warmup=0.1)
+    assert simulate(sc, replications=1001, seed=1).replications == 1001
+    with pytest.raises(ValueError, match="max_replications=5 is invalid"):
+        simulate(sc, replications=10, max_replications=5)

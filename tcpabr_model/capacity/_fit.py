@@ -185,7 +185,11 @@ def fit_levels(rates, states: int, method: str = "kmeans", *, outage: bool = Tru
     check_choice("method", method, ("kmeans", "quantile"))  # "hmm" fits levels and chain together
     zero = x == 0.0
     if outage and k >= 2 and zero.any() and not zero.all():
-        lv, lb = fit_levels(x[~zero], k - 1, method, outage=False)
+        try:
+            lv, lb = fit_levels(x[~zero], k - 1, method, outage=False)
+        except ValueError as exc:   # say it in the caller's count: k levels, one of them the outage
+            raise ValueError(f"states={k} is invalid: with the outage level, the {k - 1} other levels must come "
+                             f"from the non-empty epochs, and {str(exc).split(': ', 1)[-1]}") from None
         lab = np.zeros(x.size, np.int64)
         lab[~zero] = lb + 1
         return np.concatenate(([0.0], lv)), lab

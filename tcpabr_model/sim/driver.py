@@ -205,7 +205,7 @@ def _replication_task(task):
 
 def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_method: str = "replications",
              batches: int = 20, level: float = 0.95, target_rel_halfwidth: float | None = None,
-             max_replications: int = 1000, trace: bool = False, force_drops=(),
+             max_replications: int | None = None, trace: bool = False, force_drops=(),
              workers: int = 1, progress=None) -> SimulationResult:
     """Simulate a scenario at cell level and estimate efficiency with confidence intervals.
 
@@ -224,7 +224,7 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     target_rel_halfwidth : float, optional
         If given, keep adding replications (in groups of ``replications``) until the
         efficiency half-width / mean is below it or ``max_replications`` is reached.
-    max_replications : int, optional(default=1000)
+    max_replications : int, optional(default=None: 1000, or ``replications`` when that is larger)
     trace : bool, optional(default=False)
         Keep the first replication's sampled series (:class:`Trace`).
     force_drops : sequence of (int, int), optional
@@ -245,6 +245,8 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     replications, seed, level, workers = replication_args(replications, seed, level, workers)
     check_choice("ci_method", ci_method, ("replications", "batch"))
     batches = check_int("batches", batches, 2, 100_000)
+    if max_replications is None:    # the cap of target_rel_halfwidth; never below the count asked for
+        max_replications = max(1000, replications)
     max_replications = check_int("max_replications", max_replications, replications)
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
