@@ -303,6 +303,14 @@ def _self_loop(x, rc, rv, m):
     return diag
 
 
+@njit(cache=True, inline="always")
+def _forward_start(nu, ptr, nl_ptr, Q):
+    """What both forward substitutions start from: the right-hand side ``nu`` (copied), pi = 0,
+    the row buffers of T and the number of SCCs."""
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
+    return nu.copy(), np.zeros(nu.shape[0]), rc, rv, ptr.shape[0] - 1
+
+
 @njit(cache=True)
 def forward_pi(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
     """pi = nu (I - T)^{-1} by forward substitution in topological SCC order.
@@ -311,10 +319,7 @@ def forward_pi(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
     ``comp[x]``: the SCC of state x; ``pos[x]``: its position inside that SCC (so a
     block entry costs O(1): with K levels the SCCs reach K^2 states).
     """
-    acc = nu.copy()
-    pi = np.zeros(nu.shape[0])
-    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
-    n_scc = ptr.shape[0] - 1
+    acc, pi, rc, rv, n_scc = _forward_start(nu, ptr, nl_ptr, Q)
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
         hi = ptr[c + 1]
@@ -410,10 +415,7 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
 def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_diag, blk_off, blk_inv):
     """:func:`forward_pi` with the factors of :func:`prepare_forward` (same result up to
     rounding: a block is applied as its inverse instead of an LU solve)."""
-    acc = nu.copy()
-    pi = np.zeros(nu.shape[0])
-    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
-    n_scc = ptr.shape[0] - 1
+    acc, pi, rc, rv, n_scc = _forward_start(nu, ptr, nl_ptr, Q)
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
         k = ptr[c + 1] - lo
