@@ -7,8 +7,12 @@ appears in the site without editing ``mkdocs.yml``:
   mkdocs-jupyter from its stored outputs, never executed at build time) and an entry of
   the "Notebooks" section of the navigation;
 * every public subpackage or module of ``tcpabr_model`` (no leading underscore, not the
-  command-line modules) gets an API page ``api/<name>.md`` holding ``::: tcpabr_model.<name>``
-  (mkdocstrings, numpydoc style) and an entry of the "API reference" section;
+  command-line modules) gets an API page ``api/<name>.md``: its docstring, then one
+  ``:::`` block per name of its ``__all__``, each pointed at the module that defines it
+  (several packages hand their names on lazily, PEP 562, which mkdocstrings cannot follow
+  from the package), and an entry of the "API reference" section. After the build every
+  such name must have its anchor in the built page, else the build fails (issue 24: six
+  pages once showed only a package docstring while ``mkdocs build --strict`` passed);
 * ``REPORT.md`` of ``tcpabr reproduce --quick`` with its figures becomes
   ``reproduction/REPORT.md``. It is read from ``$TCPABR_REPORT_DIR``, else
   ``out/reproduce-ci`` (where ``.ci/run`` writes it), else ``out/reproduce``. When there is
@@ -48,6 +52,73 @@ def api_modules() -> list[str]:
     return sorted(n for n in names if not n.startswith("_") and n not in NOT_API)
 
 
+def _defining_module(pkg, name: str, obj) -> str | None:
+    """The dotted module that defines ``name`` of ``pkg``: ``obj.__module__`` for functions
+    and classes, else the submodule of ``pkg`` that assigns it at module level."""
+    import importlib
+    import pkgutil
+
+    mod = getattr(obj, "__module__", None)
+    if mod and hasattr(obj, "__qualname__") and mod.startswith("tcpabr_model"):
+        return f"{mod}.{obj.__qualname__}"
+    import tcpabr_model
+
+    candidates = [pkg.__name__]
+    if hasattr(pkg, "__path__"):
+        candidates += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
+    # a name re-exported from another room (closed_forms.CELL_BYTES is units.CELL_BYTES)
+    candidates += [m.name for m in pkgutil.walk_packages(tcpabr_model.__path__, "tcpabr_model.")
+                   if m.name not in candidates and not m.name.endswith(("__main__", ".cli"))]
+    pattern = re.compile(rf"^{re.escape(name)}\s*(?::[^=\n]*)?=", re.M)
+    for cand in candidates:
+        try:
+            m = importlib.import_module(cand)
+            src = Path(m.__file__).read_text()
+        except Exception:  # noqa: BLE001 - a submodule that cannot be imported here is skipped
+            continue
+        if vars(m).get(name) is obj and pattern.search(src):
+            return f"{cand}.{name}"
+    return None
+
+
+def api_members(mod: str) -> list[tuple[str, str]]:
+    """(public name, dotted path of its definition) for every name of ``tcpabr_model.<mod>.__all__``."""
+    import importlib
+
+    pkg = importlib.import_module(f"tcpabr_model.{mod}")
+    out = []
+    for name in getattr(pkg, "__all__", []):
+        out.append((name, _defining_module(pkg, name, getattr(pkg, name))))
+    return out
+
+
+def api_page(mod: str) -> str:
+    lines = [f"# `tcpabr_model.{mod}`", "", f"::: tcpabr_model.{mod}", "    options:", "      members: false", ""]
+    import importlib
+
+    pkg = importlib.import_module(f"tcpabr_model.{mod}")
+    for name, path in api_members(mod):
+        if path is None:     # built at import time (e.g. reproduce.SPECS): no source line to render
+            obj = getattr(pkg, name)
+            lines += [f'<a id="{_anchor(mod, name, path)}"></a>', "", f"## `{name}`", "",
+                      f"`{type(obj).__name__}` of {len(obj)} items, built when the package is imported; "
+                      "the package description above says what it holds." if hasattr(obj, "__len__")
+                      else f"`{type(obj).__name__}`; the package description above says what it is.", ""]
+            continue
+        owner = path.split(".")[1]
+        if owner != mod and owner in api_modules():    # documented on its own room's page: link it
+            lines += [f'<a id="{_anchor(mod, name, None)}"></a>', "", f"## `{name}`", "",
+                      f"The same object as [`{path}`]({owner}.md#{path}) (re-exported here).", ""]
+            continue
+        lines += [f"::: {path}", "    options:", "      show_root_heading: true", "      show_root_full_path: false",
+                  "      heading_level: 2", ""]
+    return "\n".join(lines)
+
+
+def _anchor(mod: str, name: str, path: str | None) -> str:
+    return path if path is not None else f"tcpabr_model.{mod}.{name}"
+
+
 def report_dir() -> Path | None:
     candidates = [os.environ["TCPABR_REPORT_DIR"]] if os.environ.get("TCPABR_REPORT_DIR") else list(REPORT_DIRS)
     for d in candidates:
@@ -80,8 +151,7 @@ def on_files(files: Files, config) -> Files:
         files.append(File(f"notebooks/{nb.name}", src_dir=str(ROOT), dest_dir=config.site_dir,
                           use_directory_urls=config.use_directory_urls))
     for mod in api_modules():
-        page = f"# `tcpabr_model.{mod}`\n\n::: tcpabr_model.{mod}\n"
-        files.append(File.generated(config, f"api/{mod}.md", content=page))
+        files.append(File.generated(config, f"api/{mod}.md", content=api_page(mod)))
     found = report_dir()
     if found is None:
         tried = os.environ.get("TCPABR_REPORT_DIR") or " or ".join(REPORT_DIRS)
@@ -101,3 +171,21 @@ def on_files(files: Files, config) -> Files:
 
 def on_page_content(html: str, page, config, files) -> str:
     return SPHINX_ROLE.sub("", html)
+
+
+def on_post_build(config) -> None:
+    """Fail the build when a public name (``__all__``) has no anchor on its API page."""
+    site = Path(config.site_dir)
+    missing = []
+    for mod in api_modules():
+        page = site / "api" / mod / "index.html"
+        if not page.is_file():
+            page = site / "api" / f"{mod}.html"
+        html = page.read_text() if page.is_file() else ""
+        for name, path in api_members(mod):
+            owner = path.split(".")[1] if path else mod
+            key = _anchor(mod, name, path if owner == mod or owner not in api_modules() else None)
+            if f'id="{key}"' not in html:
+                missing.append(f"tcpabr_model.{mod}.{name} ({path})")
+    if missing:
+        raise RuntimeError(f"{len(missing)} public names are missing from the API reference: " + ", ".join(missing))
