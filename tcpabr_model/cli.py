@@ -168,11 +168,12 @@ def _flag_for(parser: argparse.ArgumentParser, dest: str) -> str | None:
     return None
 
 
-_PARAM = re.compile(r"^([A-Za-z_]\w*(?:/[A-Za-z_]\w*)*)(?==)")
+_PARAM = re.compile(r"^([A-Za-z_]\w*(?:/[A-Za-z_]\w*)*)(?:\[(\d+)\])?(?==)")
 
 
 def user_message(message: str, parser: argparse.ArgumentParser | None, aliases: dict | None = None) -> str:
-    """``message`` with a leading API parameter name (``bmax=...``) replaced by its flag (``--bmax``)."""
+    """``message`` with a leading API parameter name (``bmax=...``) replaced by its flag (``--bmax``);
+    an entry of a list parameter (``feedback_delay[0]=...``) keeps its index in words."""
     m = _PARAM.match(message)
     if not m:
         return message
@@ -182,6 +183,10 @@ def user_message(message: str, parser: argparse.ArgumentParser | None, aliases: 
         if not flag:
             return message
         flags.append(flag)
+    if m.group(2) is not None:   # one entry of a per-connection list: feedback_delay[0]=...
+        rest = message[m.end():]
+        value, sep, tail = rest.partition(" is invalid")
+        return "/".join(flags) + value + f" (entry {m.group(2)})" + sep + tail
     return "/".join(flags) + message[m.end():]
 
 

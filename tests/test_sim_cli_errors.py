@@ -27,6 +27,9 @@ def main(monkeypatch):
     (["simulate", "--preset", "abr_backbone_novbr_buf1000", "--replications", "3"], 2,
      "replications=3 is invalid for network"),
     (["presets", "--filter", "zzzz"], 1, "no preset name contains 'zzzz'"),
+    # issue 24: --delta at its default value is still a choice, and a list entry names its flag
+    (["simulate", "--delta", "40", "--rtt", "0.5"], 2, "--rtt and --delta are exclusive"),
+    (["simulate", "--feedback-delay", "-0.1"], 2, "--feedback-delay=-0.1 (entry 0) is invalid: must be in [0.0,"),
 ])
 def test_bad_input_is_one_line_with_the_users_names(main, capsys, argv, rc, msg):
     try:

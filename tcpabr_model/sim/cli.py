@@ -35,7 +35,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "trace's busiest ms with --capacity-trace) in [0, 1], one per connection or one for all: "
                         "the source never sends slower, even after an empty measurement block (default 0, TM "
                         "4.0's default and the paper's source)")
-    p.add_argument("--delta", type=float, nargs="+", default=[40.0],
+    p.add_argument("--delta", type=float, nargs="+", default=None,
                    help="round-trip propagation delay in packet times, one per connection (default 40)")
     p.add_argument("--rtt", type=float, nargs="+", default=None,
                    help="round-trip propagation delay in seconds, one per connection (instead of --delta; "
@@ -243,9 +243,12 @@ def _scenario(args):
             kw["capacity_offset"] = args.capacity_offset
     kw["payload_bytes"] = _segment_bytes(args, kw.get("capacity"))
     kw["duration"] = args.duration if args.duration is not None else 2000.0
+    delta_given = args.delta is not None     # --delta 40 is a choice too, even at the default
+    if not delta_given:
+        args.delta = [40.0]
     delta = tuple(args.delta) if len(args.delta) > 1 else args.delta[0]
     if args.rtt is not None:
-        if "delta" in _given(args):
+        if delta_given:
             raise ValueError("--rtt and --delta are exclusive: give the round trip in seconds or in packet times")
         # seconds -> packet times at the high (peak) rate of this capacity and packet
         unit = Scenario(feedback=args.feedback, **kw).time_unit
