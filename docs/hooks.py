@@ -25,6 +25,7 @@ pages show the name as code without the role prefix.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -52,71 +53,85 @@ def api_modules() -> list[str]:
     return sorted(n for n in names if not n.startswith("_") and n not in NOT_API)
 
 
-def _defining_module(pkg, name: str, obj) -> str | None:
-    """The dotted module that defines ``name`` of ``pkg``: ``obj.__module__`` for functions
-    and classes, else the submodule of ``pkg`` that assigns it at module level."""
+@functools.lru_cache(maxsize=None)
+def _module_sources() -> tuple:
+    """(dotted name, module, source) of every importable module of the package but the CLIs."""
     import importlib
     import pkgutil
 
+    import tcpabr_model
+
+    out = [("tcpabr_model", tcpabr_model, (PACKAGE / "__init__.py").read_text())]
+    for info in pkgutil.walk_packages(tcpabr_model.__path__, "tcpabr_model."):
+        if info.name.endswith(("__main__", ".cli")):
+            continue
+        try:
+            m = importlib.import_module(info.name)
+            out.append((info.name, m, Path(m.__file__).read_text()))
+        except Exception:  # noqa: BLE001 - a module that cannot be imported here is skipped
+            continue
+    return tuple(out)
+
+
+def _defining_module(pkg, name: str, obj) -> str | None:
+    """The dotted path that defines ``name`` of ``pkg``: ``obj.__module__`` for functions and
+    classes, else the module that assigns it at module level (``pkg``'s own modules first; a
+    name may be re-exported from another room: closed_forms.CELL_BYTES is units.CELL_BYTES);
+    None for a value built at import time (reproduce.SPECS)."""
     mod = getattr(obj, "__module__", None)
     if mod and hasattr(obj, "__qualname__") and mod.startswith("tcpabr_model"):
         return f"{mod}.{obj.__qualname__}"
-    import tcpabr_model
-
-    candidates = [pkg.__name__]
-    if hasattr(pkg, "__path__"):
-        candidates += [m.name for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + ".")]
-    # a name re-exported from another room (closed_forms.CELL_BYTES is units.CELL_BYTES)
-    candidates += [m.name for m in pkgutil.walk_packages(tcpabr_model.__path__, "tcpabr_model.")
-                   if m.name not in candidates and not m.name.endswith(("__main__", ".cli"))]
     pattern = re.compile(rf"^{re.escape(name)}\s*(?::[^=\n]*)?=", re.M)
-    for cand in candidates:
-        try:
-            m = importlib.import_module(cand)
-            src = Path(m.__file__).read_text()
-        except Exception:  # noqa: BLE001 - a submodule that cannot be imported here is skipped
-            continue
+    own = [x for x in _module_sources() if x[0] == pkg.__name__ or x[0].startswith(pkg.__name__ + ".")]
+    for cand, m, src in own + [x for x in _module_sources() if x not in own]:
         if vars(m).get(name) is obj and pattern.search(src):
             return f"{cand}.{name}"
     return None
 
 
-def api_members(mod: str) -> list[tuple[str, str]]:
-    """(public name, dotted path of its definition) for every name of ``tcpabr_model.<mod>.__all__``."""
+@functools.lru_cache(maxsize=None)
+def api_entries(mod: str) -> tuple:
+    """``(name, path, kind, anchor)`` for every name of ``tcpabr_model.<mod>.__all__``: ``kind``
+    is ``'render'`` (its docstring on this page, anchor = its path), ``'link'`` (documented on
+    the page of the room that defines it) or ``'summary'`` (built at import time: a line)."""
     import importlib
 
     pkg = importlib.import_module(f"tcpabr_model.{mod}")
+    pages = set(api_modules())
     out = []
     for name in getattr(pkg, "__all__", []):
-        out.append((name, _defining_module(pkg, name, getattr(pkg, name))))
-    return out
+        path = _defining_module(pkg, name, getattr(pkg, name))
+        owner = path.split(".")[1] if path else mod
+        if path is None:
+            kind = "summary"
+        elif owner != mod and owner in pages:
+            kind = "link"
+        else:
+            kind = "render"
+        out.append((name, path, kind, path if kind == "render" else f"tcpabr_model.{mod}.{name}"))
+    return tuple(out)
 
 
 def api_page(mod: str) -> str:
-    lines = [f"# `tcpabr_model.{mod}`", "", f"::: tcpabr_model.{mod}", "    options:", "      members: false", ""]
     import importlib
 
     pkg = importlib.import_module(f"tcpabr_model.{mod}")
-    for name, path in api_members(mod):
-        if path is None:     # built at import time (e.g. reproduce.SPECS): no source line to render
+    lines = [f"# `tcpabr_model.{mod}`", "", f"::: tcpabr_model.{mod}", "    options:", "      members: false", ""]
+    for name, path, kind, anchor in api_entries(mod):
+        if kind == "render":
+            lines += [f"::: {path}", "    options:", "      show_root_heading: true",
+                      "      show_root_full_path: false", "      heading_level: 2", ""]
+            continue
+        lines += [f'<a id="{anchor}"></a>', "", f"## `{name}`", ""]
+        if kind == "link":
+            owner = path.split(".")[1]
+            lines += [f"The same object as [`{path}`]({owner}.md#{path}) (re-exported here).", ""]
+        else:
             obj = getattr(pkg, name)
-            lines += [f'<a id="{_anchor(mod, name, path)}"></a>', "", f"## `{name}`", "",
-                      f"`{type(obj).__name__}` of {len(obj)} items, built when the package is imported; "
+            lines += [f"`{type(obj).__name__}` of {len(obj)} items, built when the package is imported; "
                       "the package description above says what it holds." if hasattr(obj, "__len__")
                       else f"`{type(obj).__name__}`; the package description above says what it is.", ""]
-            continue
-        owner = path.split(".")[1]
-        if owner != mod and owner in api_modules():    # documented on its own room's page: link it
-            lines += [f'<a id="{_anchor(mod, name, None)}"></a>', "", f"## `{name}`", "",
-                      f"The same object as [`{path}`]({owner}.md#{path}) (re-exported here).", ""]
-            continue
-        lines += [f"::: {path}", "    options:", "      show_root_heading: true", "      show_root_full_path: false",
-                  "      heading_level: 2", ""]
     return "\n".join(lines)
-
-
-def _anchor(mod: str, name: str, path: str | None) -> str:
-    return path if path is not None else f"tcpabr_model.{mod}.{name}"
 
 
 def report_dir() -> Path | None:
@@ -182,10 +197,8 @@ def on_post_build(config) -> None:
         if not page.is_file():
             page = site / "api" / f"{mod}.html"
         html = page.read_text() if page.is_file() else ""
-        for name, path in api_members(mod):
-            owner = path.split(".")[1] if path else mod
-            key = _anchor(mod, name, path if owner == mod or owner not in api_modules() else None)
-            if f'id="{key}"' not in html:
+        for name, path, _, anchor in api_entries(mod):
+            if f'id="{anchor}"' not in html:
                 missing.append(f"tcpabr_model.{mod}.{name} ({path})")
     if missing:
         raise RuntimeError(f"{len(missing)} public names are missing from the API reference: " + ", ".join(missing))

@@ -162,9 +162,10 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
     for k, (ok, wk) in enumerate(zip(link.service.offsets, link.service.weights)):
         for o, w in zip(ok, wk):
             if o.size:
-                even = np.arange(1, o.size + 1) * (link.rtt / o.size)
-                # packets the pattern is behind an even spread at its worst point
-                behind = max(0.0, float(np.max(np.searchsorted(o, even, side="right") * -1 + np.arange(1, o.size + 1))))
+                # packets the pattern is behind an even spread at its worst point: the i-th of an
+                # even spread is due at i e / n; how many of the pattern's have come by then
+                i = np.arange(1, o.size + 1)
+                behind = max(0.0, float(np.max(i - np.searchsorted(o, i * (link.rtt / o.size), side="right"))))
                 lags.append((occ[k] * w, behind))
     wsum = sum(x for x, _ in lags)
     mean_lag = sum(x * y for x, y in lags) / wsum if wsum > 0 else 0.0

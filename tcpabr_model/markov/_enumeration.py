@@ -214,7 +214,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             v_ss = ess
             u_loss = eul
             p_hi = p_lo           # no interval outcome
-        ack_patterned = patterned and mode != MODE_ABR and not constant_s
+        ack_patterned = patterned and mode != MODE_ABR   # TCP alone: S is the ACK clock
         q_lo = pat_ptr[si] if ack_patterned else 0
         q_hi = pat_ptr[si + 1] if ack_patterned else 1
         for pp in range(p_lo, p_hi):

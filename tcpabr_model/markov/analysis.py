@@ -62,7 +62,7 @@ class AnalysisResult(ResultMixin):
     build_seconds: float
     assemble_seconds: float
     solve_seconds: float
-    clipped: dict = None
+    clipped: dict | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""

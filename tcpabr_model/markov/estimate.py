@@ -79,7 +79,7 @@ def _kernel_args(key: tuple):
     delta, bmax, levels, wmax, feedback, source_rate = key[:6]
     with np.errstate(divide="ignore"):   # an outage level (service patterns only): no service, s = inf
         r_vals = 1.0 / np.array(levels, dtype=float)  # service time 1 / c_k of each level
-    mcr = key[8] if len(key) > 8 else 0.0
+    mcr = key[8]
     if feedback == "constant":
         s_vals, constant_s = np.full(len(levels), 1.0 / source_rate), True
     elif mcr > 0.0:    # INSTCAP with a minimum cell rate: the source sends at max(c_S, MCR) (sec. 11)
@@ -96,12 +96,17 @@ def _kernel_args(key: tuple):
 def pattern_args(key: tuple) -> tuple:
     """The kernels' service-pattern arrays ``(pat_ptr, pat_w, opp_ptr, opp_t)`` of a scenario
     with ``service`` (docs/model.md sec. 11), or () without (the kernel's defaults)."""
-    sk = key[7] if len(key) > 7 else None
+    sk = key[7]
     if sk is None:
         return ()
     pat_ptr, pat_w, opp_ptr, opp_t = sk
     return (np.array(pat_ptr, dtype=np.int64), np.array(pat_w, dtype=float), np.array(opp_ptr, dtype=np.int64),
             np.array(opp_t, dtype=float))
+
+
+def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray) -> tuple:
+    """Every argument of :func:`~._enumeration.build_skeleton` for the structure ``key``."""
+    return _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
 
 
 def ack_phase(key: tuple) -> float:
@@ -151,7 +156,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     key = scenario.structure_key()
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, _kernel_args(key) + (limit, True, prog, ack_phase(key)) + pattern_args(key), prog, None,
+    out = run_with_progress(build_skeleton, build_args(key, limit, True, prog), prog, None,
                             "counting states", progress)
     t_count = time.perf_counter() - t0
     n, overflow, n_nl, n_ls = out[0].shape[0], bool(out[12]), int(out[13]), int(out[14])

@@ -110,7 +110,7 @@ class Skeleton:
         b = self.states[:, 1].astype(float)
         ri = self.states[:, 3]
         delta = self.scenario_key[0]
-        if len(self.scenario_key) > 7 and self.scenario_key[7] is not None:
+        if self.scenario_key[7] is not None:
             served = delta * np.array(self.levels)   # service patterns: expected opportunities per interval
         else:
             served = np.floor(delta * np.array(self.levels) + 1e-9)
@@ -170,11 +170,11 @@ class Skeleton:
 
 
 def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False) -> Skeleton:
-    from .estimate import _kernel_args, ack_phase, pattern_args, run_with_progress
+    from .estimate import build_args, run_with_progress
 
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, _kernel_args(key) + (int(max_states), False, prog, ack_phase(key)) + pattern_args(key), prog,
+    out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _, ev_j) = out

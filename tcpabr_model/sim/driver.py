@@ -344,8 +344,7 @@ def run_network_replication(net: Network, rng: np.random.Generator, force_drops=
 
 def _network_task(task):
     net, child, force, kernel = task
-    out, dt, kin = run_network_replication(net, np.random.default_rng(child), force, kernel)
-    return out, dt, kin
+    return run_network_replication(net, np.random.default_rng(child), force, kernel)
 
 
 def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, level: float = 0.95,
