@@ -79,7 +79,9 @@ QUICK_GRID: dict = {
 FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
-_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio")
+_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp")
+#: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
+TCPS = ("timeout-only", "sack")
 
 # the paper's testbed (Section V): measurement/feedback interval s = 30 ms = 6 time units
 TESTBED_INTERVAL_UNITS = 6.0
@@ -289,7 +291,9 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     ----------
     params : mapping
         ``psi``, ``bmax``, ``delta``, ``wmax``, ``feedback`` ('instcap' or 'none'),
-        ``mode`` ('embedded' or 'continuous'), optionally ``rate_ratio`` (0.5).
+        ``mode`` ('embedded' or 'continuous'), optionally ``rate_ratio`` (0.5) and ``tcp``
+        ('timeout-only', the default, or 'sack': the analysis' ``Scenario(tcp=...)`` and the
+        simulator's ``variant``, docs/model.md sec. 12).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -303,7 +307,7 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     Returns
     -------
     dict
-        ``optimistic``, ``conservative``, ``optimistic_eq18`` (analysis efficiencies),
+        ``optimistic``, ``conservative``, ``prediction``, ``optimistic_eq18`` (analysis efficiencies),
         ``n_states``; ``sim_efficiency`` (``efficiency_wire`` mean), ``sim_half_width``,
         ``sim_low``, ``sim_high`` (95 % CI), ``sim_efficiency_atm`` (cell tax charged),
         ``timeouts_per_kunit`` (timeouts per 1000 time units), ``frame_loss_ratio``,
@@ -324,16 +328,20 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     delta = check_real("delta", p.get("delta", 40.0), 1.0, 1e5)
     wmax = check_int("wmax", p.get("wmax", 128), 1, 1_000_000)
     rr = check_real("rate_ratio", p.get("rate_ratio", 0.5), 0.0, 1.0, low_open=True)
+    tcp = check_choice("tcp", p.get("tcp", "timeout-only"), TCPS)
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
-    a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback))
+    a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp))
     kw = {"duration_units": duration_units}
     diag = diagnostics and feedback == "none"
     if diag:
         # TCP alone ignores the measurement interval; use it as a fine trace clock
         unit = 500 / 100e3
         kw["interval"] = 1.0 * unit
+    if tcp != "timeout-only":
+        from .sim import TcpConfig
+        kw["tcp"] = TcpConfig(variant=tcp, wmax=wmax)
     sc = sim_scenario(mode, delta=delta, bmax=bmax, psi=psi, wmax=wmax, feedback=feedback, rate_ratio=rr, **kw)
     r = simulate(sc, replications=replications, seed=seed, trace=diag)
     e = r.efficiency_wire
@@ -343,6 +351,7 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     return {
         "optimistic": a.optimistic,
         "conservative": a.conservative,
+        "prediction": a.prediction,
         "optimistic_eq18": a.optimistic_eq18,
         "n_states": a.n_states,
         "sim_efficiency": e.mean,
@@ -392,6 +401,8 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
         check_choice("feedback", v, FEEDBACKS)
     for v in base["mode"]:
         check_choice("mode", v, MODES)
+    for v in base.get("tcp", []):
+        check_choice("tcp", v, TCPS)
     return Grid(base)
 
 

@@ -14,7 +14,8 @@ Finite-sample estimators and EFFCAP (eqs. 24-28, Section VI design rule)
     effcap_feedback_series, effcap_design, EffcapDesign
 Window-to-throughput (seed 002 eqs. 1-2, FIFO share)
     throughput_from_window, derive_eq2_closed_form, average_window_linear,
-    average_window_linear_sum, sawtooth_average_window, sawtooth_throughput, fifo_share
+    average_window_linear_sum, sawtooth_average_window, sawtooth_throughput, fifo_share,
+    lakshman_madhow_efficiency (fast recovery at constant capacity)
 ATM accounting (seeds 000, 002, 004)
     Encapsulation, cells_per_packet, padding_bytes, tcp_efficiency, tcp_max_throughput,
     atm_cell_efficiency, CELL_BYTES, CELL_PAYLOAD, SONET_PAYLOAD_FRACTION
@@ -66,6 +67,7 @@ from .window import (
     average_window_linear_sum,
     derive_eq2_closed_form,
     fifo_share,
+    lakshman_madhow_efficiency,
     sawtooth_average_window,
     sawtooth_throughput,
     throughput_from_window,
@@ -103,6 +105,7 @@ __all__ = [
     "efficiency_seed004",
     "fifo_share",
     "jain_index",
+    "lakshman_madhow_efficiency",
     "min_cycle_mean",
     "padding_bytes",
     "qos_delta",

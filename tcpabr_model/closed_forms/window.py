@@ -144,3 +144,25 @@ def fifo_share(mu, occupancy):
     if x.ndim != 1 or x.size == 0 or np.any(~np.isfinite(x)) or np.any(x < 0) or x.sum() <= 0:
         raise ValueError(f"occupancy={occupancy!r} is invalid: must be a 1-D array of x_i >= 0 with a positive sum")
     return m * x / x.sum()
+
+
+def lakshman_madhow_efficiency(beta):
+    """Efficiency of one TCP with fast recovery on a constant-capacity link, Lakshman and
+    Madhow (IEEE/ACM ToN 5(3), 1997), idealised Reno: one halving per loss episode.
+
+    ``beta = B / (mu T)``: buffer over the bandwidth-delay product (packets over packets).
+    The window grows by one per round trip up to ``W_max = mu T (1 + beta)``, where the
+    buffer overflows, and is halved.  Below the pipe (``W < mu T``) the link idles; above it
+    the round trip grows with the queue.  Integrating both phases,
+
+        efficiency = 3 (1 + beta)^2 / (4 (1 + beta + beta^2))   for beta < 1, else 1,
+
+    (0.75 at beta = 0, 0.893 at 0.25, 0.964 at 0.5).  Throughput / link capacity,
+    dimensionless; the reference of ``Scenario(tcp='sack')`` at constant capacity
+    (docs/model.md sec. 12.3).
+    """
+    b = np.asarray(beta, dtype=float)
+    if np.any(~np.isfinite(b)) or np.any(b < 0):
+        raise ValueError(f"beta={beta!r} is invalid: must be finite and >= 0 (buffer / bandwidth-delay product)")
+    out = np.where(b >= 1.0, 1.0, 3.0 * (1.0 + b) ** 2 / (4.0 * (1.0 + b + b * b)))
+    return float(out) if out.ndim == 0 else out

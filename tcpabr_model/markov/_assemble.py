@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from ._interval import ceil_log2
+from ._interval import code_m, code_u
 
 
 @njit(cache=True)
@@ -62,14 +63,16 @@ def t_row(i, st, nl_ptr, nl_prob, nl_t, Q, cols, vals, k):
 
 @njit(cache=True, inline="always")
 def l_row(i, st, ls_ptr, ls_m, ls_prob, reg, constant_s, Pk, cols, vals, k):
-    """The loss entries of row ``i`` of L (eq. 13: mass p(x) alpha(x; 2m) Q^(3 + ceil(log2 m)),
+    """The loss entries of row ``i`` of L (eq. 13: mass p(x) alpha(x; 2m) Q^U with U = 3 + ceil(log2 m)
+    after a timeout, 2 or 3 after a fast recovery (docs/model.md sec. 12)),
     ``Pk`` from :func:`rate_law_powers`), written to ``cols[k:]``, ``vals[k:]``; returns the
     new end."""
     nlev = Pk.shape[1]
+    mmax = reg.shape[0] - 1
     ri = st[i, 3]
     for e in range(ls_ptr[i], ls_ptr[i + 1]):
-        m = ls_m[e]
-        u = 3 + ceil_log2(m)
+        m = code_m(ls_m[e], mmax)   # the loss-event code's window and cycle length (sec. 12);
+        u = code_u(ls_m[e], mmax)   # for a timeout-only TCP the code is m, u = 3 + ceil(log2 m)
         q = ls_prob[e]
         if constant_s:
             for i2 in range(nlev):

@@ -22,6 +22,7 @@ from numba import njit
 
 from ._interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
                         pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
+from ._interval import DUPTHRESH, N_CODE_KINDS, add_recovery_windows, code_m, loss_interval_counts
 
 
 # --- open-addressing hash set of int64 keys (state -> index) ---------------------------
@@ -96,7 +97,7 @@ def _add_state(st, hkeys, hvals, j, key, n, a, b, d, ri, si):
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None):
+                   opp_t=None, fast_recovery=False):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
@@ -105,7 +106,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     and the S component is always 0).  Every level can follow every level.
 
     Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of
-    (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True`` stores no transitions (the
+    (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True``
+    stores no transitions (the
     enumeration and its reachability rules are the same, so the state count is exact).
     ``progress`` (int64[2], optional) receives the states processed and found so far, for
     a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
@@ -118,10 +120,19 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     (state, N, pattern) is one entry of the loss-free and loss laws, and ``ev_j`` holds
     E[J 1{loss}], the packets admitted before the first loss (the ``prediction`` reward).
     Without patterns the enumeration is the one of sections 5-5a, number for number.
+
+    ``fast_recovery`` (``Scenario(tcp='sack')``, docs/model.md sec. 12): each loss outcome is
+    replayed to the end of its interval (``_interval.loss_interval_counts``) and its loss
+    windows split into fast-recovery and timeout cycles; ``ls_m`` then holds loss-event
+    codes (``_interval.code_m``, ``code_u``) and four more per-state arrays are returned:
+    the probability of fast recovery and E[(B + J + J2) 1{FR}], E[(B + J + w - L) 1{FR}] and
+    E[(B + J + w) 1{FR}] (the conservative, prediction and optimistic credits of sec. 12).  Without
+    it the codes are the windows m and every number is the timeout-only engine's.
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
     mmax = (wmax + 1) // 2
+    ncodes = N_CODE_KINDS * mmax if fast_recovery else mmax
     cap = 1024
     hkeys = np.full(4096, -1, dtype=np.int64)
     hvals = np.empty(4096, dtype=np.int64)
@@ -147,10 +158,17 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
     eu = np.zeros(cap if store else 1, dtype=np.float64)
     ev_j = np.zeros(cap if store else 1, dtype=np.float64)
+    fcap = cap if (store and fast_recovery) else 1
+    fr_p = np.zeros(fcap, dtype=np.float64)
+    fr_cons = np.zeros(fcap, dtype=np.float64)
+    fr_pred = np.zeros(fcap, dtype=np.float64)
+    fr_opt = np.zeros(fcap, dtype=np.float64)
 
     pmf_n = np.empty(wmax + 2, dtype=np.float64)
     pmf_k = np.empty(4 * wmax + int(delta) + bmax + 8, dtype=np.float64)
-    lossm = np.zeros(mmax + 1, dtype=np.float64)
+    lossm = np.zeros(ncodes + 1, dtype=np.float64)
+    work = np.empty(int(math.floor(delta / min(r_vals.min(), s_vals.min()) + EPS)) + 2 * wmax + 8
+                    if fast_recovery else 1)
     n_rs = 1 if constant_s else nlev
     # ABR: (i_L, K) per (b, R level, S index), filled on first use
     tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
@@ -176,6 +194,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_ss = _grow(ev_ss, newcap)
             eu = _grow(eu, newcap)
             ev_j = _grow(ev_j, newcap)
+            if fast_recovery:
+                fr_p = _grow(fr_p, newcap)
+                fr_cons = _grow(fr_cons, newcap)
+                fr_pred = _grow(fr_pred, newcap)
+                fr_opt = _grow(fr_opt, newcap)
         a = st[i, 0]
         b = st[i, 1]
         d = st[i, 2]
@@ -188,7 +211,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         pinc = 1.0 / w0
         nlo, nhi = increment_law(d, w0, wmax, pmf_n)
 
-        mlo = mmax + 1  # loss windows touched: lossm[mlo..mhi] (lossm is zero elsewhere)
+        mlo = ncodes + 1  # loss-event codes touched: lossm[mlo..mhi] (lossm is zero elsewhere)
         mhi = 0
         pl = 0.0
         v_post = 0.0
@@ -198,6 +221,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         khi = -1
         nack_done = -1
         v_j = 0.0
+        f_p = 0.0
+        f_cons = 0.0
+        f_pred = 0.0
+        f_opt = 0.0
         p_lo = pat_ptr[ri] if patterned else 0
         p_hi = pat_ptr[ri + 1] if patterned else 1
         z1 = 1 if (patterned and d == 0) else 0   # no ACK returns in this interval
@@ -284,7 +311,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 if n_proven > max_states:
                                     overflow = True
                                     return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                            p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                                            p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
+                fr_p, fr_cons, fr_pred, fr_opt)
                     elif patterned:
                         lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
                                                                      opp_ptr[pp + 1], bmax, ack_phase,
@@ -323,7 +351,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                     if n_states >= max_states:
                                         overflow = True
                                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
+                fr_p, fr_cons, fr_pred, fr_opt)
                                     tgt = n_states
                                     st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
                                     st[tgt, 5] = z1
@@ -343,12 +372,28 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         if nack != nack_done:
                             klo, khi = binomial_window(nack, pinc, pmf_k)
                             nack_done = nack
-                        ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm,
-                                                                  mlo, mhi)
-                        v_post += pn * (jl + ew)
-                        v_j += pn * jl
-                        v_ss += pn * ess
-                        u_loss += pn * eul
+                        if fast_recovery:
+                            # sec. 12: the whole loss interval decides fast retransmit or timeout
+                            _, j2, n_lost, _ = loss_interval_counts(mode, a, b, d, ninc, r, s, bmax, delta,
+                                                                   work, ack_phase)
+                            kind = 1 if j2 >= DUPTHRESH else 2
+                            q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
+                                pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm, mlo, mhi, mmax, n_lost, kind)
+                            v_post += pn * (q_to * jl + ew_to)
+                            v_j += pn * q_to * jl
+                            v_ss += pn * ess
+                            u_loss += pn * eul
+                            f_p += pn * q_fr
+                            f_cons += pn * q_fr * (b + jl + j2)
+                            f_pred += pn * (q_fr * (b + jl - n_lost) + ew_fr)
+                            f_opt += pn * (q_fr * (b + jl) + ew_fr)
+                        else:
+                            ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax,
+                                                                      lossm, mlo, mhi)
+                            v_post += pn * (jl + ew)
+                            v_j += pn * jl
+                            v_ss += pn * ess
+                            u_loss += pn * eul
         # normalise loss mass lost to the dropped tail terms
         lt = 0.0
         for m in range(mlo, mhi + 1):
@@ -362,16 +407,22 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_ss[i] = v_ss
             eu[i] = (1.0 - pl) + u_loss
             ev_j[i] = v_j
-        for m in range(max(mlo, 1), mhi + 1):
-            if lossm[m] <= 0.0:
+            if fast_recovery:
+                fr_p[i] = f_p
+                fr_cons[i] = f_cons
+                fr_pred[i] = f_pred
+                fr_opt[i] = f_opt
+        for c in range(max(mlo, 1), mhi + 1):
+            if lossm[c] <= 0.0:
                 continue
             if store:
                 if n_ls + 1 >= ls_prob.shape[0]:
                     ls_prob = _grow(ls_prob, 0)
                     ls_m = _grow(ls_m, 0)
-                ls_prob[n_ls] = lossm[m]
-                ls_m[n_ls] = m
+                ls_prob[n_ls] = lossm[c]
+                ls_m[n_ls] = c
             n_ls += 1
+            m = code_m(c, mmax)
             for ri2 in range(nlev):
                 for si2 in range(n_rs):
                     if reg[m, ri2, si2] >= 0:
@@ -384,7 +435,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     if n_states >= max_states:
                         overflow = True
                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j)
+                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
+                fr_p, fr_cons, fr_pred, fr_opt)
                     st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2)
                     reg[m, ri2, si2] = n_states
                     n_states += 1
@@ -409,6 +461,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     n = n_states
     if not store:
         return (st[:n, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
-                reg, overflow, n_nl, n_ls, ev_j)
+                reg, overflow, n_nl, n_ls, ev_j,
+                fr_p, fr_cons, fr_pred, fr_opt)
+    nf = n if fast_recovery else 1
     return (st[:n, :5].copy(), nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
-            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n])
+            ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n],
+            fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf])

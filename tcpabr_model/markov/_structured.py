@@ -25,6 +25,7 @@ from numba import njit
 
 from ._assemble import rate_powers, t_row, t_row_buffers
 from ._interval import ceil_log2
+from ._interval import code_m, code_u
 
 
 @njit(cache=True, inline="always")
@@ -97,7 +98,8 @@ def tarjan_scc(n, indptr, indices):
 
 @njit(cache=True)
 def loss_events(st, ls_ptr, ls_m, nlev):
-    """Column indices of L_E (state -> loss event e = K (m - 1) + R index, K = ``nlev``
+    """Column indices of L_E (state -> loss event e = K (c - 1) + R index, c the loss-event
+    code (the window m for a timeout-only TCP, docs/model.md sec. 12), K = ``nlev``
     levels; independent of the rate chain's matrix), as int32: with the skeleton's
     ``ls_ptr`` and ``ls_prob`` they are the CSR of L_E, without a copy of either."""
     out = np.empty(ls_m.shape[0], dtype=np.int32)
@@ -239,18 +241,19 @@ def backward_h(n, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, e_ptr, e_idx, e_val,
 
 
 @njit(cache=True)
-def event_kernel(h, reg, mmax, constant_s, Q):
+def event_kernel(h, reg, mmax, constant_s, Q, ncodes):
     """K_E(e, e') = sum_rho G(e, rho) h(rho, e') with G the rate law of eq. 13
-    (``Q``: the K x K rate chain per round trip)."""
+    (``Q``: the K x K rate chain per round trip; ``ncodes`` loss-event codes, sec. 12)."""
     nlev = Q.shape[0]
-    n_events = nlev * mmax
+    n_events = nlev * ncodes
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
     Pk = rate_powers(Q, kmax)
     K = np.zeros((n_events, n_events))
-    for m in range(1, mmax + 1):
-        u = 3 + ceil_log2(m)
+    for c in range(1, ncodes + 1):
+        m = code_m(c, mmax)
+        u = code_u(c, mmax)
         for i1 in range(nlev):
-            e = nlev * (m - 1) + i1
+            e = nlev * (c - 1) + i1
             if constant_s:
                 for i2 in range(nlev):
                     rho = reg[m, i2, 0]
@@ -267,16 +270,17 @@ def event_kernel(h, reg, mmax, constant_s, Q):
 
 
 @njit(cache=True)
-def entry_vector(lam, reg, mmax, n, constant_s, Q):
-    """nu = lambda G: mass entering each regeneration state."""
+def entry_vector(lam, reg, mmax, n, constant_s, Q, ncodes):
+    """nu = lambda G: mass entering each regeneration state (``ncodes`` loss-event codes)."""
     nlev = Q.shape[0]
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
     Pk = rate_powers(Q, kmax)
     nu = np.zeros(n)
-    for m in range(1, mmax + 1):
-        u = 3 + ceil_log2(m)
+    for c in range(1, ncodes + 1):
+        m = code_m(c, mmax)
+        u = code_u(c, mmax)
         for i1 in range(nlev):
-            le = lam[nlev * (m - 1) + i1]
+            le = lam[nlev * (c - 1) + i1]
             if le == 0.0:
                 continue
             if constant_s:

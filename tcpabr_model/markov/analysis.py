@@ -39,7 +39,9 @@ class AnalysisResult(ResultMixin):
     packets a timeout-only TCP delivers in order in a loss cycle).  The three are
     efficiencies of at most 1: a value above 1 (the caps act on expectations given the
     state) is returned as 1 and ``clipped[name]`` holds the unclipped value (None where the
-    bound was at most 1).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    bound was at most 1).  ``fast_recovery_share`` (``tcp='sack'``, docs/model.md sec. 12):
+    the share of loss cycles recovered by fast retransmit, the rest by a timeout (None for
+    the timeout-only TCP).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
     entries of its loss-free and loss parts, an upper bound.
     """
@@ -63,6 +65,7 @@ class AnalysisResult(ResultMixin):
     assemble_seconds: float
     solve_seconds: float
     clipped: dict | None = None
+    fast_recovery_share: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""
@@ -111,12 +114,16 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
             "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
             "feedback": scenario.feedback, "source_rate": scenario.source_rate,
             "bmax_counts_service": scenario.bmax_counts_service,
-            "ack_clock": scenario.ack_clock}
+            "ack_clock": scenario.ack_clock, "tcp": scenario.tcp}
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()
     eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
     clipped = {k: (v if v > 1.0 else None) for k, v in eff.items()}   # unclipped value, None if <= 1
+    fr_share = None
+    if sk.recovery is not None:
+        p_all = float(pi @ sk.p_loss)
+        fr_share = min(max(float(pi @ sk.recovery[0]) / p_all, 0.0), 1.0) if p_all > 0 else 0.0
     if scenario.service is not None:
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     return AnalysisResult(
@@ -139,6 +146,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         assemble_seconds=t_asm,
         solve_seconds=sol.seconds,
         clipped=clipped,
+        fast_recovery_share=fr_share,
     )
 
 

@@ -6,6 +6,8 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
+from .scenario import TCP_MODELS  # numpy and the validators only
+
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
 
@@ -53,6 +55,9 @@ def register(sub) -> None:
                    help="the paper's buffer count: bmax waiting places plus the packet in service")
     p.add_argument("--ack-clock", choices=("at-epoch", "after-service"), default="at-epoch",
                    help="TCP alone: returning ACKs at i*g from the epoch (default) or one spacing later")
+    p.add_argument("--variant", dest="tcp", choices=TCP_MODELS, default="timeout-only",
+                   help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
+                        "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
@@ -80,6 +85,10 @@ def _run_trace(args: argparse.Namespace) -> int:
                              "round trip")
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
+    if args.tcp != "timeout-only":
+        raise ValueError(f"tcp={args.tcp!r} is invalid with --trace: the within-round-trip service of a trace is "
+                         "modelled for the timeout-only TCP only (docs/model.md sec. 12); use --capacity with a "
+                         "fitted model, or tcpabr simulate --capacity-trace TRACE --variant sack")
     trace = read_trace(args.trace)
     link = fit_link(trace, args.rtt, states=args.states, patterns=args.patterns)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr)
@@ -122,7 +131,8 @@ def _run(args: argparse.Namespace) -> int:
     sc = Scenario(delta=args.delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
                   max_states=args.max_states, ack_clock=args.ack_clock,
-                  bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr)
+                  bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
+                  tcp=args.tcp)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
@@ -130,10 +140,13 @@ def _run(args: argparse.Namespace) -> int:
         chain = f"capacity={args.capacity} ({sc.n_levels} levels {', '.join(f'{c:.4g}' for c in sc.levels)})"
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
-        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}\n"
+        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax} variant={sc.tcp}\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"
+        f"  efficiency prediction   {r.prediction:.4f}\n"
+        + (f"  losses recovered by fast retransmit {r.fast_recovery_share:.1%} (the rest by timeout)\n"
+           if r.fast_recovery_share is not None else "") +
         f"  throughput  {r.throughput_conservative:.4f} .. {r.throughput_optimistic:.4f} packets/time unit "
         f"(mean capacity {r.mean_capacity:.4f})\n"
         f"  chain: {r.n_states} states, {r.nnz} nonzeros, residual {r.residual:.1e} ({r.method}); "

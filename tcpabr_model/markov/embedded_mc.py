@@ -6,7 +6,12 @@ dynamics, the loss window w = W + N + Binomial(b + J, 1/W) (alpha, eq. 11), the 
 length 3 + ceil(log2 m) (eq. 12) and the rate chain stepped U times (eq. 13) -- and
 never reads the transition matrix.  Agreement with :func:`analyze` within the
 confidence interval therefore checks the enumeration, the matrix assembly and the
-solvers.  It shares only the deterministic interval kernel with the skeleton.
+solvers.  It shares only the deterministic interval kernels with the skeleton.
+
+With ``Scenario(tcp='sack')`` each loss interval is replayed to its end and the loss is
+recovered by fast retransmit when ``w - L >= 3`` (a cycle of 2 or 3 round trips to
+(0, 0, floor(w / 2))), else by the timeout above (docs/model.md sec. 12); the rewards are
+then the sec. 12 credits (uncapped, like eq. 18 here).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from numba import njit
 
 from .._validate import check_int
 from ._interval import MODE_ABR, MODE_TCP_ALONE, ceil_log2, interval_outcome
+from ._interval import DUPTHRESH, loss_interval_counts
 from .scenario import Scenario
 
 __all__ = ["EmbeddedMCResult", "simulate_embedded"]
@@ -42,7 +48,7 @@ def _next_level(i, pswitch, cum):
 
 @njit(cache=True)
 def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, b0, d0,
-         n_cycles, burn_in, n_batches, seed, phase):
+         n_cycles, burn_in, n_batches, seed, phase, fast_recovery=False):
     """Batch sums of the embedded chain's rewards; the rate chain is drawn by
     :func:`_next_level` (two-state ``pswitch`` or K-level ``cum``)."""
     np.random.seed(seed)
@@ -74,15 +80,29 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, 
             w = w0 + ninc + kk
             if w > wmax:
                 w = wmax
-            m = (w + 1) // 2
-            c = ceil_log2(m)
-            ss = float((1 << c) - 1)
-            v18 = d + b + jl + w + ss
-            vc = d + b + ss
-            u = 3.0 + c
+            n_lost = 0
+            j2 = 0
+            if fast_recovery:
+                _, j2, n_lost, _ = loss_interval_counts(mode, a, b, d, ninc, r_vals[ri], s_vals[si], bmax,
+                                                       delta, work, phase)
+            if fast_recovery and w - n_lost >= DUPTHRESH:
+                # fast retransmit, PRR to ssthresh = floor(w / 2): 2 or 3 round trips (sec. 12)
+                m = w // 2
+                steps = 2 if j2 >= DUPTHRESH else 3
+                v18 = d + b + jl + w
+                vc = d + b + jl + j2
+                u = float(steps)
+            else:
+                m = (w + 1) // 2
+                c = ceil_log2(m)
+                ss = float((1 << c) - 1)
+                v18 = d + b + jl + w + ss
+                vc = d + b + ss
+                u = 3.0 + c
+                steps = 3 + c
             prev = ri
             cur = ri
-            for _ in range(3 + c):
+            for _ in range(steps):
                 prev = cur
                 cur = _next_level(cur, pswitch, cum)
             ri = cur
@@ -139,7 +159,8 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     else:
         pswitch, cum = np.empty(0), np.cumsum(scenario.rate_matrix, axis=1)
     v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.buffer_capacity, scenario.wmax,
-                             r_vals, s_vals, pswitch, cum, a0, b0, d0, n_cycles, burn_in, n_batches, seed, phase)
+                             r_vals, s_vals, pswitch, cum, a0, b0, d0, n_cycles, burn_in, n_batches, seed, phase,
+                             scenario.tcp == "sack")
     from scipy import stats
 
     scale = scenario.delta * scenario.mean_capacity

@@ -25,10 +25,13 @@ from .._validate import check_choice, check_int, check_real
 if TYPE_CHECKING:  # the capacity package is imported only when a model is given
     from ..capacity import CapacityModel, ServicePatterns
 
-__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "MAX_PSI"]
+__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "MAX_PSI"]
 
 FEEDBACKS = ("instcap", "none", "constant")
 ACK_CLOCKS = ("at-epoch", "after-service")
+#: The TCPs the embedded chain models, named as the simulator's ``--variant``: the paper's
+#: timeout-only TCP (III-A.7) and SACK with fast retransmit and PRR (docs/model.md sec. 12).
+TCP_MODELS = ("timeout-only", "sack")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -105,6 +108,13 @@ class Scenario:
         TM 4.0 minimum cell rate of the INSTCAP source, packets per time unit (a fraction of
         the peak level, the simulator's unit): the source sends at ``max(c_S, mcr)``
         (docs/model.md sec. 11).  0, TM 4.0's default, is the paper's source.
+    tcp : {'timeout-only', 'sack'}
+        The TCP of the chain, in the simulator's ``--variant`` vocabulary.  'timeout-only'
+        (default): the paper's TCP, every loss recovered by a timeout (III-A.7).  'sack':
+        SACK with fast retransmit and Proportional Rate Reduction (RFC 6675 / RFC 6937, the
+        default of Linux and ns-3): a loss with enough duplicate ACKs is recovered in one
+        or two round trips with the window halved, a loss without them by a timeout
+        (docs/model.md sec. 12).  Not yet with ``service``.
     """
 
     delta: float = 40.0
@@ -120,6 +130,7 @@ class Scenario:
     capacity: "CapacityModel | None" = None
     service: "ServicePatterns | None" = None
     mcr: float = 0.0
+    tcp: str = "timeout-only"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -148,6 +159,11 @@ class Scenario:
         if not isinstance(self.bmax_counts_service, bool):
             raise ValueError(f"bmax_counts_service={self.bmax_counts_service!r} is invalid: must be True or False")
         check_choice("ack_clock", self.ack_clock, ACK_CLOCKS)
+        check_choice("tcp", self.tcp, TCP_MODELS)
+        if self.tcp != "timeout-only" and self.service is not None:
+            raise ValueError(f"tcp={self.tcp!r} is invalid with service: fast recovery over service patterns is "
+                             "not modelled (docs/model.md sec. 12); use tcp='timeout-only' or a capacity model "
+                             "without service, or the simulator (tcpabr simulate --variant sack)")
         object.__setattr__(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
         if self.mcr > 0.0 and self.feedback != "instcap":
             raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: the minimum cell rate "
@@ -299,4 +315,4 @@ class Scenario:
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
         return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
-                self.ack_clock, self._service_key, self.mcr)
+                self.ack_clock, self._service_key, self.mcr, self.tcp)

@@ -67,6 +67,10 @@ class Skeleton:
     constant_s: bool
     build_seconds: float
     j_loss: np.ndarray | None = None    # E[J 1{loss} | x]: packets admitted before the first loss
+    #: tcp='sack' (docs/model.md sec. 12): per state P(FR | x) and E[c 1{FR} | x] for the
+    #: conservative, prediction and optimistic credits c = B + J + J2, B + J + w - L and B + J + w;
+    #: None otherwise
+    recovery: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @property
     def n_states(self) -> int:
@@ -80,6 +84,19 @@ class Skeleton:
     @property
     def n_levels(self) -> int:
         return len(self.scenario_key[2])
+
+    @property
+    def mmax(self) -> int:
+        """ceil(W_max / 2): the largest regeneration window m of eq. 13."""
+        return int(self.reg.shape[0] - 1)
+
+    @property
+    def n_codes(self) -> int:
+        """Loss-event codes (docs/model.md sec. 12): m = 1..mmax (timeouts), and with fast
+        recovery mmax + m and 2 mmax + m (recovery in 2 and 3 round trips)."""
+        from ._interval import N_CODE_KINDS
+
+        return self.mmax * (N_CODE_KINDS if self.recovery is not None else 1)
 
     @property
     def window(self) -> np.ndarray:
@@ -124,21 +141,40 @@ class Skeleton:
             C[n] = C[n - 1] + Pj @ served
             Pj = Pj @ P
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
-        u_of = 3 + np.frexp(self.ls_m - 1)[1].astype(int)  # 3 + ceil(log2 m) = 3 + bit_length(m - 1)
+        # loss-event codes (sec. 12): kind 0 the timeout to (0, 0, m), kinds 1-2 fast recovery
+        kind = (self.ls_m - 1) // mmax
+        m_of = self.ls_m - mmax * kind
+        u_of = 3 + np.frexp(m_of - 1)[1].astype(int)  # 3 + ceil(log2 m) = 3 + bit_length(m - 1)
+        if self.recovery is not None:
+            u_of = np.where(kind == 0, u_of, 1 + kind)
         cycle_room = np.zeros(self.n_states)
-        np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - self.ls_m))
+        np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - m_of))
         cycle_room = np.maximum(cycle_room, 0.0)
-        credit = self.p_loss * b + self.ss
-        room3 = self.p_loss * np.maximum(C[3, ri] - b, 0.0)
+        if self.recovery is None:
+            credit = self.p_loss * b + self.ss
+            room3 = self.p_loss * np.maximum(C[3, ri] - b, 0.0)
+            before_recovery = np.minimum(self.post, room3)
+            out = {
+                "eq18": d + credit + self.post,
+                "optimistic": d + np.minimum(credit + before_recovery, cycle_room),
+                "conservative": d + np.minimum(credit, cycle_room),
+            }
+            if self.j_loss is not None:
+                out["prediction"] = d + np.minimum(credit + np.minimum(self.j_loss, room3), cycle_room)
+            return out
+        # tcp='sack' (sec. 12): the timeout cycles as above (their probability p - p_FR), the
+        # fast-recovery cycles with their own credits, both under the one cycle cap
+        p_fr, fr_cons, fr_pred, fr_opt = self.recovery
+        p_to = np.maximum(self.p_loss - p_fr, 0.0)
+        credit = p_to * b + self.ss
+        room3 = p_to * np.maximum(C[3, ri] - b, 0.0)
         before_recovery = np.minimum(self.post, room3)
-        out = {
-            "eq18": d + credit + self.post,
-            "optimistic": d + np.minimum(credit + before_recovery, cycle_room),
-            "conservative": d + np.minimum(credit, cycle_room),
+        return {
+            "eq18": d + credit + self.post + fr_opt,
+            "optimistic": d + np.minimum(credit + before_recovery + fr_opt, cycle_room),
+            "conservative": d + np.minimum(credit + fr_cons, cycle_room),
+            "prediction": d + np.minimum(credit + np.minimum(self.j_loss, room3) + fr_pred, cycle_room),
         }
-        if self.j_loss is not None:
-            out["prediction"] = d + np.minimum(credit + np.minimum(self.j_loss, room3), cycle_room)
-        return out
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
@@ -177,7 +213,7 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow, _, _, ev_j) = out
+     overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt) = out
     delta, bmax, _, wmax = key[:4]
     if overflow:
         raise ChainTooLargeError(
@@ -186,8 +222,9 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
             "or reduce wmax"
         )
     constant_s = key[4] == "constant"
+    recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j)
+                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

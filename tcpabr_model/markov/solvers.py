@@ -20,7 +20,7 @@ import scipy.sparse.linalg as spla
 
 from ..errors import ErgodicityError, SolveError
 from ._assemble import rate_law_powers
-from ._interval import ceil_log2
+from ._interval import code_m, code_u
 from ._structured import (backward_h, entry_vector, event_kernel, event_mass, factored_graph, forward_pi,
                           forward_pi_prepared, has_closed_lossfree_class, leaving_classes, left_lossfree,
                           loss_events, prepare_forward, tarjan_scc)
@@ -87,7 +87,8 @@ class _Structure:
         self.comp = comp
         self.pos = pos
         self.mmax = sk.reg.shape[0] - 1
-        self.n_events = nlev * self.mmax
+        self.n_codes = sk.n_codes    # loss-event codes: the windows m, and fast recovery's (sec. 12)
+        self.n_events = nlev * self.n_codes
         # L_E in CSR: the skeleton's pointers and probabilities, event indices as int32
         self.e_ptr, self.e_val = sk.ls_ptr, sk.ls_prob
         self.e_idx = loss_events(sk.states, sk.ls_ptr, sk.ls_m, nlev)
@@ -200,7 +201,7 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     def left_K(v_act):
         lam_full[:] = 0.0
         lam_full[act] = v_act
-        nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
+        nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes)
         if prepared:
             pi = forward_pi_prepared(nu, s.order, s.ptr, *t_args, s.comp, *factors)
         else:
@@ -240,7 +241,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray):
     act = s.active
     if len(act) == 0:
         return None
-    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, Q)
+    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, Q, s.n_codes)
     Ka = K[np.ix_(act, act)]
     # reference event: largest mass after a few power steps on the small event chain
     lam = np.full(len(act), 1.0 / len(act))
@@ -251,7 +252,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray):
     lam_a = _reduced_solve_dense(np.eye(len(act)) - Ka, ref)
     lam_full = np.zeros(n_events)
     lam_full[act] = np.clip(lam_a, 0.0, None)
-    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q)
+    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes)
     return forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos)
 
 
@@ -345,15 +346,16 @@ def _event_targets(sk: Skeleton, Q: np.ndarray):
     mmax = sk.reg.shape[0] - 1
     Pk = rate_law_powers(Q, mmax)
     rows, cols, vals = [], [], []
-    for m in range(1, mmax + 1):
-        u = 3 + ceil_log2(m)
+    for c in range(1, sk.n_codes + 1):   # loss-event codes (docs/model.md sec. 12)
+        m = code_m(c, mmax)
+        u = code_u(c, mmax)
         if sk.constant_s:
             G = Pk[u]                                          # (i1, i2)
             tgt = np.broadcast_to(sk.reg[m, :, 0][None, :], G.shape)
         else:
             G = Pk[u - 1][:, :, None] * Q[None, :, :]          # (i1, j2, i2)
             tgt = np.broadcast_to(sk.reg[m].T[None, :, :], G.shape)  # reg[m, i2, j2]
-        ev = np.broadcast_to((nlev * (m - 1) + np.arange(nlev)).reshape((nlev,) + (1,) * (G.ndim - 1)), G.shape)
+        ev = np.broadcast_to((nlev * (c - 1) + np.arange(nlev)).reshape((nlev,) + (1,) * (G.ndim - 1)), G.shape)
         keep = (G > 0) & (tgt >= 0)
         rows.append(ev[keep])
         cols.append(tgt[keep])

@@ -1,0 +1,120 @@
+"""Fast retransmit and recovery in the Markov renewal engine (Scenario(tcp='sack'),
+docs/model.md sec. 12, issue 25)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.capacity import from_arrays
+from tcpabr_model.closed_forms import lakshman_madhow_efficiency
+from tcpabr_model.markov import Scenario, analyze, simulate_embedded, skeleton_for
+from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE, interval_outcome
+from tcpabr_model.markov._interval import code_m, code_u, loss_interval_counts
+from tcpabr_model.markov.solvers import stationary_distribution
+
+Q3 = np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.25, 0.7]])
+
+
+def test_timeout_only_is_the_papers_engine_to_the_last_bit():
+    """The default TCP is unchanged by the fast-recovery code (sec. 12.5)."""
+    r = analyze(Scenario(delta=40, bmax=10, psi=20))
+    assert r.optimistic == 0.8998547915483416
+    assert r.conservative == 0.8528197848199813
+    assert r.fast_recovery_share is None and r.scenario["tcp"] == "timeout-only"
+
+
+def test_loss_codes_give_window_and_cycle_length():
+    mmax = 64
+    assert [code_m(m, mmax) for m in (1, 5, 64)] == [1, 5, 64]
+    assert [code_u(m, mmax) for m in (1, 2, 5, 64)] == [3, 4, 6, 9]     # 3 + ceil(log2 m), eq. 12
+    assert (code_m(mmax + 7, mmax), code_u(mmax + 7, mmax)) == (7, 2)     # fast recovery, 2 round trips
+    assert (code_m(2 * mmax + 64, mmax), code_u(2 * mmax + 64, mmax)) == (64, 3)
+
+
+@settings(max_examples=150, deadline=None)
+@given(abr=st.booleans(), a=st.integers(0, 20), b=st.integers(0, 12), d=st.integers(0, 40), n=st.integers(0, 6),
+       slow=st.booleans(), fast_src=st.booleans(), bmax=st.integers(1, 12))
+def test_loss_interval_conserves_the_window(abr, a, b, d, n, slow, fast_src, bmax):
+    """b + J + J2 + L + a1 = W + N, and J is the first loss of the reference replay."""
+    delta = 20.0
+    b = min(b, bmax)
+    mode = MODE_ABR if abr else MODE_TCP_ALONE
+    if not abr:
+        a = 0
+    n = min(n, d)
+    if a + b + d == 0:
+        d = 1
+    r = 2.0 if slow else 1.0
+    s = 1.0 if fast_src else 2.0
+    work = np.empty(400)
+    j, j2, lost, a1 = loss_interval_counts(mode, a, b, d, n, r, s, bmax, delta, work, 0.0)
+    assert b + j + j2 + lost + a1 == a + b + d + n
+    assert min(j, j2, lost, a1) >= 0
+    hit, jl, *_ = interval_outcome(mode, a, b, d, n, r, s, bmax, delta, work, 0.0)
+    assert hit == (lost > 0)
+    if hit:
+        assert jl == j
+
+
+@pytest.mark.parametrize("fb", ["instcap", "none", "constant"])
+def test_sack_chain_is_stochastic_and_solvers_agree(fb):
+    extra = {"source_rate": 0.8} if fb == "constant" else {}
+    sc = Scenario(delta=20, bmax=6, psi=4, wmax=48, feedback=fb, tcp="sack", **extra)
+    sk = skeleton_for(sc)
+    P = sk.transition_matrix(sc.rate_matrix)   # raises ModelError unless every row sums to 1
+    assert P.data.min() >= 0
+    a = stationary_distribution(sk, sc.rate_matrix, method="structured")
+    b = stationary_distribution(sk, sc.rate_matrix, method="sparse-direct")
+    assert np.abs(a.pi - b.pi).sum() < 1e-10
+    assert sk.ls_m.max() > sk.mmax   # some losses are recovered by fast retransmit
+
+
+@pytest.mark.parametrize("feedback,psi", [("instcap", 1.5), ("instcap", 8.0), ("none", 3.0)])
+def test_sack_agrees_with_embedded_monte_carlo(feedback, psi):
+    """The Monte Carlo samples the process with its own loss replay and never reads the
+    matrix: the uncapped optimistic and the conservative rewards within 4 half-widths."""
+    sc = Scenario(delta=40, bmax=10, psi=psi, feedback=feedback, tcp="sack")
+    r = analyze(sc)
+    mc = simulate_embedded(sc, n_cycles=200_000, seed=7)
+    assert abs(mc.optimistic_eq18 - r.optimistic_eq18) < 4 * mc.optimistic_eq18_halfwidth
+    assert abs(mc.conservative - r.conservative) < 4 * mc.conservative_halfwidth
+
+
+@pytest.mark.parametrize("fb", ["instcap", "none"])
+def test_sack_three_levels_agree_with_embedded_monte_carlo(fb):
+    sc = Scenario(delta=10, bmax=3, wmax=16, capacity=from_arrays([1.0, 0.6, 0.3], Q3, epoch=10.0),
+                  feedback=fb, tcp="sack")
+    r = analyze(sc)
+    mc = simulate_embedded(sc, n_cycles=100_000, seed=3)
+    assert abs(mc.optimistic_eq18 - r.optimistic_eq18) < 4 * mc.optimistic_eq18_halfwidth
+    assert abs(mc.conservative - r.conservative) < 4 * mc.conservative_halfwidth
+
+
+@pytest.mark.parametrize("delta", [40, 80])
+@pytest.mark.parametrize("beta", [0.25, 0.5, 0.75, 1.0])
+def test_constant_capacity_matches_lakshman_madhow(delta, beta):
+    """TCP alone at constant capacity: the prediction within 3 % of Lakshman-Madhow's
+    fast-recovery efficiency and the band around it (measured: within 1.5 %)."""
+    bmax = int(round(beta * delta))
+    r = analyze(Scenario(delta=delta, bmax=bmax, psi=20, rate_ratio=1.0, feedback="none", tcp="sack",
+                         wmax=4 * delta))
+    lm = lakshman_madhow_efficiency(bmax / delta)
+    assert abs(r.prediction - lm) <= 0.03 * lm
+    assert r.conservative - 1e-9 <= lm <= r.optimistic + 0.005
+    assert r.fast_recovery_share > 0.99
+
+
+@settings(max_examples=12, deadline=None)
+@given(psi=st.sampled_from([1.5, 3.0, 10.0, 50.0]), bmax=st.integers(2, 8), fb=st.sampled_from(["instcap", "none"]))
+def test_sack_bounds_are_ordered(psi, bmax, fb):
+    r = analyze(Scenario(delta=12, bmax=bmax, psi=psi, wmax=32, feedback=fb, tcp="sack"))
+    assert 0.0 < r.conservative <= r.prediction + 1e-12 <= r.optimistic + 2e-12 <= 1.0 + 2e-12
+    assert 0.0 <= r.fast_recovery_share <= 1.0
+
+
+def test_sack_is_refused_where_it_is_not_modelled():
+    with pytest.raises(ValueError, match="tcp='reno' is invalid"):
+        Scenario(tcp="reno")
