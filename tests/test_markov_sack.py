@@ -118,3 +118,36 @@ def test_sack_bounds_are_ordered(psi, bmax, fb):
 def test_sack_is_refused_where_it_is_not_modelled():
     with pytest.raises(ValueError, match="tcp='reno' is invalid"):
         Scenario(tcp="reno")
+
+
+# --- occupancy and delay (docs/model.md sec. 13, issue 26 item 2) -----------------------------
+
+@settings(max_examples=10, deadline=None)
+@given(psi=st.sampled_from([1.5, 5.0, 50.0]), bmax=st.integers(2, 8), fb=st.sampled_from(["instcap", "none"]),
+       tcp=st.sampled_from(["timeout-only", "sack"]))
+def test_occupancy_is_within_the_buffers_and_littles_law_holds(psi, bmax, fb, tcp):
+    r = analyze(Scenario(delta=12, bmax=bmax, psi=psi, wmax=32, feedback=fb, tcp=tcp))
+    assert 0.0 <= r.mean_queue <= bmax
+    assert 0.0 <= r.mean_source_buffer <= 32
+    if fb == "none":
+        assert r.mean_source_buffer == 0.0 and r.mean_source_delay == 0.0
+    thr = r.prediction * r.mean_capacity
+    assert r.mean_queueing_delay == pytest.approx(r.mean_queue / thr, rel=1e-12)
+
+
+def test_rate_feedback_moves_the_queue_into_the_source():
+    """Over INSTCAP the window that TCP alone keeps in the bottleneck waits in the ABR
+    source instead (the paper's point, Sec. V): more in A, less in B."""
+    alone = analyze(Scenario(delta=40, bmax=10, psi=200, feedback="none"))
+    abr = analyze(Scenario(delta=40, bmax=10, psi=200, feedback="instcap"))
+    assert abr.mean_queue < 0.1 * alone.mean_queue
+    assert abr.mean_source_buffer > 10 * alone.mean_queue
+
+
+def test_no_loss_constant_source_below_the_link_keeps_the_bottleneck_empty():
+    """A constant ABR source below the low rate never queues at the bottleneck: at each epoch
+    at most the packet in service is there, and the delay through it is under one service time."""
+    r = analyze(Scenario(delta=20, bmax=4, psi=5, wmax=16, feedback="constant", source_rate=0.5))
+    assert r.loss_probability == 0.0
+    assert r.mean_queue <= 1.0
+    assert r.mean_queueing_delay <= 2.0   # one service time at the low rate (2 time units)

@@ -41,7 +41,12 @@ class AnalysisResult(ResultMixin):
     state) is returned as 1 and ``clipped[name]`` holds the unclipped value (None where the
     bound was at most 1).  ``fast_recovery_share`` (``tcp='sack'``, docs/model.md sec. 12):
     the share of loss cycles recovered by fast retransmit, the rest by a timeout (None for
-    the timeout-only TCP).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    the timeout-only TCP).  ``mean_queue`` and ``mean_source_buffer`` (packets): the
+    time-average occupancy of the bottleneck (B, the packet in service included) and of the
+    ABR segmentation buffer (A; 0 for TCP alone), by renewal reward over the cycles of eqs.
+    14-21; ``mean_queueing_delay`` and ``mean_source_delay`` (time units): the mean time a
+    delivered packet spends in each, by Little's law with the ``prediction`` throughput
+    (docs/model.md sec. 13; the propagation delay Delta comes on top).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
     entries of its loss-free and loss parts, an upper bound.
     """
@@ -66,6 +71,10 @@ class AnalysisResult(ResultMixin):
     solve_seconds: float
     clipped: dict | None = None
     fast_recovery_share: float | None = None
+    mean_queue: float | None = None
+    mean_source_buffer: float | None = None
+    mean_queueing_delay: float | None = None
+    mean_source_delay: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""
@@ -120,6 +129,10 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         desc["capacity_rate_matrix"] = Q.tolist()
     eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
     clipped = {k: (v if v > 1.0 else None) for k, v in eff.items()}   # unclipped value, None if <= 1
+    occ = sk.occupancy_rewards()
+    mean_q = float(pi @ occ["queue"]) / (eu * delta)
+    mean_a = float(pi @ occ["source"]) / (eu * delta)
+    thr_pred = min(thr["prediction"], cap)
     fr_share = None
     if sk.recovery is not None:
         p_all = float(pi @ sk.p_loss)
@@ -147,6 +160,10 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         solve_seconds=sol.seconds,
         clipped=clipped,
         fast_recovery_share=fr_share,
+        mean_queue=mean_q,
+        mean_source_buffer=mean_a,
+        mean_queueing_delay=mean_q / thr_pred if thr_pred > 0 else float("inf"),
+        mean_source_delay=mean_a / thr_pred if thr_pred > 0 else float("inf"),
     )
 
 

@@ -149,6 +149,9 @@ def _run(args: argparse.Namespace) -> int:
            if r.fast_recovery_share is not None else "") +
         f"  throughput  {r.throughput_conservative:.4f} .. {r.throughput_optimistic:.4f} packets/time unit "
         f"(mean capacity {r.mean_capacity:.4f})\n"
+        f"  occupancy   bottleneck {r.mean_queue:.2f} packets, ABR source buffer {r.mean_source_buffer:.2f} packets; "
+        f"mean delay {r.mean_queueing_delay:.2f} + {r.mean_source_delay:.2f} time units (+ delta={sc.delta:g} "
+        "propagation)\n"
         f"  chain: {r.n_states} states, {r.nnz} nonzeros, residual {r.residual:.1e} ({r.method}); "
         f"build {r.build_seconds * 1e3:.1f} ms, solve {r.solve_seconds * 1e3:.1f} ms"
     )

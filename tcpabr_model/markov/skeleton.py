@@ -176,6 +176,33 @@ class Skeleton:
             "prediction": d + np.minimum(credit + np.minimum(self.j_loss, room3) + fr_pred, cycle_room),
         }
 
+    def occupancy_rewards(self) -> dict[str, np.ndarray]:
+        """Expected time integrals over a cycle of the bottleneck queue B and the ABR
+        segmentation buffer A, in packets x time units (docs/model.md sec. 13, issue 26).
+
+        Loss-free interval: the trapezoid ``Delta (x_k + E[x_{k+1} | x, no loss]) / 2`` on the
+        embedded values (**choice**: the paths inside the interval are not kept; B and A move
+        monotonically in most intervals, where the trapezoid is exact for a linear path).  Loss
+        interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and the
+        source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone); the rest of the cycle (timeout, slow start, or fast recovery at half the window) counts
+        nothing (**choice**: the queue drains within ``B_max`` service times after the loss).
+        Divided by ``Delta E_pi U`` these are the time-average occupancies (renewal reward,
+        as eqs. 14 and 21), and by the throughput the mean delays (Little's law).
+        """
+        delta = float(self.scenario_key[0])
+        bmax = float(self.scenario_key[1])
+        a = self.states[:, 0].astype(float)
+        b = self.states[:, 1].astype(float)
+        rows = np.repeat(np.arange(self.n_states), np.diff(self.nl_ptr))
+        tgt = self.nl_t[:, 0]   # every next level leads to the same (A, B, D)
+        nl = 1.0 - self.p_loss
+        b_next = np.bincount(rows, self.nl_prob * self.states[tgt, 1], minlength=self.n_states)
+        a_next = np.bincount(rows, self.nl_prob * self.states[tgt, 0], minlength=self.n_states)
+        return {
+            "queue": 0.5 * delta * (nl * b + b_next + self.p_loss * (b + bmax)),
+            "source": 0.5 * delta * (nl * a + a_next + self.p_loss * a),
+        }
+
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
         or ``p01`` with ``p10`` for two states), each in canonical form (sorted columns,
