@@ -28,7 +28,7 @@ from _markov_reference import build_skeleton as old_build  # noqa: E402
 
 from tcpabr_model.markov import Scenario, analyze, sweep_psi  # noqa: E402
 from tcpabr_model.markov import skeleton as skmod  # noqa: E402
-from tcpabr_model.markov._enumeration import build_skeleton  # noqa: E402
+from tcpabr_model.markov.kernels.enumeration import build_skeleton  # noqa: E402
 from tcpabr_model.markov.estimate import _kernel_args, estimate_chain  # noqa: E402
 from tcpabr_model.markov.solvers import stationary_distribution  # noqa: E402
 

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, types
 from numba.typed import Dict
 
-from tcpabr_model.markov._interval import binomial_pmf, ceil_log2, interval_outcome
+from tcpabr_model.markov.kernels.interval import binomial_pmf, ceil_log2, interval_outcome
 
 PMF_TAIL = 1e-17  # binomial terms below this are dropped and the rest renormalised
 

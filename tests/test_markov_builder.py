@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _markov_reference import build_skeleton as reference_build
-from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE
-from tcpabr_model.markov._enumeration import build_skeleton
-from tcpabr_model.markov._interval import binomial_pmf, binomial_window
+from tcpabr_model.markov.kernels.interval import MODE_ABR, MODE_TCP_ALONE
+from tcpabr_model.markov.kernels.enumeration import build_skeleton
+from tcpabr_model.markov.kernels.interval import binomial_pmf, binomial_window
 
 SETTINGS = settings(max_examples=int(os.environ.get("HYP_EXAMPLES", 40)), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -95,8 +95,8 @@ def test_binomial_window_agrees_with_full_law(n, p):
        phase=st.sampled_from([0.0, 1.0]))
 @SETTINGS
 def test_tcp_alone_closed_form_equals_event_replay(b, d, nfrac, ratio, r_low, s_low, bmax, delta, phase):
-    from tcpabr_model.markov._interval import EPS, interval_outcome
-    from tcpabr_model.markov._interval import tcp_alone_first_loss, tcp_alone_outcome
+    from tcpabr_model.markov.kernels.interval import EPS, interval_outcome
+    from tcpabr_model.markov.kernels.interval import tcp_alone_first_loss, tcp_alone_outcome
 
     b = min(b, bmax)
     ninc = int(nfrac * d)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tcpabr_model.errors import ChainTooLargeError, ErgodicityError
 from tcpabr_model.markov import (Scenario, analyze, simulate_embedded, skeleton_for,
                                  stationary_distribution, switch_probability)
-from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE, binomial_pmf, bottleneck, interval_outcome
+from tcpabr_model.markov.kernels.interval import MODE_ABR, MODE_TCP_ALONE, binomial_pmf, bottleneck, interval_outcome
 
 SETTINGS = settings(max_examples=int(__import__("os").environ.get("HYP_EXAMPLES", 25)), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

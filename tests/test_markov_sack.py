@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from tcpabr_model.capacity import from_arrays
 from tcpabr_model.closed_forms import lakshman_madhow_efficiency
 from tcpabr_model.markov import Scenario, analyze, simulate_embedded, skeleton_for
-from tcpabr_model.markov._interval import MODE_ABR, MODE_TCP_ALONE, interval_outcome
-from tcpabr_model.markov._interval import code_m, code_u, loss_interval_counts
+from tcpabr_model.markov.kernels.interval import MODE_ABR, MODE_TCP_ALONE, interval_outcome
+from tcpabr_model.markov.kernels.recovery import code_m, code_u, loss_interval_counts
 from tcpabr_model.markov.solvers import stationary_distribution
 
 Q3 = np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.25, 0.7]])
@@ -151,3 +151,45 @@ def test_no_loss_constant_source_below_the_link_keeps_the_bottleneck_empty():
     assert r.loss_probability == 0.0
     assert r.mean_queue <= 1.0
     assert r.mean_queueing_delay <= 2.0   # one service time at the low rate (2 time units)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.integers(0, 30), b=st.integers(0, 12), d=st.integers(0, 40), n=st.integers(0, 6),
+       r=st.sampled_from([0.5, 1.0, 2.0, 3.0]), s=st.sampled_from([0.5, 1.0, 2.0]), bmax=st.integers(1, 12),
+       delta=st.sampled_from([10.0, 20.0, 37.0]))
+def test_abr_after_loss_closed_form_is_the_replay(a, b, d, n, r, s, bmax, delta):
+    """The O(1) form the enumeration uses over ABR equals the replay of the whole interval."""
+    from tcpabr_model.markov.kernels.interval import fill_arrivals
+    from tcpabr_model.markov.kernels.recovery import abr_after_loss, abr_departure_at_loss
+
+    b = min(b, bmax)
+    n = min(n, d)
+    if a + b + d == 0:
+        a = 1
+    work = np.empty(400)
+    j, j2, lost, _ = loss_interval_counts(MODE_ABR, a, b, d, n, r, s, bmax, delta, work, 0.0)
+    if lost == 0 or bmax < 2:   # one place: the enumeration replays (the server idles after each departure)
+        return
+    arrivals = fill_arrivals(MODE_ABR, a, d, n, s, delta, work, 0.0)
+    tau0 = abr_departure_at_loss(b, r, s, bmax, delta)
+    assert abr_after_loss(arrivals, j, r, s, tau0) == (j2, lost)
+
+
+@settings(max_examples=400, deadline=None)
+@given(b=st.integers(0, 12), d=st.integers(1, 40), n=st.integers(0, 6), r=st.sampled_from([0.5, 1.0, 2.0, 3.0]),
+       s=st.sampled_from([0.5, 1.0, 2.0]), bmax=st.integers(1, 12), delta=st.sampled_from([10.0, 20.0, 37.0]),
+       phase=st.sampled_from([0.0, 1.0]))
+def test_tcp_alone_after_loss_is_the_replay(b, d, n, r, s, bmax, delta, phase):
+    """The O(log d + N) form the enumeration uses for TCP alone equals the full replay."""
+    from tcpabr_model.markov.kernels.interval import tcp_alone_first_loss
+    from tcpabr_model.markov.kernels.recovery import tcp_alone_after_loss
+
+    b = min(b, bmax)
+    n = min(n, d)
+    g = s if d * s <= delta + 1e-9 else delta / d
+    work = np.empty(400)
+    j, j2, lost, _ = loss_interval_counts(MODE_TCP_ALONE, 0, b, d, n, r, s, bmax, delta, work, phase)
+    if lost == 0:
+        return
+    first = tcp_alone_first_loss(b, d - n, g, r, bmax, phase)
+    assert tcp_alone_after_loss(b, d, n, g, r, bmax, delta, first, phase, work) == (j, j2, lost)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from tcpabr_model.capacity import ServicePatterns, epoch_labels, fit_patterns, fit_trace, read_trace
 from tcpabr_model.markov import Scenario, analyze
-from tcpabr_model.markov._interval import EPS, pattern_abr_entry, pattern_tcp_alone_outcome
+from tcpabr_model.markov.kernels.interval import EPS, pattern_abr_entry, pattern_tcp_alone_outcome
 from tcpabr_model.markov.skeleton import skeleton_for
 from tcpabr_model.trace_study import analyze_link, fit_link
 

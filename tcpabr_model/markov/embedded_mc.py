@@ -23,8 +23,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import check_int
-from ._interval import MODE_ABR, MODE_TCP_ALONE, ceil_log2, interval_outcome
-from ._interval import DUPTHRESH, loss_interval_counts
+from .kernels.interval import MODE_ABR, MODE_TCP_ALONE, ceil_log2, interval_outcome
+from .kernels.recovery import DUPTHRESH, loss_interval_counts
 from .scenario import Scenario
 
 __all__ = ["EmbeddedMCResult", "simulate_embedded"]

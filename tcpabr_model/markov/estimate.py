@@ -2,7 +2,7 @@
 
 The state count is exact (for any number K of capacity levels: the enumeration does not
 depend on the rate chain's matrix): :func:`estimate_chain` runs the enumeration of
-``_enumeration.build_skeleton`` in counting mode (same reachability rules, including the
+``enumeration.build_skeleton`` in counting mode (same reachability rules, including the
 1e-17 tail of the increment and loss-window laws, nothing stored), stopping as soon as
 the count passes the limit.  Nonzeros follow exactly from the count of (state, N)
 loss-free entries and (state, m) loss entries; memory and time are estimates from the
@@ -74,7 +74,7 @@ def available_memory() -> int:
 
 
 def _kernel_args(key: tuple):
-    from ._interval import MODE_ABR, MODE_TCP_ALONE
+    from .kernels.interval import MODE_ABR, MODE_TCP_ALONE
 
     delta, bmax, levels, wmax, feedback, source_rate = key[:6]
     with np.errstate(divide="ignore"):   # an outage level (service patterns only): no service, s = inf
@@ -153,7 +153,7 @@ def run_with_progress(fn, args: tuple, progress: np.ndarray, total: int | None, 
 def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -> ChainEstimate:
     """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
     default ``scenario.max_states``) and estimate nonzeros, memory and time."""
-    from ._enumeration import build_skeleton
+    from .kernels.enumeration import build_skeleton
 
     limit = scenario.max_states if limit is None else int(limit)
     key = scenario.structure_key()

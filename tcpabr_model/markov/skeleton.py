@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import ChainTooLargeError, ModelError
-from ._assemble import assemble_csr
-from ._enumeration import build_skeleton
+from .kernels.assemble import assemble_csr
+from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
@@ -94,7 +94,7 @@ class Skeleton:
     def n_codes(self) -> int:
         """Loss-event codes (docs/model.md sec. 12): m = 1..mmax (timeouts), and with fast
         recovery mmax + m and 2 mmax + m (recovery in 2 and 3 round trips)."""
-        from ._interval import N_CODE_KINDS
+        from .kernels.recovery import N_CODE_KINDS
 
         return self.mmax * (N_CODE_KINDS if self.recovery is not None else 1)
 

@@ -19,9 +19,9 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..errors import ErgodicityError, SolveError
-from ._assemble import rate_law_powers
-from ._interval import code_m, code_u
-from ._structured import (backward_h, entry_vector, event_kernel, event_mass, factored_graph, forward_pi,
+from .kernels.assemble import rate_law_powers
+from .kernels.recovery import code_m, code_u
+from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, factored_graph, forward_pi,
                           forward_pi_prepared, has_closed_lossfree_class, leaving_classes, left_lossfree,
                           loss_events, prepare_forward, tarjan_scc)
 from .skeleton import Skeleton, rate_chain

@@ -17,8 +17,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from ._interval import ceil_log2
-from ._interval import code_m, code_u
+from .interval import ceil_log2
+from .recovery import code_m, code_u
 
 
 @njit(cache=True)

@@ -4,10 +4,10 @@
 Everything here depends on (Delta, B_max, rate levels, W_max, feedback) but not on psi:
 for each state x and window increment N we know the next (A, B, D) or the loss and its
 loss-window law; the rate chain (which carries psi) only multiplies in later
-(``_assemble.py``).  :func:`build_skeleton` walks the states breadth-first from X_0 and
+(``assemble.py``).  :func:`build_skeleton` walks the states breadth-first from X_0 and
 costs O(nonzeros): the interval outcome of every (state, N) comes in O(1) over ABR and
 O(log d) for TCP alone, and the window laws only on their significant range (both in
-``_interval.py``).  States are indexed by an open-addressing hash set of int64 keys.
+``interval.py``).  States are indexed by an open-addressing hash set of int64 keys.
 
 The rate levels come from arrays (``r_vals``: bottleneck service time per level,
 ``s_vals``: source service time per S index); the number of levels is ``len(r_vals)``.
@@ -20,9 +20,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ._interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
+from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
                         pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
-from ._interval import DUPTHRESH, N_CODE_KINDS, add_recovery_windows, code_m, loss_interval_counts
+from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, abr_departure_at_loss, add_recovery_windows, code_m,
+                       loss_interval_counts, tcp_alone_after_loss)
 
 
 # --- open-addressing hash set of int64 keys (state -> index) ---------------------------
@@ -122,9 +123,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     Without patterns the enumeration is the one of sections 5-5a, number for number.
 
     ``fast_recovery`` (``Scenario(tcp='sack')``, docs/model.md sec. 12): each loss outcome is
-    replayed to the end of its interval (``_interval.loss_interval_counts``) and its loss
+    replayed to the end of its interval (``recovery.loss_interval_counts``) and its loss
     windows split into fast-recovery and timeout cycles; ``ls_m`` then holds loss-event
-    codes (``_interval.code_m``, ``code_u``) and four more per-state arrays are returned:
+    codes (``interval.code_m``, ``code_u``) and four more per-state arrays are returned:
     the probability of fast recovery and E[(B + J + J2) 1{FR}], E[(B + J + w - L) 1{FR}] and
     E[(B + J + w) 1{FR}] (the conservative, prediction and optimistic credits of sec. 12).  Without
     it the codes are the windows m and every number is the timeout-only engine's.
@@ -173,6 +174,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     # ABR: (i_L, K) per (b, R level, S index), filled on first use
     tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
     tab_k = np.zeros((bmax + 1, nlev, n_rs), dtype=np.int64)
+    # fast recovery over ABR: the next departure after the first loss, per (b, R level, S index)
+    tab_nd = np.full((bmax + 1, nlev, n_rs) if fast_recovery else (1, 1, 1), -1.0)
     # early refusal (docs/model.md sec. 5): a saturated ABR state whose successor keeps its
     # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
     steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
@@ -374,8 +377,18 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             nack_done = nack
                         if fast_recovery:
                             # sec. 12: the whole loss interval decides fast retransmit or timeout
-                            _, j2, n_lost, _ = loss_interval_counts(mode, a, b, d, ninc, r, s, bmax, delta,
-                                                                   work, ack_phase)
+                            if mode == MODE_ABR and bmax > 1:   # O(1) (recovery.abr_after_loss)
+                                tau0 = tab_nd[b, ri, si]
+                                if tau0 < 0.0:
+                                    tau0 = abr_departure_at_loss(b, r, s, bmax, delta)
+                                    tab_nd[b, ri, si] = tau0
+                                j2, n_lost = abr_after_loss(n, jl, r, s, tau0)
+                            elif mode == MODE_ABR:
+                                _, j2, n_lost, _ = loss_interval_counts(mode, a, b, d, ninc, r, s, bmax, delta,
+                                                                       work, ack_phase)
+                            else:      # TCP alone: O(log d + N) (recovery.tcp_alone_after_loss)
+                                _, j2, n_lost = tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single,
+                                                                     ack_phase, work)
                             kind = 1 if j2 >= DUPTHRESH else 2
                             q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
                                 pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm, mlo, mhi, mmax, n_lost, kind)

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._assemble import rate_powers, t_row, t_row_buffers
-from ._interval import ceil_log2
-from ._interval import code_m, code_u
+from .assemble import rate_powers, t_row, t_row_buffers
+from .interval import ceil_log2
+from .recovery import code_m, code_u
 
 
 @njit(cache=True, inline="always")

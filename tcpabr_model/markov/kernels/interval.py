@@ -7,10 +7,6 @@ Derivation and every modelling choice: ``docs/model.md`` sections 3-4.
   reference, used by the embedded Monte Carlo and the tests) and the forms the chain
   build uses, O(1) per window increment over ABR (:func:`abr_table_entry`, eqs. M5-M6)
   and O(log d) for TCP alone (:func:`tcp_alone_outcome`, eq. M7; sec. 5a).
-* Fast retransmit and recovery (sec. 12): the whole loss interval
-  (:func:`loss_interval_counts`), the split of the loss windows into fast-recovery and
-  timeout cycles (:func:`add_recovery_windows`) and the loss-event codes (:func:`code_m`,
-  :func:`code_u`).
 * Window laws (sec. 4): the increment ``N = min(Binomial(D, 1/W), W_max - W)`` of eq. 10
   (:func:`increment_law`) and, after a loss, the window reached
   ``w = min(W + N + Binomial(B + J, 1/W), W_max)`` (eq. M3), whose law alpha(x; w) of
@@ -409,115 +405,6 @@ def add_loss_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi):
         ess += pk * ((1 << c) - 1)
         eul += pk * (3 + c)
     return ew, ess, eul, mlo, mhi
-
-
-# --- fast retransmit and recovery (tcp='sack'; docs/model.md sec. 12, issue 25) ------------
-# A loss event carries a *code* c: c = m (1 <= m <= mmax) is the paper's timeout cycle to
-# (0, 0, m) in 3 + ceil(log2 m) round trips (eqs. 12-13); c = mmax + m and c = 2 mmax + m are
-# fast-recovery cycles to (0, 0, m) in 2 and 3 round trips.  Without fast recovery only
-# c <= mmax occurs, and every number is the timeout-only engine's.
-
-DUPTHRESH = 3  # duplicate ACKs that trigger fast retransmit (RFC 5681)
-N_CODE_KINDS = 3  # timeout, fast recovery in 2 round trips, fast recovery in 3
-
-
-@njit(cache=True, inline="always")
-def code_m(c, mmax):
-    """The regeneration window m of loss-event code ``c`` (state (0, 0, m) of eq. 13)."""
-    return c - mmax * ((c - 1) // mmax)
-
-
-@njit(cache=True, inline="always")
-def code_u(c, mmax):
-    """The cycle length U (round trips) of loss-event code ``c``: 3 + ceil(log2 m) for a
-    timeout (eq. 12), 2 or 3 for fast recovery (docs/model.md sec. 12)."""
-    kind = (c - 1) // mmax
-    if kind == 0:
-        return 3 + ceil_log2(c)
-    return 1 + kind
-
-
-@njit(cache=True)
-def loss_interval_counts(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
-    """The whole loss interval, not only up to the first loss (docs/model.md sec. 12).
-
-    Returns ``(J, J2, L, a1)``: arrivals admitted before the first loss (the ``j_loss`` of
-    :func:`bottleneck`), arrivals admitted after it (behind the hole: each returns a
-    duplicate ACK), arrivals lost (the first included) and, over ABR, the packets left in
-    the segmentation buffer at ``Delta`` (sent in the next interval; 0 for TCP alone).
-    ``b + J + J2 + L + a1 = W + N``.  Same event rules as :func:`bottleneck`.
-    """
-    n = fill_arrivals(mode, a, d, n_inc, s, delta, work, phase)
-    q = b
-    next_dep = r if q > 0 else np.inf
-    j_before = -1
-    admitted = 0
-    lost = 0
-    for i in range(n):
-        t = work[i]
-        while next_dep <= t + EPS:
-            q -= 1
-            next_dep = next_dep + r if q > 0 else np.inf
-        if q >= bmax:
-            if j_before < 0:
-                j_before = admitted
-            lost += 1
-            continue
-        admitted += 1
-        q += 1
-        if q == 1:
-            next_dep = t + r
-    if j_before < 0:
-        j_before = admitted
-    a1 = a + d + n_inc - n if mode == MODE_ABR else 0
-    return j_before, admitted - j_before, lost, a1
-
-
-@njit(cache=True, inline="always")
-def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mmax, n_lost, kind):
-    """Add one loss outcome of probability ``pn`` of a SACK TCP to the law of the loss-event
-    codes (docs/model.md sec. 12).
-
-    The window reached is ``w = min(w_base + k, W_max)`` as in :func:`add_loss_windows`
-    (eq. M3).  Fast retransmit when the packets of that window not lost in the interval,
-    ``w - n_lost``, can return ``DUPTHRESH`` duplicate ACKs (each is behind the hole or its
-    ACK releases one that is): code ``kind * mmax + m`` with ``m = floor(w / 2)`` (RFC 5681
-    eq. 4; PRR ends recovery at ssthresh); else the timeout of eq. 12, code ``ceil(w / 2)``.
-    Returns the conditional expectations given the loss, ``(q_fr, ew_fr, q_to, ew_to,
-    ess_to, eu)``: probability and E[w 1{FR}] of fast recovery, the same and E[S_ss 1{TO}]
-    (eq. 17) of a timeout, and the expected cycle length; and the widened ``mlo..mhi``.
-    """
-    q_fr = 0.0
-    ew_fr = 0.0
-    q_to = 0.0
-    ew_to = 0.0
-    ess_to = 0.0
-    eul = 0.0
-    for k in range(klo, khi + 1):
-        pk = pmf_k[k]
-        if pk < PMF_TAIL:
-            continue
-        w = w_base + k
-        if w > wmax:
-            w = wmax
-        if w - n_lost >= DUPTHRESH:
-            c = kind * mmax + w // 2
-            q_fr += pk
-            ew_fr += pk * w
-            eul += pk * (1 + kind)
-        else:
-            c = (w + 1) // 2
-            q_to += pk
-            ew_to += pk * w
-            cl = ceil_log2(c)
-            ess_to += pk * ((1 << cl) - 1)
-            eul += pk * (3 + cl)
-        lossm[c] += pn * pk
-        if c < mlo:
-            mlo = c
-        if c > mhi:
-            mhi = c
-    return q_fr, ew_fr, q_to, ew_to, ess_to, eul, mlo, mhi
 
 
 # --- service at given opportunity times (docs/model.md sec. 11, issue 23) -------------------

@@ -1,0 +1,18 @@
+"""The numba kernels of the Markov renewal engine: plain scalars and arrays in, tuples and
+arrays out, no validation (the public API in :mod:`tcpabr_model.markov` validates).
+
+``interval``
+    one round trip of the embedded chain: the dynamics of (A, B, D) and the binomial laws of
+    the window (docs/model.md secs. 3-4, 11);
+``recovery``
+    fast retransmit and recovery (``tcp='sack'``): the whole loss interval, the loss-event
+    codes (sec. 12);
+``enumeration``
+    the breadth-first enumeration of the reachable states (the skeleton, secs. 5-5a);
+``assemble``
+    the rate chain multiplied in: rows of T and L, the CSR of P (sec. 8);
+``structured``
+    the structured stationary solve over the loss-free part's SCC order (sec. 8).
+
+Only :mod:`tcpabr_model.markov` imports these.
+"""
