@@ -16,6 +16,12 @@ Changed on purpose:
   presets ran 2 identical replications; they now run one, so every counter is half the old
   total (e.g. abr_backbone_novbr_buf1000 delivered_segments 11216 -> 5608) and the
   efficiency is unchanged.
+* issue 25 item 2 (the window cap limits the segments in the network, not the sequence space
+  of a fast recovery): ``seed001_testbed`` (Reno, wmax 35).  Its recoveries may now send new
+  data up to 2 wmax past snd_una while the inflated window allows; delivered_segments 8447 ->
+  8455, fast_retransmits 42 -> 43, timeouts 8 -> 7, retransmissions 98 -> 94, efficiency
+  0.76528 -> 0.76601.  The seed 004 scenarios (timeout-only) and the other presets are
+  bit-identical.
 """
 
 from __future__ import annotations
@@ -247,23 +253,23 @@ NET_GOLDEN = {'abr_backbone_novbr_buf1000': {'counters': {'acks_sent': 7759,
                                               'duration': 2.0,
                                               'efficiency': '0x1.73b55c6178268p-1',
                                               'replications': 2},
- 'seed001_testbed': {'counters': {'acks_sent': 4511,
-                                  'cells_dropped': 2080,
-                                  'cells_sent': 276037,
-                                  'delivered_segments': 8447,
-                                  'delivered_segments_measured': 8447,
-                                  'fast_retransmits': 42,
+ 'seed001_testbed': {'counters': {'acks_sent': 4523,
+                                  'cells_dropped': 2144,
+                                  'cells_sent': 276155,
+                                  'delivered_segments': 8455,
+                                  'delivered_segments_measured': 8455,
+                                  'fast_retransmits': 43,
                                   'frames_corrupted_at_destination': 0,
-                                  'frames_dropped': 65,
-                                  'frames_reassembled': 8489,
-                                  'frames_sent': 8627,
-                                  'retransmissions': 98,
-                                  'segments_sent': 8627,
-                                  'timeouts': 8,
+                                  'frames_dropped': 67,
+                                  'frames_reassembled': 8490,
+                                  'frames_sent': 8630,
+                                  'retransmissions': 94,
+                                  'segments_sent': 8631,
+                                  'timeouts': 7,
                                   'vbr_cells_dropped': 0,
                                   'vbr_cells_sent': 0},
                      'duration': 2.0,
-                     'efficiency': '0x1.87d3429b3491dp-1',
+                     'efficiency': '0x1.88324265871d3p-1',
                      'replications': 2},
  'seed002_gfr_15tcp': {'counters': {'acks_sent': 55228,
                                     'cells_dropped': 15640,

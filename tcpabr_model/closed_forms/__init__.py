@@ -18,6 +18,8 @@ Window-to-throughput (seed 002 eqs. 1-2, FIFO share)
 ATM accounting (seeds 000, 002, 004)
     Encapsulation, cells_per_packet, padding_bytes, tcp_efficiency, tcp_max_throughput,
     atm_cell_efficiency, CELL_BYTES, CELL_PAYLOAD, SONET_PAYLOAD_FRACTION
+TCP at constant capacity (Lakshman and Madhow 1997, seed 004 ref. [15])
+    reno_efficiency, slow_start_overflows, SLOW_START_LOSS_BETA (``window``)
 Fairness and efficiency
     jain_index, efficiency_seed000, efficiency_seed001, efficiency_seed004
 Delta calibration experiment (Section IV)
@@ -62,12 +64,15 @@ from .two_state_closed_form import (
     two_state_matrix,
 )
 from .window import (
+    SLOW_START_LOSS_BETA,
     average_window_linear,
     average_window_linear_sum,
     derive_eq2_closed_form,
     fifo_share,
+    reno_efficiency,
     sawtooth_average_window,
     sawtooth_throughput,
+    slow_start_overflows,
     throughput_from_window,
 )
 
@@ -77,6 +82,7 @@ __all__ = [
     "EffcapDesign",
     "EffectiveCapacityResult",
     "Encapsulation",
+    "SLOW_START_LOSS_BETA",
     "SONET_PAYLOAD_FRACTION",
     "atm_cell_efficiency",
     "average_window_linear",
@@ -106,8 +112,10 @@ __all__ = [
     "min_cycle_mean",
     "padding_bytes",
     "qos_delta",
+    "reno_efficiency",
     "sawtooth_average_window",
     "sawtooth_throughput",
+    "slow_start_overflows",
     "stationary_distribution",
     "stationary_mean",
     "tcp_efficiency",

@@ -15,6 +15,31 @@ r"""Window-to-throughput formulas (seed 002, Sections 2-3) and the CA sawtooth.
   window :math:`\tfrac34 W`, packet-weighted average :math:`\tfrac{7}{9} W`, throughput
   :math:`\tfrac{3W}{4\,\text{RTT}}` packets per unit time.
 * FIFO share rule (seed 002, Section 3): :math:`\mu_i = \mu\,x_i/x`.
+
+**TCP at constant capacity** (Lakshman and Madhow 1997, seed 004 ref. [15], issue 25).
+
+One connection through a bottleneck of constant rate :math:`\mu` (packets per unit time),
+round-trip propagation delay :math:`T`, pipe :math:`P = \mu T` packets and a buffer of
+:math:`B` packets, :math:`\beta = B / P`.  The window grows one packet per round trip; the
+buffer overflows when it reaches :math:`W = P + B`.
+
+* **Reno** (fast retransmit and recovery, one halving per loss, no timeout): the window
+  saws between :math:`W/2` and :math:`W`.  Below the pipe the link idles; above it the
+  queue holds :math:`w - P`.  Counting packets and time over one cycle,
+
+  .. math:: \eta = \frac{3}{4}\,\frac{(1+\beta)^2}{1+\beta+\beta^2}, \qquad \beta < 1,
+
+  and :math:`\eta = 1` for :math:`\beta \ge 1` (the window never drops below the pipe).
+* **Slow start** (Tahoe, or a timeout): each ACK releases two packets, so in the round
+  trip that doubles the window from :math:`w` to :math:`2w` (below the pipe) the queue
+  grows by one packet per ACK, to :math:`w`.  Slow start up to :math:`W/2` overflows the
+  buffer iff its last doubling starts above :math:`B`: :math:`W/4 > B`, i.e.
+  :math:`\beta < 1/3` (:func:`slow_start_overflows`).
+
+**[choice]** A window cap :math:`w_{max} < W` (the simulator's ``wmax``) means no loss at
+all: the window stays at :math:`w_{max}` and :math:`\eta = \min(w_{max}/P, 1)`.  The
+formulas are fluid: the integer window and the packet in service shift the loss point by
+about one packet.
 """
 
 from __future__ import annotations
@@ -33,6 +58,9 @@ __all__ = [
     "sawtooth_average_window",
     "sawtooth_throughput",
     "fifo_share",
+    "reno_efficiency",
+    "slow_start_overflows",
+    "SLOW_START_LOSS_BETA",
 ]
 
 
@@ -144,3 +172,43 @@ def fifo_share(mu, occupancy):
     if x.ndim != 1 or x.size == 0 or np.any(~np.isfinite(x)) or np.any(x < 0) or x.sum() <= 0:
         raise ValueError(f"occupancy={occupancy!r} is invalid: must be a 1-D array of x_i >= 0 with a positive sum")
     return m * x / x.sum()
+
+
+#: the buffer / pipe ratio below which slow start up to ssthresh = (P + B) / 2 overflows the buffer
+SLOW_START_LOSS_BETA = 1.0 / 3.0
+
+
+def reno_efficiency(pipe: float, buffer: float, wmax: float | None = None) -> float:
+    """Long-run throughput / capacity of Reno at constant capacity (Lakshman-Madhow).
+
+    Parameters
+    ----------
+    pipe : float
+        Bandwidth-delay product :math:`\\mu T`, packets (> 0).
+    buffer : float
+        Bottleneck buffer :math:`B`, packets (>= 0).
+    wmax : float, optional
+        Window cap, packets; a cap below :math:`P + B` avoids every loss.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range (named).
+    """
+    p = check_real("pipe", pipe, 0.0, low_open=True)
+    b = check_real("buffer", buffer, 0.0)
+    if wmax is not None:
+        w = check_real("wmax", wmax, 0.0, low_open=True)
+        if w < p + b:
+            return min(w / p, 1.0)
+    beta = b / p
+    if beta >= 1.0:
+        return 1.0
+    return 0.75 * (1.0 + beta) ** 2 / (1.0 + beta + beta * beta)
+
+
+def slow_start_overflows(pipe: float, buffer: float) -> bool:
+    """Whether slow start up to ssthresh = (P + B) / 2 overflows the buffer: B < P / 3."""
+    p = check_real("pipe", pipe, 0.0, low_open=True)
+    b = check_real("buffer", buffer, 0.0)
+    return b < SLOW_START_LOSS_BETA * p

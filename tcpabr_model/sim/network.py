@@ -42,7 +42,9 @@ class TcpParams:
         retransmit and recovery; 'newreno' is RFC 6582; 'sack' selective
         acknowledgements (see :mod:`tcpabr_model.sim.tcp.variants`).
     wmax : int, optional(default=128)
-        Receiver window in segments (cwnd is clamped to it).
+        Window cap in segments: cwnd is clamped to it; a fast recovery may send up to
+        2 ``wmax`` past snd_una (the receiver's reorder buffer) while its segments in the
+        network stay within the window (issue 25, ``docs/simulator.md``).
     rto : {'fixed', 'estimator'}, optional(default='estimator')
         'fixed': RTO = ``rto_rtt_factor`` x the connection's round-trip propagation
         delay; 'estimator': RFC 6298 with timer granularity ``granularity``.

@@ -120,7 +120,13 @@ def _send_new(c, t, st, fs, cpar, gpar, sq_seq):
 
 @njit(cache=True, error_model="numpy")
 def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
-    """SACK recovery: retransmit holes first, then new data, while pipe < cwnd."""
+    """SACK recovery: retransmit holes first, then new data, while pipe < cwnd (<= wmax).
+
+    New data is limited by the receiver's reorder buffer, 2 wmax segments past snd_una
+    (``rb_cap`` = 2 wmax + 8 in :mod:`tcpabr_model.sim.kernel_inputs`), not by wmax: the
+    SACKed segments have left the network, and capping the sequence space at snd_una + wmax
+    stalled the second half of every recovery at a window near wmax (issue 25).
+    """
     cap = sb.shape[1]
     wmax = cpar[c, CP_WMAX]
     cw = np.int64(np.floor(fs[c, F_CWND] + 1e-9))
@@ -140,7 +146,7 @@ def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
             st[c, S_PIPE] += 1
             continue
         st[c, S_RTXNEXT] = q
-        if st[c, S_NXT] < st[c, S_UNA] + wmax:
+        if st[c, S_NXT] < st[c, S_UNA] + 2 * wmax:       # the receiver's reorder buffer
             if not _send_new(c, t, st, fs, cpar, gpar, sq_seq):
                 return False
             st[c, S_PIPE] += 1
@@ -151,12 +157,21 @@ def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def try_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
-    """Send what the window allows (the SACK recovery rule during SACK recovery)."""
+    """Send what the window allows (the SACK recovery rule during SACK recovery).
+
+    Outside recovery the window is min(cwnd, wmax) past snd_una.  During Reno / NewReno
+    recovery cwnd is inflated by one per duplicate ACK (segments that have left the
+    network), so it is not capped at wmax there, only at the receiver's reorder buffer of
+    2 wmax (issue 25: the cap at wmax stopped the ACK clock in the second half of each
+    recovery and the deficit came back as a burst or a slow start that lost again).
+    """
     if cpar[c, CP_VARIANT] == TCP_SACK and st[c, S_INREC] == 1:
         ok = _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
     else:
         win = fs[c, F_CWND]
         wmax = cpar[c, CP_WMAX]
+        if st[c, S_INREC] == 1:
+            wmax = 2 * wmax
         if win > wmax:
             win = float(wmax)
         w = np.int64(np.floor(win + 1e-9))
@@ -347,7 +362,7 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             fs[c, F_CWND] += 1.0
         else:
             fs[c, F_CWND] += 1.0 / fs[c, F_CWND]
-        if fs[c, F_CWND] > wmax:
+        if fs[c, F_CWND] > wmax and st[c, S_INREC] == 0:     # an inflated window is not clamped
             fs[c, F_CWND] = wmax
         st[c, S_UNA] = a
         st[c, S_DUP] = 0
