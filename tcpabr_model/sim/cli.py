@@ -96,8 +96,10 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="TCP variant (default timeout-only, the paper's model); 'no-fast-retransmit' is "
                         "the deprecated name of timeout-only")
     p.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
-                   help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator")
+                   help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator (minimum --rto-min)")
     p.add_argument("--granularity", type=float, default=0.01, help="timer granularity, s (estimator)")
+    p.add_argument("--rto-min", type=float, default=None, metavar="SECONDS",
+                   help="minimum RTO of --rto estimator, seconds (default 1, RFC 6298 (2.4))")
     p.add_argument("--delayed-ack", action="store_true", help="acknowledge every second segment")
     p.add_argument("--discard", choices=("ppd", "epd"), default="ppd",
                    help="partial packet discard, or early packet discard as well")
@@ -150,7 +152,8 @@ def _refuse_ignored(args) -> None:
     rules = (("host_rate_factor", args.feedback == "none", "--feedback none (TCP alone)"),
              ("capacity_offset", args.capacity_trace is not None, "--capacity-trace"),
              ("batches", args.ci == "batch", "--ci batch"),
-             ("granularity", args.rto == "estimator", "--rto estimator"))
+             ("granularity", args.rto == "estimator", "--rto estimator"),
+             ("rto_min", args.rto == "estimator", "--rto estimator"))
     for dest, applies, needs in rules:
         if dest in given and not applies:
             raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
@@ -264,8 +267,9 @@ def _scenario(args):
             rtt = max(args.rtt) if args.rtt is not None else max(args.delta) * Scenario(
                 feedback=args.feedback, **kw).time_unit
             wmax = _trace_window(kw["capacity"], rtt, args.bmax)
+    rto_min = {} if args.rto_min is None else {"rto_min": args.rto_min}
     tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=wmax,
-                    delayed_ack=args.delayed_ack)
+                    delayed_ack=args.delayed_ack, **rto_min)
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                                   feedback=args.feedback, tcp=tcp, warmup=args.warmup,
                                   capacity_mode=args.capacity_mode, interval=args.interval, discard=args.discard,
