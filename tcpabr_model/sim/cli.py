@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
-from .tcp.variants import VARIANTS
+from .tcp.variants import DEPRECATED_VARIANTS, VARIANTS
 
 __all__ = ["register", "handler"]
 
@@ -92,7 +93,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="measurement/feedback interval s, seconds (default 0.03)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
-    p.add_argument("--variant", choices=VARIANTS + ("no-fast-retransmit",), default="timeout-only",
+    p.add_argument("--variant", choices=VARIANTS + tuple(DEPRECATED_VARIANTS), default="timeout-only",
                    help="TCP variant (default timeout-only, the paper's model); 'no-fast-retransmit' is "
                         "the deprecated name of timeout-only")
     p.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
@@ -209,6 +210,18 @@ def _trace_window(trace, rtt: float, bmax: int) -> int:
     return window_packets(peak, rtt, bmax)
 
 
+def _variant(name: str) -> str:
+    """The variant's name; an old spelling prints one warning line on stderr (``tcpabr
+    simulate: warning: ...``, the CLI's format for warnings) and is replaced."""
+    new = DEPRECATED_VARIANTS.get(name)
+    if new is None:
+        return name
+    # FutureWarning: shown whatever the caller's warning filters (a DeprecationWarning raised
+    # inside the package is hidden by Python's defaults)
+    warnings.warn(f"--variant {name} is deprecated: use --variant {new}", FutureWarning, stacklevel=2)
+    return new
+
+
 def _scenario(args):
     from ..capacity import Trace as LinkTrace
     from .feedback import n_from_k
@@ -268,7 +281,7 @@ def _scenario(args):
                 feedback=args.feedback, **kw).time_unit
             wmax = _trace_window(kw["capacity"], rtt, args.bmax)
     rto_min = {} if args.rto_min is None else {"rto_min": args.rto_min}
-    tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=wmax,
+    tcp = TcpConfig(variant=_variant(args.variant), rto=args.rto, granularity=args.granularity, wmax=wmax,
                     delayed_ack=args.delayed_ack, **rto_min)
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                                   feedback=args.feedback, tcp=tcp, warmup=args.warmup,
