@@ -67,3 +67,30 @@ def test_lakshman_madhow_reno_formula_values():
     assert slow_start_overflows(90, 29.9) and not slow_start_overflows(90, 30)
     with pytest.raises(ValueError, match="pipe=0"):
         reno_efficiency(0, 10)
+
+
+def _slow_start_loses(delta, bmax):
+    """Timeout-only TCP alone at constant capacity: whether slow start after a timeout loses
+    (a second, lower ssthresh value after the warm-up: W/4 instead of W/2)."""
+    sc = Scenario.from_normalized(delta=delta, bmax=bmax, psi=20, rate_ratio=1.0, feedback="none",
+                                  tcp=TcpConfig(wmax=1000), duration=800.0, warmup=100.0, interval=0.01)
+    r = simulate(sc, replications=1, seed=1, trace=True)
+    ss = np.unique(r.trace.ssthresh[r.trace.time > sc.warmup, 0])
+    assert r.counters["timeouts"] > 5                      # losses every cycle, at W = P + B + 1
+    return len(ss) > 1
+
+
+@pytest.mark.parametrize("delta", [40, 48, 80, 96])
+def test_slow_start_loss_point_is_the_integer_doubling(delta):
+    # issue 25: the loss point is slow start's integer arithmetic (closed_forms.slow_start_peak_queue),
+    # not the fluid pipe / 3: P = 40 -> B = 10 (0.25 P), 48 -> 17, 80 -> 18 (0.225 P), 96 -> 33
+    from tcpabr_model.closed_forms import slow_start_peak_queue
+
+    point = min(b for b in range(1, delta) if slow_start_peak_queue(delta, b) <= b)
+    assert _slow_start_loses(delta, point - 1) and not _slow_start_loses(delta, point)
+
+
+def test_slow_start_loss_point_near_a_third_where_ssthresh_is_a_power_of_two():
+    # P = 96: at B = P / 3 = 32, ssthresh = floor(129 / 2) = 64 = 2^6, where the fluid rule is exact
+    assert _slow_start_loses(96, 32) and not _slow_start_loses(96, 33)
+    assert 33 / 96 == pytest.approx(1 / 3, rel=0.04)

@@ -19,7 +19,7 @@ ATM accounting (seeds 000, 002, 004)
     Encapsulation, cells_per_packet, padding_bytes, tcp_efficiency, tcp_max_throughput,
     atm_cell_efficiency, CELL_BYTES, CELL_PAYLOAD, SONET_PAYLOAD_FRACTION
 TCP at constant capacity (Lakshman and Madhow 1997, seed 004 ref. [15])
-    reno_efficiency, slow_start_overflows, SLOW_START_LOSS_BETA (``window``)
+    reno_efficiency, slow_start_overflows, slow_start_peak_queue, SLOW_START_LOSS_BETA (``window``)
 Fairness and efficiency
     jain_index, efficiency_seed000, efficiency_seed001, efficiency_seed004
 Delta calibration experiment (Section IV)
@@ -73,6 +73,7 @@ from .window import (
     sawtooth_average_window,
     sawtooth_throughput,
     slow_start_overflows,
+    slow_start_peak_queue,
     throughput_from_window,
 )
 
@@ -116,6 +117,7 @@ __all__ = [
     "sawtooth_average_window",
     "sawtooth_throughput",
     "slow_start_overflows",
+    "slow_start_peak_queue",
     "stationary_distribution",
     "stationary_mean",
     "tcp_efficiency",

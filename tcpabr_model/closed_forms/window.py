@@ -48,7 +48,7 @@ import functools
 
 import numpy as np
 
-from .._validate import check_choice, check_real
+from .._validate import check_choice, check_int, check_real
 
 __all__ = [
     "throughput_from_window",
@@ -60,6 +60,7 @@ __all__ = [
     "fifo_share",
     "reno_efficiency",
     "slow_start_overflows",
+    "slow_start_peak_queue",
     "SLOW_START_LOSS_BETA",
 ]
 
@@ -212,3 +213,27 @@ def slow_start_overflows(pipe: float, buffer: float) -> bool:
     p = check_real("pipe", pipe, 0.0, low_open=True)
     b = check_real("buffer", buffer, 0.0)
     return b < SLOW_START_LOSS_BETA * p
+
+
+def slow_start_peak_queue(pipe: int, buffer: int) -> int:
+    """Peak bottleneck occupancy (packets, the one in service included) of slow start from 1
+    to ssthresh = floor((P + B + 1) / 2), with integer windows (issue 25).
+
+    The window at a congestion-avoidance loss is P + B + 1 (pipe, buffer, the packet
+    dropped).  Each round trip doubles the window, w -> min(2 w, ssthresh); its ACKs come
+    one per service time and each releases two segments, so the queue grows by one per ACK:
+    min(2 w, ssthresh) - w + 1 at the end of the round.  Slow start overflows the buffer
+    iff this exceeds ``buffer``.  The fluid rule (:func:`slow_start_overflows`, B < P / 3)
+    assumes the last round doubles from ssthresh / 2; with integer windows it starts at the
+    largest power of two below ssthresh, so the loss point moves between about 0.22 P and
+    0.36 P with P (P = 40: B = 10; P = 48: 17; P = 80: 18; P = 96: 33).
+    """
+    p = check_int("pipe", pipe, 1)
+    b = check_int("buffer", buffer, 0)
+    ss = (p + b + 1) // 2
+    w, peak = 1, 0
+    while w < ss:
+        nxt = min(2 * w, ss)
+        peak = max(peak, nxt - w + 1)
+        w = nxt
+    return peak
