@@ -35,7 +35,7 @@ PSIS = (1.0, 10.0, 50.0)
 
 
 def run(replications: int, duration: float, seed: int, variants: tuple[str, ...], rto: str = "fixed",
-        rto_min: float = 0.2) -> pd.DataFrame:
+        rto_min: float = 1.0) -> pd.DataFrame:
     rows = []
     for fb in FEEDBACKS:
         for psi in PSIS:
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
                     help="fixed: 2 x Delta, no back-off (the paper's testbed); estimator: RFC 6298")
-    ap.add_argument("--rto-min", type=float, default=0.2, help="seconds, with --rto estimator (RFC 6298: 1 s)")
+    ap.add_argument("--rto-min", type=float, default=1.0, help="seconds, with --rto estimator (default 1, RFC 6298)")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                   "out", "tcp_variants"))
     a = ap.parse_args(argv)

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcpabr_model.capacity import from_arrays
-from tcpabr_model.closed_forms import lakshman_madhow_efficiency
+from tcpabr_model.closed_forms import reno_efficiency
 from tcpabr_model.markov import Scenario, analyze, simulate_embedded, skeleton_for
 from tcpabr_model.markov.kernels.interval import MODE_ABR, MODE_TCP_ALONE, interval_outcome
 from tcpabr_model.markov.kernels.recovery import code_m, code_u, loss_interval_counts
@@ -101,7 +101,7 @@ def test_constant_capacity_matches_lakshman_madhow(delta, beta):
     bmax = int(round(beta * delta))
     r = analyze(Scenario(delta=delta, bmax=bmax, psi=20, rate_ratio=1.0, feedback="none", tcp="sack",
                          wmax=4 * delta))
-    lm = lakshman_madhow_efficiency(bmax / delta)
+    lm = reno_efficiency(pipe=delta, buffer=bmax, wmax=4 * delta)
     assert abs(r.prediction - lm) <= 0.03 * lm
     assert r.conservative - 1e-9 <= lm <= r.optimistic + 0.005
     assert r.fast_recovery_share > 0.99

@@ -134,9 +134,50 @@ def test_sack_recovery_start_sets_pipe_and_retransmits_the_first_hole():
     st, fs, cp, g, sq, sb = s
     for t, sk in ((1, 11), (2, 12), (3, 13)):
         _ack(10, t, s, sk)
-    # ssthresh = cwnd = 5; pipe = flight 10 - 3 + 1 (the retransmission) = 8 >= cwnd: nothing else
-    assert fs[0, L.F_SSTH] == 5.0 and fs[0, L.F_CWND] == 5.0 and st[0, L.S_PIPE] == 8
+    # ssthresh = flight 10 / 2 = 5; RFC 6675 pipe: 14..19 in flight (6), 11..13 SACKed, 10 lost
+    # (3 SACKed above it) but retransmitted (+1) = 7; PRR: 7 > ssthresh, sndcnt = ceil(1 x 5 / 10)
+    # - prr_out 1 = 0, cwnd = pipe + 0 = 7: only the retransmission is sent
+    assert fs[0, L.F_SSTH] == 5.0 and fs[0, L.F_CWND] == 7.0 and st[0, L.S_PIPE] == 7
+    assert st[0, L.S_PRRDEL] == 1 and st[0, L.S_PRROUT] == 1 and st[0, L.S_RECOVFS] == 10
     assert _queued(st, sq) == [10] and st[0, L.S_HIGHSACK] == 14 and st[0, L.S_RECOVER] == 20
+
+
+def test_sack_recovery_is_prr_ssrb():
+    # RFC 6937 by hand (ssthresh 5, RecoverFS 10, prr_out 1 after the fast retransmission).
+    # Each later duplicate ACK SACKs one more segment (DeliveredData 1); pipe from the scoreboard:
+    #   sk 14: pipe 6 > 5, sndcnt = ceil(2 x 5 / 10) - 1 = 0            -> cwnd 6, nothing sent
+    #   sk 15: pipe 5 <= 5, SSRB: min(5 - 5, max(3 - 1, 1) + 1) = 0      -> cwnd 5, nothing sent
+    #   sk 16: pipe 4: min(1, max(4 - 1, 1) + 1) = 1                     -> cwnd 5, new segment 20
+    #   sk 17, 18, 19: pipe 4 again each time (the new segment in flight): one new segment each
+    s = _bare("sack")
+    st, fs, cp, g, sq, sb = s
+    expect = {14: (6.0, []), 15: (5.0, []), 16: (5.0, [20]), 17: (5.0, [20, 21]), 18: (5.0, [20, 21, 22]),
+              19: (5.0, [20, 21, 22, 23])}
+    for t, sk in enumerate(range(11, 20), 1):
+        _ack(10, t, s, sk)
+        if sk in expect:
+            cwnd, new = expect[sk]
+            assert fs[0, L.F_CWND] == cwnd and _queued(st, sq) == [10] + new, sk
+    assert st[0, L.S_PRRDEL] == 7 and st[0, L.S_PRROUT] == 5 and st[0, L.S_PIPE] == 5
+    _ack(20, 20, s)               # full ACK: recovery over, cwnd = ssthresh, flight 4: one more, no burst
+    assert st[0, L.S_INREC] == 0 and fs[0, L.F_CWND] == 5.0 and _queued(st, sq) == [10, 20, 21, 22, 23, 24]
+
+
+def test_sack_retransmits_only_lost_segments_and_each_once():
+    # holes at 10 and 12; SACKs of 11, 13, 14, 15: 12 is lost (3 SACKed above) once 15 arrives
+    s = _bare("sack", cwnd=10.0)
+    st, fs, cp, g, sq, sb = s
+    for t, sk in enumerate((11, 13, 14), 1):
+        _ack(10, t, s, sk)
+    assert _queued(st, sq) == [10] and st[0, L.S_LOSTEND] == 11      # 12 has only 13, 14 above
+    _ack(10, 4, s, 15)
+    # 12 is lost now, but pipe 5 (16..19, 10's retransmission) = ssthresh: PRR sends nothing
+    assert st[0, L.S_LOSTEND] == 13 and st[0, L.S_PIPE] == 5 and _queued(st, sq) == [10]
+    _ack(10, 5, s, 16)             # pipe 4: one transmission, the lost segment before new data
+    assert _queued(st, sq) == [10, 12]
+    for t, sk in enumerate((17, 18, 19), 6):
+        _ack(10, t, s, sk)
+    assert _queued(st, sq) == [10, 12, 20, 21, 22]
 
 
 def test_one_variant_vocabulary_and_the_deprecated_spelling():
@@ -183,3 +224,19 @@ def test_every_variant_runs_on_the_single_bottleneck(variant):
     c = r.counters
     assert c["delivered_segments"] > 1000
     assert (c["fast_retransmits"] == 0) == (variant == "timeout-only")
+
+
+def test_deprecated_spelling_warns_the_caller_and_the_terminal(main, capsys):
+    # issue 25: the docs promised a warning that neither a script nor the terminal showed
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        Scenario.from_normalized(tcp=TcpConfig(variant="no-fast-retransmit"))
+    dep = [x for x in w if issubclass(x.category, DeprecationWarning)]
+    # attributed to this file (outside the package), where Python's default filters show it in __main__
+    assert len(dep) == 1 and dep[0].filename == __file__
+    rc = main(["simulate", "--variant", "no-fast-retransmit", "--feedback", "none", "--duration", "2",
+               "--warmup", "1", "--replications", "1", "--json"])
+    out = capsys.readouterr()
+    assert rc == 0 and json.loads(out.out)["scenario"]["tcp"]["variant"] == "timeout-only"
+    assert out.err.splitlines() == ["tcpabr simulate: warning: --variant no-fast-retransmit is deprecated: "
+                                    "use --variant timeout-only"]

@@ -14,11 +14,12 @@ Finite-sample estimators and EFFCAP (eqs. 24-28, Section VI design rule)
     effcap_feedback_series, effcap_design, EffcapDesign
 Window-to-throughput (seed 002 eqs. 1-2, FIFO share)
     throughput_from_window, derive_eq2_closed_form, average_window_linear,
-    average_window_linear_sum, sawtooth_average_window, sawtooth_throughput, fifo_share,
-    lakshman_madhow_efficiency (fast recovery at constant capacity)
+    average_window_linear_sum, sawtooth_average_window, sawtooth_throughput, fifo_share
 ATM accounting (seeds 000, 002, 004)
     Encapsulation, cells_per_packet, padding_bytes, tcp_efficiency, tcp_max_throughput,
     atm_cell_efficiency, CELL_BYTES, CELL_PAYLOAD, SONET_PAYLOAD_FRACTION
+TCP at constant capacity (Lakshman and Madhow 1997, seed 004 ref. [15])
+    reno_efficiency, slow_start_overflows, slow_start_peak_queue, SLOW_START_LOSS_BETA (``window``)
 Fairness and efficiency
     jain_index, efficiency_seed000, efficiency_seed001, efficiency_seed004
 Delta calibration experiment (Section IV)
@@ -63,13 +64,16 @@ from .two_state_closed_form import (
     two_state_matrix,
 )
 from .window import (
+    SLOW_START_LOSS_BETA,
     average_window_linear,
     average_window_linear_sum,
     derive_eq2_closed_form,
     fifo_share,
-    lakshman_madhow_efficiency,
+    reno_efficiency,
     sawtooth_average_window,
     sawtooth_throughput,
+    slow_start_overflows,
+    slow_start_peak_queue,
     throughput_from_window,
 )
 
@@ -79,6 +83,7 @@ __all__ = [
     "EffcapDesign",
     "EffectiveCapacityResult",
     "Encapsulation",
+    "SLOW_START_LOSS_BETA",
     "SONET_PAYLOAD_FRACTION",
     "atm_cell_efficiency",
     "average_window_linear",
@@ -105,12 +110,14 @@ __all__ = [
     "efficiency_seed004",
     "fifo_share",
     "jain_index",
-    "lakshman_madhow_efficiency",
     "min_cycle_mean",
     "padding_bytes",
     "qos_delta",
+    "reno_efficiency",
     "sawtooth_average_window",
     "sawtooth_throughput",
+    "slow_start_overflows",
+    "slow_start_peak_queue",
     "stationary_distribution",
     "stationary_mean",
     "tcp_efficiency",

@@ -15,6 +15,31 @@ r"""Window-to-throughput formulas (seed 002, Sections 2-3) and the CA sawtooth.
   window :math:`\tfrac34 W`, packet-weighted average :math:`\tfrac{7}{9} W`, throughput
   :math:`\tfrac{3W}{4\,\text{RTT}}` packets per unit time.
 * FIFO share rule (seed 002, Section 3): :math:`\mu_i = \mu\,x_i/x`.
+
+**TCP at constant capacity** (Lakshman and Madhow 1997, seed 004 ref. [15], issue 25).
+
+One connection through a bottleneck of constant rate :math:`\mu` (packets per unit time),
+round-trip propagation delay :math:`T`, pipe :math:`P = \mu T` packets and a buffer of
+:math:`B` packets, :math:`\beta = B / P`.  The window grows one packet per round trip; the
+buffer overflows when it reaches :math:`W = P + B`.
+
+* **Reno** (fast retransmit and recovery, one halving per loss, no timeout): the window
+  saws between :math:`W/2` and :math:`W`.  Below the pipe the link idles; above it the
+  queue holds :math:`w - P`.  Counting packets and time over one cycle,
+
+  .. math:: \eta = \frac{3}{4}\,\frac{(1+\beta)^2}{1+\beta+\beta^2}, \qquad \beta < 1,
+
+  and :math:`\eta = 1` for :math:`\beta \ge 1` (the window never drops below the pipe).
+* **Slow start** (Tahoe, or a timeout): each ACK releases two packets, so in the round
+  trip that doubles the window from :math:`w` to :math:`2w` (below the pipe) the queue
+  grows by one packet per ACK, to :math:`w`.  Slow start up to :math:`W/2` overflows the
+  buffer iff its last doubling starts above :math:`B`: :math:`W/4 > B`, i.e.
+  :math:`\beta < 1/3` (:func:`slow_start_overflows`).
+
+**[choice]** A window cap :math:`w_{max} < W` (the simulator's ``wmax``) means no loss at
+all: the window stays at :math:`w_{max}` and :math:`\eta = \min(w_{max}/P, 1)`.  The
+formulas are fluid: the integer window and the packet in service shift the loss point by
+about one packet.
 """
 
 from __future__ import annotations
@@ -23,7 +48,7 @@ import functools
 
 import numpy as np
 
-from .._validate import check_choice, check_real
+from .._validate import check_choice, check_int, check_real
 
 __all__ = [
     "throughput_from_window",
@@ -33,6 +58,10 @@ __all__ = [
     "sawtooth_average_window",
     "sawtooth_throughput",
     "fifo_share",
+    "reno_efficiency",
+    "slow_start_overflows",
+    "slow_start_peak_queue",
+    "SLOW_START_LOSS_BETA",
 ]
 
 
@@ -146,23 +175,65 @@ def fifo_share(mu, occupancy):
     return m * x / x.sum()
 
 
-def lakshman_madhow_efficiency(beta):
-    """Efficiency of one TCP with fast recovery on a constant-capacity link, Lakshman and
-    Madhow (IEEE/ACM ToN 5(3), 1997), idealised Reno: one halving per loss episode.
+#: the buffer / pipe ratio below which slow start up to ssthresh = (P + B) / 2 overflows the buffer
+SLOW_START_LOSS_BETA = 1.0 / 3.0
 
-    ``beta = B / (mu T)``: buffer over the bandwidth-delay product (packets over packets).
-    The window grows by one per round trip up to ``W_max = mu T (1 + beta)``, where the
-    buffer overflows, and is halved.  Below the pipe (``W < mu T``) the link idles; above it
-    the round trip grows with the queue.  Integrating both phases,
 
-        efficiency = 3 (1 + beta)^2 / (4 (1 + beta + beta^2))   for beta < 1, else 1,
+def reno_efficiency(pipe: float, buffer: float, wmax: float | None = None) -> float:
+    """Long-run throughput / capacity of Reno at constant capacity (Lakshman-Madhow).
 
-    (0.75 at beta = 0, 0.893 at 0.25, 0.964 at 0.5).  Throughput / link capacity,
-    dimensionless; the reference of ``Scenario(tcp='sack')`` at constant capacity
-    (docs/model.md sec. 12.3).
+    Parameters
+    ----------
+    pipe : float
+        Bandwidth-delay product :math:`\\mu T`, packets (> 0).
+    buffer : float
+        Bottleneck buffer :math:`B`, packets (>= 0).
+    wmax : float, optional
+        Window cap, packets; a cap below :math:`P + B` avoids every loss.
+
+    Raises
+    ------
+    ValueError
+        A parameter out of its range (named).
     """
-    b = np.asarray(beta, dtype=float)
-    if np.any(~np.isfinite(b)) or np.any(b < 0):
-        raise ValueError(f"beta={beta!r} is invalid: must be finite and >= 0 (buffer / bandwidth-delay product)")
-    out = np.where(b >= 1.0, 1.0, 3.0 * (1.0 + b) ** 2 / (4.0 * (1.0 + b + b * b)))
-    return float(out) if out.ndim == 0 else out
+    p = check_real("pipe", pipe, 0.0, low_open=True)
+    b = check_real("buffer", buffer, 0.0)
+    if wmax is not None:
+        w = check_real("wmax", wmax, 0.0, low_open=True)
+        if w < p + b:
+            return min(w / p, 1.0)
+    beta = b / p
+    if beta >= 1.0:
+        return 1.0
+    return 0.75 * (1.0 + beta) ** 2 / (1.0 + beta + beta * beta)
+
+
+def slow_start_overflows(pipe: float, buffer: float) -> bool:
+    """Whether slow start up to ssthresh = (P + B) / 2 overflows the buffer: B < P / 3."""
+    p = check_real("pipe", pipe, 0.0, low_open=True)
+    b = check_real("buffer", buffer, 0.0)
+    return b < SLOW_START_LOSS_BETA * p
+
+
+def slow_start_peak_queue(pipe: int, buffer: int) -> int:
+    """Peak bottleneck occupancy (packets, the one in service included) of slow start from 1
+    to ssthresh = floor((P + B + 1) / 2), with integer windows (issue 25).
+
+    The window at a congestion-avoidance loss is P + B + 1 (pipe, buffer, the packet
+    dropped).  Each round trip doubles the window, w -> min(2 w, ssthresh); its ACKs come
+    one per service time and each releases two segments, so the queue grows by one per ACK:
+    min(2 w, ssthresh) - w + 1 at the end of the round.  Slow start overflows the buffer
+    iff this exceeds ``buffer``.  The fluid rule (:func:`slow_start_overflows`, B < P / 3)
+    assumes the last round doubles from ssthresh / 2; with integer windows it starts at the
+    largest power of two below ssthresh, so the loss point moves between about 0.22 P and
+    0.36 P with P (P = 40: B = 10; P = 48: 17; P = 80: 18; P = 96: 33).
+    """
+    p = check_int("pipe", pipe, 1)
+    b = check_int("buffer", buffer, 0)
+    ss = (p + b + 1) // 2
+    w, peak = 1, 0
+    while w < ss:
+        nxt = min(2 * w, ss)
+        peak = max(peak, nxt - w + 1)
+        w = nxt
+    return peak

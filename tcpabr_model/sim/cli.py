@@ -14,8 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
-from .tcp.variants import VARIANTS
+from .tcp.variants import DEPRECATED_VARIANTS, VARIANTS
 
 __all__ = ["register", "handler"]
 
@@ -92,12 +93,14 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="measurement/feedback interval s, seconds (default 0.03)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
-    p.add_argument("--variant", choices=VARIANTS + ("no-fast-retransmit",), default="timeout-only",
+    p.add_argument("--variant", choices=VARIANTS + tuple(DEPRECATED_VARIANTS), default="timeout-only",
                    help="TCP variant (default timeout-only, the paper's model); 'no-fast-retransmit' is "
                         "the deprecated name of timeout-only")
     p.add_argument("--rto", choices=("fixed", "estimator"), default="fixed",
-                   help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator")
+                   help="RTO fixed at 2 x RTT (testbed) or RFC 6298 estimator (minimum --rto-min)")
     p.add_argument("--granularity", type=float, default=0.01, help="timer granularity, s (estimator)")
+    p.add_argument("--rto-min", type=float, default=None, metavar="SECONDS",
+                   help="minimum RTO of --rto estimator, seconds (default 1, RFC 6298 (2.4))")
     p.add_argument("--delayed-ack", action="store_true", help="acknowledge every second segment")
     p.add_argument("--discard", choices=("ppd", "epd"), default="ppd",
                    help="partial packet discard, or early packet discard as well")
@@ -150,7 +153,8 @@ def _refuse_ignored(args) -> None:
     rules = (("host_rate_factor", args.feedback == "none", "--feedback none (TCP alone)"),
              ("capacity_offset", args.capacity_trace is not None, "--capacity-trace"),
              ("batches", args.ci == "batch", "--ci batch"),
-             ("granularity", args.rto == "estimator", "--rto estimator"))
+             ("granularity", args.rto == "estimator", "--rto estimator"),
+             ("rto_min", args.rto == "estimator", "--rto estimator"))
     for dest, applies, needs in rules:
         if dest in given and not applies:
             raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
@@ -204,6 +208,18 @@ def _trace_window(trace, rtt: float, bmax: int) -> int:
         raise ValueError(f"--wmax is needed here: the default window (tcpabr analyze --trace's, from the chain "
                          f"fitted at epoch = the round trip {rtt:.6g} s) cannot be computed: {e}") from None
     return window_packets(peak, rtt, bmax)
+
+
+def _variant(name: str) -> str:
+    """The variant's name; an old spelling prints one warning line on stderr (``tcpabr
+    simulate: warning: ...``, the CLI's format for warnings) and is replaced."""
+    new = DEPRECATED_VARIANTS.get(name)
+    if new is None:
+        return name
+    # FutureWarning: shown whatever the caller's warning filters (a DeprecationWarning raised
+    # inside the package is hidden by Python's defaults)
+    warnings.warn(f"--variant {name} is deprecated: use --variant {new}", FutureWarning, stacklevel=2)
+    return new
 
 
 def _scenario(args):
@@ -264,8 +280,9 @@ def _scenario(args):
             rtt = max(args.rtt) if args.rtt is not None else max(args.delta) * Scenario(
                 feedback=args.feedback, **kw).time_unit
             wmax = _trace_window(kw["capacity"], rtt, args.bmax)
-    tcp = TcpConfig(variant=args.variant, rto=args.rto, granularity=args.granularity, wmax=wmax,
-                    delayed_ack=args.delayed_ack)
+    rto_min = {} if args.rto_min is None else {"rto_min": args.rto_min}
+    tcp = TcpConfig(variant=_variant(args.variant), rto=args.rto, granularity=args.granularity, wmax=wmax,
+                    delayed_ack=args.delayed_ack, **rto_min)
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                                   feedback=args.feedback, tcp=tcp, warmup=args.warmup,
                                   capacity_mode=args.capacity_mode, interval=args.interval, discard=args.discard,

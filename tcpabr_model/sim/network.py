@@ -42,13 +42,17 @@ class TcpParams:
         retransmit and recovery; 'newreno' is RFC 6582; 'sack' selective
         acknowledgements (see :mod:`tcpabr_model.sim.tcp.variants`).
     wmax : int, optional(default=128)
-        Receiver window in segments (cwnd is clamped to it).
+        Window cap in segments: cwnd is clamped to it; a fast recovery may send up to
+        2 ``wmax`` past snd_una (the receiver's reorder buffer) while its segments in the
+        network stay within the window (issue 25, ``docs/simulator.md``).
     rto : {'fixed', 'estimator'}, optional(default='estimator')
         'fixed': RTO = ``rto_rtt_factor`` x the connection's round-trip propagation
         delay; 'estimator': RFC 6298 with timer granularity ``granularity``.
     rto_rtt_factor, granularity, rto_min, rto_max, rto_initial : float
         Seconds (factor dimensionless); defaults 2, 0.1, 0.2, 60, 1.0 (granularity 100 ms:
         seed 000 Sec. 5.1 "2 to 3 ticks of 100 ms each"; seed 002 "granularity=100").
+        ``rto_min`` in [0, ``rto_max``] bounds the estimator's RTO from below (the
+        single-bottleneck :class:`TcpConfig` defaults to RFC 6298's 1 s).
     delayed_ack : bool, optional(default=False)
         Acknowledge every second in-order segment or after ``delack_timeout``.
     delack_timeout : float, optional(default=0.2)
@@ -80,8 +84,8 @@ class TcpParams:
         check_choice("rto", self.rto, ("fixed", "estimator"))
         _s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))
         _s(self, "granularity", check_real("granularity", self.granularity, 0.0, 10.0, low_open=True))
-        _s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, 1e4))
-        _s(self, "rto_max", check_real("rto_max", self.rto_max, self.rto_min, 1e5))
+        _s(self, "rto_max", check_real("rto_max", self.rto_max, 0.0, 1e5, low_open=True))
+        _s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, self.rto_max))
         _s(self, "rto_initial", check_real("rto_initial", self.rto_initial, 0.0, 1e4, low_open=True))
         if not isinstance(self.delayed_ack, bool):
             raise ValueError(f"delayed_ack={self.delayed_ack!r} is invalid: must be True or False")

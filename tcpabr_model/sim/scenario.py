@@ -56,14 +56,16 @@ class TcpConfig(TcpParams):
 
     Differences from :class:`TcpParams`: ``variant='timeout-only'`` (the paper's model,
     Section III-A assumption 7), ``rto='fixed'`` (RTO = ``rto_rtt_factor`` x the round trip,
-    the testbed's footnote 3, no back-off), ``granularity=0.01`` s.  Every field and its
-    range is documented on :class:`TcpParams`; the old variant name 'no-fast-retransmit'
-    is accepted with a DeprecationWarning.
+    the testbed's footnote 3, no back-off), ``granularity=0.01`` s, ``rto_min=1.0`` s (RFC
+    6298 (2.4): the minimum of ``rto='estimator'``; the fixed RTO ignores it).  Every field
+    and its range is documented on :class:`TcpParams`; the old variant name
+    'no-fast-retransmit' is accepted with a DeprecationWarning.
     """
 
     variant: str = "timeout-only"
     rto: str = "fixed"
     granularity: float = 0.01
+    rto_min: float = 1.0
 
 
 #: a given ``high_rate`` must agree with the one a physical capacity implies to this relative tolerance

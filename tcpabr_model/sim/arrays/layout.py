@@ -229,7 +229,11 @@ S_FBCNT = 36        # fast path: feedback messages in flight
 S_PPDTX = 37        # fast path: 1 while the rest of the head frame is discarded at the bottleneck
 S_CSERVED = 38      # fast path: cells served by the bottleneck
 S_PARTIALS = 39     # newreno: partial ACKs in the current recovery (the Impatient timer rule)
-S_NSTATE = 40
+S_PRRDEL = 40       # sack: PRR's prr_delivered, segments delivered since recovery start (RFC 6937)
+S_PRROUT = 41       # sack: PRR's prr_out, segments sent since recovery start
+S_RECOVFS = 42      # sack: PRR's RecoverFS, the flight at recovery start
+S_LOSTEND = 43      # sack: unSACKed segments below it are lost (dupthresh SACKed above, RFC 6675 IsLost)
+S_NSTATE = 44
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0

@@ -30,11 +30,14 @@ copies, whose duplicate ACKs inflated cwnd, which resent more copies).
 
 SACK details: the receiver reports the segment that triggered each duplicate ACK (the
 first SACK block of RFC 2018; with a lossless reverse path the sender's scoreboard is then
-exact).  During recovery (Fall & Floyd 1996, seed 000 ref. [20]) while pipe < cwnd the
-sender "first retransmits the lost packets before sending out any new packets" (seed 000
-Sec. 2.1): the lowest segment below the highest SACKed one that is neither SACKed nor
-already retransmitted, else new data within the receiver window; each transmission adds 1
-to pipe.  Recovery ends when an ACK covers the highest segment sent at its start.
+exact).  Recovery is RFC 6675 loss recovery with RFC 6937's Proportional Rate Reduction in
+its PRR-SSRB form, as Linux and ns-3 (``TcpPrrRecovery``) run it (issue 25): on every ACK of
+the recovery ``pipe`` is recomputed from the scoreboard (RFC 6675 SetPipe: segments neither
+SACKed nor lost, plus retransmissions; lost = ``dupthresh`` SACKed segments above, IsLost),
+``cwnd = pipe + sndcnt`` with PRR's ``sndcnt`` (:func:`~tcpabr_model.sim.tcp.prr.prr_ack`), and while pipe < cwnd the
+sender retransmits the lowest lost segment not yet retransmitted, else sends new data
+(NextSeg rules 1 and 2); each transmission adds 1 to pipe and to ``prr_out``.  Recovery ends
+when an ACK covers the highest segment sent at its start, with cwnd = ssthresh.
 
 Timers: fixed RTO (``CP_RTOFIX``) or the RFC 6298 estimator with timer granularity
 ``G_GRAN`` (expiry rounded up to a multiple of it), in both kernels.
@@ -55,8 +58,10 @@ from ..arrays.layout import (
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
     S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, S_NSTATE, F_NSTATE,
+    S_LOSTEND, S_PRRDEL, S_PRROUT, S_RECOVFS,
 )
 from ..arrays.refcount import keep_alive
+from .prr import prr_ack
 
 __all__ = ["push_seg", "try_send", "on_ack", "on_timeout", "rcv_frame", "send_ack", "conn_next", "segmentation_cells",
            "tcp_state"]
@@ -120,7 +125,14 @@ def _send_new(c, t, st, fs, cpar, gpar, sq_seq):
 
 @njit(cache=True, error_model="numpy")
 def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
-    """SACK recovery: retransmit holes first, then new data, while pipe < cwnd."""
+    """SACK recovery (RFC 6675 NextSeg rules 1-2): while pipe < cwnd (<= wmax), retransmit the
+    lowest lost segment not yet retransmitted, else send new data.
+
+    New data is limited by the receiver's reorder buffer, 2 wmax segments past snd_una
+    (``rb_cap`` = 2 wmax + 8 in :mod:`tcpabr_model.sim.kernel_inputs`), not by wmax: the
+    SACKed segments have left the network, and capping the sequence space at snd_una + wmax
+    stalled the second half of every recovery at a window near wmax (issue 25).
+    """
     cap = sb.shape[1]
     wmax = cpar[c, CP_WMAX]
     cw = np.int64(np.floor(fs[c, F_CWND] + 1e-9))
@@ -128,22 +140,24 @@ def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
         q = st[c, S_RTXNEXT]
         if q < st[c, S_UNA]:
             q = st[c, S_UNA]
-        hs = st[c, S_HIGHSACK]
-        while q < hs and sb[c, q % cap] != 0:
+        lost = st[c, S_LOSTEND]
+        while q < lost and sb[c, q % cap] != 0:
             q += 1
-        if q < hs:
+        if q < lost:
             if not push_seg(c, q, st, cpar, sq_seq):
                 return False
             sb[c, q % cap] = 2
             st[c, S_RETX] += 1
             st[c, S_RTXNEXT] = q + 1
             st[c, S_PIPE] += 1
+            st[c, S_PRROUT] += 1
             continue
         st[c, S_RTXNEXT] = q
-        if st[c, S_NXT] < st[c, S_UNA] + wmax:
+        if st[c, S_NXT] < st[c, S_UNA] + 2 * wmax:       # the receiver's reorder buffer
             if not _send_new(c, t, st, fs, cpar, gpar, sq_seq):
                 return False
             st[c, S_PIPE] += 1
+            st[c, S_PRROUT] += 1
         else:
             break
     return True
@@ -151,12 +165,21 @@ def _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def try_send(c, t, st, fs, cpar, gpar, sq_seq, sb):
-    """Send what the window allows (the SACK recovery rule during SACK recovery)."""
+    """Send what the window allows (the SACK recovery rule during SACK recovery).
+
+    Outside recovery the window is min(cwnd, wmax) past snd_una.  During Reno / NewReno
+    recovery cwnd is inflated by one per duplicate ACK (segments that have left the
+    network), so it is not capped at wmax there, only at the receiver's reorder buffer of
+    2 wmax (issue 25: the cap at wmax stopped the ACK clock in the second half of each
+    recovery and the deficit came back as a burst or a slow start that lost again).
+    """
     if cpar[c, CP_VARIANT] == TCP_SACK and st[c, S_INREC] == 1:
         ok = _sack_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
     else:
         win = fs[c, F_CWND]
         wmax = cpar[c, CP_WMAX]
+        if st[c, S_INREC] == 1:
+            wmax = 2 * wmax
         if win > wmax:
             win = float(wmax)
         w = np.int64(np.floor(win + 1e-9))
@@ -239,8 +262,9 @@ def on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb):
     timeout-only: nothing.  reno: on the dupthresh-th, ssthresh = max(flight/2, 2),
     retransmit, cwnd = ssthresh + dupthresh; +1 per further duplicate (inflation).
     newreno: the same, and ``S_RECOVER`` = highest segment sent + 1 (RFC 6582 Sec. 3.2
-    step 2).  sack: cwnd = ssthresh, pipe = flight - dupthresh + 1 (the retransmission);
-    in recovery each duplicate ACK takes one segment out of pipe.
+    step 2).  sack: the recovery's PRR state (prr_delivered 0, prr_out 1 for the
+    retransmission, RecoverFS = flight); cwnd and pipe are then set by :func:`~tcpabr_model.sim.tcp.prr.prr_ack`
+    on this and every later ACK of the recovery.
     """
     variant = cpar[c, CP_VARIANT]
     newreno = variant == TCP_NEWRENO or variant == TCP_NEWRENO_STEADY
@@ -261,12 +285,9 @@ def on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb):
             fs[c, F_CWND] = ss
             sb[c, una % sb.shape[1]] = 2
             st[c, S_RTXNEXT] = una + 1
-            pipe = flight - gpar[G_DUPTHRESH]
-            st[c, S_PIPE] = (pipe if pipe > 0 else 0) + 1
-        elif st[c, S_INREC] == 1:
-            st[c, S_PIPE] -= 1
-            if st[c, S_PIPE] < 0:
-                st[c, S_PIPE] = 0
+            st[c, S_PRRDEL] = 0
+            st[c, S_PRROUT] = 1             # the fast retransmission
+            st[c, S_RECOVFS] = flight
 
 
 @njit(cache=True, error_model="numpy")
@@ -278,8 +299,8 @@ def on_recovery_ack(c, a, st, fs, cpar, sq_seq):
     ACK (a < recover) retransmits segment ``a``, deflates cwnd by the segments acknowledged
     and adds one back, and is counted in ``S_PARTIALS`` (step 5; the timer rule is
     :func:`_restarts_timer`); a full ACK sets cwnd = min(ssthresh, max(flight, 1) + 1)
-    (step 3, option 1).  sack: a partial ACK takes 2 out of pipe (the original and its
-    retransmission); a full ACK sets cwnd = ssthresh.
+    (step 3, option 1).  sack: a partial ACK keeps recovery (PRR sets cwnd, :func:`~tcpabr_model.sim.tcp.prr.prr_ack`);
+    a full ACK sets cwnd = ssthresh (RFC 6937).
     """
     variant = cpar[c, CP_VARIANT]
     partial = a < st[c, S_RECOVER]
@@ -292,9 +313,6 @@ def on_recovery_ack(c, a, st, fs, cpar, sq_seq):
         st[c, S_PARTIALS] += 1
         return True
     if variant == TCP_SACK and partial:
-        st[c, S_PIPE] -= 2
-        if st[c, S_PIPE] < 0:
-            st[c, S_PIPE] = 0
         return True
     if newreno:
         f = float(st[c, S_MAX] - a)
@@ -330,7 +348,10 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
     wmax = float(cpar[c, CP_WMAX])
     variant = cpar[c, CP_VARIANT]
     cap = sb.shape[1]
+    delivered = 0       # SACK: segments this ACK delivered (RFC 6937 DeliveredData)
     if variant == TCP_SACK and sk >= st[c, S_UNA] and sk < st[c, S_MAX]:
+        if sb[c, sk % cap] & 1 == 0:
+            delivered = 1
         sb[c, sk % cap] |= 1
         if sk + 1 > st[c, S_HIGHSACK]:
             st[c, S_HIGHSACK] = sk + 1
@@ -339,7 +360,10 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             _rtt_sample(c, t - st[c, S_RTTSTART], fs, gpar)
             st[c, S_RTTACT] = 0
         if variant == TCP_SACK:
+            delivered += a - st[c, S_UNA]
             for q in range(st[c, S_UNA], a):
+                if sb[c, q % cap] & 1:
+                    delivered -= 1          # counted when it was SACKed
                 sb[c, q % cap] = 0
         if st[c, S_INREC] == 1:
             on_recovery_ack(c, a, st, fs, cpar, sq_seq)
@@ -347,7 +371,7 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             fs[c, F_CWND] += 1.0
         else:
             fs[c, F_CWND] += 1.0 / fs[c, F_CWND]
-        if fs[c, F_CWND] > wmax:
+        if fs[c, F_CWND] > wmax and st[c, S_INREC] == 0:     # an inflated window is not clamped
             fs[c, F_CWND] = wmax
         st[c, S_UNA] = a
         st[c, S_DUP] = 0
@@ -362,6 +386,8 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
     elif a == st[c, S_UNA] and st[c, S_MAX] > st[c, S_UNA]:
         st[c, S_DUP] += 1
         on_dupack(c, t, st, fs, cpar, gpar, sq_seq, sb)
+    if variant == TCP_SACK and st[c, S_INREC] == 1:
+        prr_ack(c, delivered, st, fs, gpar, sb)
     ok = try_send(c, t, st, fs, cpar, gpar, sq_seq, sb)
     keep_alive(st, fs, cpar, gpar, sq_seq, sb)
     return ok

@@ -19,21 +19,38 @@
     Fall and Floyd's SACK recovery with a scoreboard and ``pipe`` (seed 000 Sec. 2.1).
 
 The spelling ``no-fast-retransmit`` (the single-bottleneck simulator's old name of
-``timeout-only``) is accepted with a :class:`DeprecationWarning`.
+``timeout-only``) is accepted with a :class:`DeprecationWarning` attributed to the first
+caller outside the package (so Python's default filters show it in a script), and by
+``tcpabr simulate --variant`` with one warning line on stderr.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
 from ..arrays.layout import TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, TCP_TIMEOUT_ONLY
 
-__all__ = ["VARIANTS", "VARIANT_IDS", "canonical_variant"]
+__all__ = ["VARIANTS", "VARIANT_IDS", "DEPRECATED_VARIANTS", "canonical_variant"]
 
 VARIANTS = ("timeout-only", "reno", "newreno", "sack", "newreno-steady")
 VARIANT_IDS = {"timeout-only": TCP_TIMEOUT_ONLY, "reno": TCP_RENO, "newreno": TCP_NEWRENO, "sack": TCP_SACK,
                "newreno-steady": TCP_NEWRENO_STEADY}
-_DEPRECATED = {"no-fast-retransmit": "timeout-only"}
+#: old spellings accepted with a warning, and the name each stands for
+DEPRECATED_VARIANTS = {"no-fast-retransmit": "timeout-only"}
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _caller_level() -> int:
+    """``stacklevel`` for :func:`warnings.warn` in the caller that names the first frame outside
+    the package (generated dataclass ``__init__`` code counts as inside)."""
+    f = sys._getframe(2)      # the caller of the function that warns
+    level = 2
+    while f is not None and (f.f_code.co_filename.startswith(_PACKAGE) or f.f_code.co_filename.startswith("<")):
+        f = f.f_back
+        level += 1
+    return level
 
 
 def canonical_variant(value, name: str = "variant") -> str:
@@ -44,9 +61,9 @@ def canonical_variant(value, name: str = "variant") -> str:
     ValueError
         ``value`` is not one of :data:`VARIANTS` (nor a deprecated spelling).
     """
-    if isinstance(value, str) and value in _DEPRECATED:
-        new = _DEPRECATED[value]
-        warnings.warn(f"{name}={value!r} is deprecated: use {new!r}", DeprecationWarning, stacklevel=3)
+    if isinstance(value, str) and value in DEPRECATED_VARIANTS:
+        new = DEPRECATED_VARIANTS[value]
+        warnings.warn(f"{name}={value!r} is deprecated: use {new!r}", DeprecationWarning, stacklevel=_caller_level())
         return new
     if value not in VARIANTS:
         raise ValueError(f"{name}={value!r} is invalid: must be one of {', '.join(VARIANTS)}")
