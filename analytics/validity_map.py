@@ -9,6 +9,7 @@ cell-level simulation in the like-with-like *embedded* capacity mode and in the
 Usage::
 
     python analytics/validity_map.py [--quick] [--out DIR] [--workers N] [--cache DIR] [--seed S]
+    python analytics/validity_map.py --tcp sack --grid fig89 [--quick]   # issue 25's target grid
 
 Writes to DIR (default ``out/validity_map`` at the repository root, git-ignored):
 ``validity_map.csv`` (one row per point), ``summary.csv`` (per feedback and mode),
@@ -35,7 +36,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
-from tcpabr_model.validity import validity_map  # noqa: E402
+from tcpabr_model.validity import FIG89_GRID, TCPS, validity_map  # noqa: E402
 
 
 def summarize(df: pd.DataFrame) -> pd.DataFrame:
@@ -52,6 +53,10 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
             "min_gap": float(ok["gap"].min()) if len(ok) else np.nan,
             "max_gap": float(ok["gap"].max()) if len(ok) else np.nan,
             "median_half_width": float(ok["sim_half_width"].median()) if len(ok) else np.nan,
+            "prediction_within_ci_5pct": float(ok["prediction_ok"].mean()) if len(ok) and "prediction_ok" in ok
+            else np.nan,
+            "median_prediction_gap": float(ok["prediction_gap"].median()) if len(ok) and "prediction_gap" in ok
+            else np.nan,
         })
     return pd.DataFrame(rows)
 
@@ -63,14 +68,22 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: the sweep's)")
     p.add_argument("--cache", default=None, help="sweep cache folder (resume an interrupted map)")
     p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
+    p.add_argument("--tcp", choices=TCPS, default="timeout-only",
+                   help="TCP of the analysis and the simulator (docs/model.md sec. 12; default timeout-only)")
+    p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
+                   help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
+                        "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
     args = p.parse_args(argv)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = args.out or os.path.join(root, "out", "validity_map")
     os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
     try:
-        df = validity_map(quick=args.quick, seed=args.seed, cache_dir=args.cache, workers=args.workers,
-                          progress=True)
+        spec = dict(FIG89_GRID) if args.grid == "fig89" else {}
+        if args.tcp != "timeout-only":
+            spec["tcp"] = [args.tcp]
+        df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
+                          workers=args.workers, progress=True)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -43,6 +43,8 @@ __all__ = [
     "FEEDBACKS",
     "DEFAULT_GRID",
     "QUICK_GRID",
+    "FIG89_GRID",
+    "TCPS",
     "embedded_sim_scenario",
     "continuous_sim_scenario",
     "sim_scenario",
@@ -74,6 +76,16 @@ QUICK_GRID: dict = {
     "wmax": [48, 128],
     "feedback": ["instcap", "none"],
     "mode": ["embedded", "continuous"],
+}
+#: The paper's Fig. 8 / Fig. 9 grid (psi 1.5-1000, B_max 10 and 12, Delta 40, W_max 128, like with like):
+#: 44 points per TCP; the grid of issue 25's target for ``tcp='sack'``.
+FIG89_GRID: dict = {
+    "psi": [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0],
+    "bmax": [10, 12],
+    "delta": [40.0],
+    "wmax": [128],
+    "feedback": ["instcap", "none"],
+    "mode": ["embedded"],
 }
 #: Simulation size per point: (replications, time units per replication).
 FULL_SIM = (6, 200_000.0)
@@ -451,4 +463,9 @@ def validity_map(grid_spec: Mapping | None = None, *, quick: bool = False, seed:
     for col in ("conservative", "optimistic", "sim_efficiency", "sim_low", "sim_high"):
         if col not in df.columns:
             df[col] = np.nan
-    return add_gap_columns(df)
+    df = add_gap_columns(df)
+    if "prediction" in df.columns:   # the point estimate against the simulation: |gap| <= CI + 5 %
+        hw = df["sim_half_width"].fillna(0.0)
+        df["prediction_gap"] = (df["prediction"] - df["sim_efficiency"]) / df["sim_efficiency"]
+        df["prediction_ok"] = (df["prediction"] - df["sim_efficiency"]).abs() <= hw + 0.05 * df["sim_efficiency"]
+    return df

@@ -82,10 +82,13 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, 
                 w = wmax
             n_lost = 0
             j2 = 0
+            timer_first = False
             if fast_recovery:
-                _, j2, n_lost, _ = loss_interval_counts(mode, a, b, d, ninc, r_vals[ri], s_vals[si], bmax,
-                                                       delta, work, phase)
-            if fast_recovery and w - n_lost >= DUPTHRESH:
+                _, j2, n_lost, a_left = loss_interval_counts(mode, a, b, d, ninc, r_vals[ri], s_vals[si], bmax,
+                                                            delta, work, phase)
+                # (M8'): the retransmission waits behind the a_left packets at the next source rate
+                timer_first = a_left * s_vals[0 if constant_s else ri] > delta + 1e-9
+            if fast_recovery and not timer_first and w - n_lost >= DUPTHRESH:
                 # fast retransmit, PRR to ssthresh = floor(w / 2): 2 or 3 round trips (sec. 12)
                 m = w // 2
                 steps = 2 if j2 >= DUPTHRESH else 3

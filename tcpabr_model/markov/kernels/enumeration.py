@@ -390,6 +390,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 _, j2, n_lost = tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single,
                                                                      ack_phase, work)
                             kind = 1 if j2 >= DUPTHRESH else 2
+                            # (M8') over ABR the retransmission queues behind the a1 packets left in
+                            # the segmentation buffer; the next source rate is R_k (III-A.8)
+                            if mode == MODE_ABR and (a + d + ninc - n) * s_vals[0 if constant_s else ri] > delta + EPS:
+                                kind = 0
                             q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
                                 pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm, mlo, mhi, mmax, n_lost, kind)
                             v_post += pn * (q_to * jl + ew_to)

@@ -125,6 +125,8 @@ def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mma
     ``w - n_lost``, can return ``DUPTHRESH`` duplicate ACKs (each is behind the hole or its
     ACK releases one that is): code ``kind * mmax + m`` with ``m = floor(w / 2)`` (RFC 5681
     eq. 4; PRR ends recovery at ssthresh); else the timeout of eq. 12, code ``ceil(w / 2)``.
+    ``kind`` 0: no fast retransmit at all (the retransmission cannot beat the timer, sec.
+    12.1 (M8')), every window times out.
     Returns the conditional expectations given the loss, ``(q_fr, ew_fr, q_to, ew_to,
     ess_to, eu)``: probability and E[w 1{FR}] of fast recovery, the same and E[S_ss 1{TO}]
     (eq. 17) of a timeout, and the expected cycle length; and the widened ``mlo..mhi``.
@@ -142,7 +144,7 @@ def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mma
         w = w_base + k
         if w > wmax:
             w = wmax
-        if w - n_lost >= DUPTHRESH:
+        if kind > 0 and w - n_lost >= DUPTHRESH:
             c = kind * mmax + w // 2
             q_fr += pk
             ew_fr += pk * w
