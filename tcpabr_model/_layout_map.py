@@ -98,6 +98,7 @@ LAYERS = {
     # 30: what runs the models
     "tcpabr_model.sweep": 30,
     "tcpabr_model.trace_study": 30,
+    "tcpabr_model.design": 30,         # the feedback designer runs the simulator (issue 26)
     # 40: what compares or draws them
     "tcpabr_model.validity": 40,
     "tcpabr_model.plot": 40,
@@ -109,6 +110,7 @@ LAYERS = {
     "tcpabr_model.cli": 60,
     "tcpabr_model.__main__": 60,
     "tcpabr_model.capacity.cli": 60,
+    "tcpabr_model.design.cli": 60,
     "tcpabr_model.closed_forms.cli": 60,
     "tcpabr_model.markov.cli": 60,
     "tcpabr_model.plot.cli": 60,

@@ -32,6 +32,7 @@ _COMMAND_MODULES = (
     "tcpabr_model.validation.cli",  # validate
     "tcpabr_model.sim.presets.cli",  # presets
     "tcpabr_model.capacity.cli",    # trace fit
+    "tcpabr_model.design.cli",      # design
 )
 
 # Which module registers which subcommand (to import only that one for a run).
@@ -45,6 +46,7 @@ _COMMANDS = {
     "plot": "tcpabr_model.plot.cli",
     "validate": "tcpabr_model.validation.cli",
     "presets": "tcpabr_model.sim.presets.cli",
+    "design": "tcpabr_model.design.cli",
 }
 
 # reStructuredText roles and literals in docstrings reused as help texts.

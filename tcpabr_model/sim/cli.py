@@ -327,6 +327,7 @@ def handler(args) -> int:
         lines.append(f"Jain fairness   {res.fairness.format()}")
     lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
                  f"{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
+    lines.extend(res.delay.lines())     # per delivered segment (docs/simulator.md, "Delay")
     lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "
                  f"{res.cells_per_second:,.0f} cells/s")
     emit(d, args.json, "\n".join(lines))

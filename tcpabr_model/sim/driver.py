@@ -28,6 +28,7 @@ from ..errors import ModelError
 from .abr.kernel_arrays import abr_rep_summary
 from .arrays import layout as L
 from .capacity import CapacityPath, trace_levels
+from .delay import delay_stats, replication_delay
 from .kernel_inputs import (ARG_ORDER, as_network_outputs, draw_replication, fast_path_inputs, kernel_inputs,
                             port_path)
 from .kernels.fast_path import simulate_kernel
@@ -185,6 +186,13 @@ def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=()
     """
     args = fast_path_args(scenario, rng, force_drops, trace)
     g, gf, cp, cf, ptimes = args[:5]
+    out, dt = _run_fast(args)
+    return out, dt, (g, gf, cp, cf, ptimes, int(g[L.G_INITSTATE]))
+
+
+def _run_fast(args):
+    """The fast path on ``args`` (its delay arrays, the last three, filled in place):
+    (outputs, kernel wall seconds); raises on a ring overflow."""
     t0 = time.perf_counter()
     out = simulate_kernel(*args)
     dt = time.perf_counter() - t0
@@ -193,14 +201,19 @@ def run_replication(scenario: Scenario, rng: np.random.Generator, force_drops=()
         what = {1: "segmentation queue", 2: "ACK ring", 3: "feedback ring"}.get(err, "internal")
         raise ModelError(f"simulation aborted: {what} overflow (the {what} grew without bound; "
                          "check the source rate, RTO and window settings)")
-    return out, dt, (g, gf, cp, cf, ptimes, int(g[L.G_INITSTATE]))
+    return out, dt
 
 
 def _replication_task(task):
-    """One replication from a picklable (scenario, SeedSequence child, drops, trace) task."""
+    """One replication from a picklable (scenario, SeedSequence child, drops, trace) task:
+    (kernel outputs, kernel seconds, gpar, per-replication delays of :mod:`.delay`)."""
     scenario, child, force_drops, trace = task
-    out, dt, (g, *_rest) = run_replication(scenario, np.random.default_rng(child), force_drops, trace=trace)
-    return out, dt, g
+    args = fast_path_args(scenario, np.random.default_rng(child), force_drops, trace)
+    out, dt = _run_fast(args)
+    g, gout = args[0], out[2]
+    dly = replication_delay(args[-3:], scenario.slot_seconds, int(g[L.G_NSLOTS] - g[L.G_WARMUP]),
+                            [gout[L.O_QINT] + gout[L.O_SERVEDW]])
+    return out, dt, g, dly
 
 
 def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_method: str = "replications",
@@ -264,13 +277,15 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     ktime = 0.0
     tr = None
     nrep = 0
+    delays = []
     with replication_pool(workers) as pool:
         while True:
             tasks = [(scenario, child, force_drops, trace and tr is None and i == 0)
                      for i, child in enumerate(ss.spawn(replications))]
             results = run_tasks(_replication_task, tasks, pool)
-            for out, dt, g in results:  # replication order, whatever the number of workers
+            for out, dt, g, dly in results:  # replication order, whatever the number of workers
                 st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
+                delays.append(dly)
                 ktime += dt
                 nrep += 1
                 if progress is not None:
@@ -314,6 +329,7 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
         frame_loss_ratio=Estimate.from_samples(samples["flr"], level),
         counters=counters, cells_simulated=cells, kernel_seconds=ktime,
         cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots, trace=tr,
+        delay=delay_stats(delays, scenario.slot_seconds, level),
     )
 
 
@@ -390,6 +406,7 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
     with replication_pool(workers) as pool:
         results = list(run_tasks(_network_task, tasks, pool))
     samples = {}
+    delays = []
     counters = {k: 0 for k in NETWORK_COUNTERS}
     counters.update({"vbr_cells_sent": 0, "vbr_cells_dropped": 0, "frames_corrupted_at_destination": 0})
     cells = 0
@@ -410,6 +427,10 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         counters["vbr_cells_dropped"] += int(vst[nd:, L.V_CDROP].sum())
         counters["frames_corrupted_at_destination"] += int(vst[:nd, L.V_FCORR].sum())
         m = network_metrics(network, out, kin)
+        pst, pfs = out[4], out[5]
+        delays.append(replication_delay(kin["delay"], network.slot_seconds,
+                                        int(kin["gpar"][L.G_NSLOTS] - kin["gpar"][L.G_WARMUP]),
+                                        pfs[:, L.PFS_QINT] + pst[:, L.PS_SERVEDW0:L.PS_SERVEDW0 + 3].sum(axis=1)))
         abr_reps.append(abr_rep_summary(network, kin, out))
         qmax = np.maximum(qmax, m.pop("qmax"))
         for k, v in m.items():
@@ -433,4 +454,5 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         cells_simulated=cells, kernel_seconds=ktime,
         cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots,
         abr=tuple(a for a in abr_reps if a),
-        samples={k: np.array(v) for k, v in samples.items()})
+        samples={k: np.array(v) for k, v in samples.items()},
+        delay=delay_stats(delays, network.slot_seconds, level))

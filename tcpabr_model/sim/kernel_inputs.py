@@ -17,6 +17,7 @@ import numpy as np
 
 from .abr.kernel_arrays import abr_inputs
 from .arrays import layout as L
+from .kernels.delay_record import delay_arrays
 from .capacity import CapacityPath, build_path, two_state_path
 from .network import CELL_BYTES, CapacityProcess, Network
 from .tcp.variants import VARIANT_IDS as _VAR
@@ -156,12 +157,13 @@ def kernel_inputs(net: Network, force=()):
            "force_conn": fc, "force_seq": fq, "sq_cap": sq_cap, "ak_cap": ak_cap, "fb_cap": fb_cap,
            "rb_cap": rb_cap, "dl_cap": dl_cap}
     kin["abr"] = abr_inputs(net, kin)   # ABR RM-cell state (docs/abr_erica.md)
+    kin["delay"] = delay_arrays(len(net.ports))     # delay histograms, filled by the kernel (issue 26)
     return kin
 
 
 ARG_ORDER = ("gpar", "gfpar", "ppar", "pfpar", "ptimes", "pseq", "plev", "qcap", "qpol", "qfpar", "vpar",
               "vfpar", "vroute", "vthr", "cpar", "cfpar", "force_conn", "force_seq", "sq_cap", "ak_cap", "fb_cap",
-              "rb_cap", "dl_cap", "abr")
+              "rb_cap", "dl_cap", "abr", "delay")
 
 
 def fast_path_inputs(net: Network, kin: dict, sample: int | None = None):
@@ -226,7 +228,7 @@ def fast_path_inputs(net: Network, kin: dict, sample: int | None = None):
     cf[:, L.CF_MCR] = vf[:nc, L.VF_MCR]
     return (g, gf, cp, cf, np.ascontiguousarray(kin["ptimes"][0]), np.ascontiguousarray(kin["pseq"][0]),
             np.ascontiguousarray(kin["plev"][0]), kin["force_conn"], kin["force_seq"],
-            kin["sq_cap"], kin["ak_cap"], kin["fb_cap"], kin["rb_cap"])
+            kin["sq_cap"], kin["ak_cap"], kin["fb_cap"], kin["rb_cap"], *kin["delay"])
 
 
 def as_network_outputs(net: Network, fout):

@@ -17,6 +17,7 @@ from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from ..errors import ModelError
 from ..stats import Estimate, jain_index
 from .arrays import layout as L
+from .delay import DelayStats
 from .network import CELL_BYTES, Network
 from .scenario import Scenario
 
@@ -91,6 +92,10 @@ class SimulationResult(ReplicatedResult):
         Cells sent by the sources + cells served or dropped at the bottleneck.
     cells_per_second : float
         ``cells_simulated`` / kernel wall time (compilation excluded).
+    delay : DelayStats
+        Per delivered segment, the time in the source's segmentation buffer, in the
+        bottleneck queue, in propagation and in total (mean, p50, p95, p99, seconds), and
+        the buffers' time-average occupancies, over replications (:mod:`tcpabr_model.sim.delay`).
     """
 
     scenario: Scenario
@@ -110,6 +115,7 @@ class SimulationResult(ReplicatedResult):
     cells_per_second: float
     slots_simulated: int
     trace: Trace | None = field(default=None, repr=False)
+    delay: DelayStats | None = field(default=None, repr=False)
 
     def to_dict(self, include_trace: bool = False) -> dict:
         d = {
@@ -128,6 +134,8 @@ class SimulationResult(ReplicatedResult):
             "counters": self.counters,
             "speed": self.speed_dict(),
         }
+        if self.delay is not None:
+            d["delay"] = self.delay.to_dict()
         if include_trace and self.trace is not None:
             d["trace"] = self.trace.to_dict()
         return d
@@ -168,6 +176,10 @@ class NetResult(ReplicatedResult):
         ``feedback='rm'`` VCs.
     counters : dict
         Totals over all replications.
+    delay : DelayStats
+        Per delivered frame, source / queue (sum over the route's ports) / propagation /
+        total delay, the queue delay at every port, and the occupancies of the sources and
+        of every port (:mod:`tcpabr_model.sim.delay`).
     samples : dict of ndarray
         Per-replication values behind the estimates (keys ``eff``, ``eff_ip``, ``jain``,
         ``vc_jain``, ``goodput``, ``vc_goodput``, ``clr``, ``flr``, ``qmean``, ``ratio``).
@@ -194,11 +206,12 @@ class NetResult(ReplicatedResult):
     slots_simulated: int
     abr: tuple = ()
     samples: dict | None = field(default=None, repr=False)
+    delay: DelayStats | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         def ests(x):
             return None if x is None else [e.to_dict() for e in x]
-        return {
+        d = {
             "network": self.network.to_dict(), "seed": self.seed, "replications": self.replications,
             "efficiency": self.efficiency.to_dict(), "efficiency_ip": self.efficiency_ip.to_dict(),
             "fairness": self.fairness.to_dict(), "vc_fairness": self.vc_fairness.to_dict(),
@@ -208,6 +221,9 @@ class NetResult(ReplicatedResult):
             "queue_max": list(self.queue_max), "queue_mean": ests(self.queue_mean), "counters": self.counters,
             "speed": self.speed_dict(),
         }
+        if self.delay is not None:
+            d["delay"] = self.delay.to_dict()
+        return d
 
 
 SCENARIO_COUNTERS = {

@@ -179,7 +179,8 @@ def simulation_point(params: dict, seed: int, *, replications: int = 10,
         ``replications`` (run); ``n_connections``; per connection i:
         ``eff_conn{i}``, ``eff_conn{i}_hw``, ``goodput_conn{i}_bps`` (TCP/IP bytes per
         second delivered in order); ``psi`` (tau / max rtt) and ``overhead_factor`` of
-        the built scenario.
+        the built scenario; the delay and occupancy columns of
+        :meth:`tcpabr_model.sim.delay.DelayStats.columns` (seconds; frames, cells).
     """
     from ..sim import simulate
 
@@ -223,6 +224,7 @@ def simulation_point(params: dict, seed: int, *, replications: int = 10,
         out[f"goodput_conn{i}_bps"] = _f(g.mean)
     out["psi"] = _f(sc.psi)
     out["overhead_factor"] = _f(sc.overhead_factor)
+    out.update(res.delay.columns())     # per delivered segment, seconds (docs/simulator.md, "Delay")
     return out
 
 
@@ -293,8 +295,9 @@ def network_point(params: dict, seed: int, *, replications: int = 5) -> dict:
         bottleneck port; with ABR RM-cell VCs also ``max_switch_queue_cells``,
         ``max_switch_queue_rtt``, ``diverges`` (any replication; ``docs/abr_erica.md``),
         ``max_source_queue_cells``, ``mean_source_queue_cells``,
-        ``source_drop_cells`` (sum over VCs, mean over replications).
-        Half-widths are 95 % Student-t over replications (NaN with one replication).
+        ``source_drop_cells`` (sum over VCs, mean over replications); the delay and
+        occupancy columns of :meth:`tcpabr_model.sim.delay.DelayStats.columns`, the port
+        ones at the bottleneck.  Half-widths are 95 % Student-t over replications (NaN with one replication).
     """
     import numpy as np
 
@@ -335,6 +338,7 @@ def network_point(params: dict, seed: int, *, replications: int = 5) -> dict:
         "queue_max_cells": _f(r.queue_max[b]), "queue_mean_cells": _f(r.queue_mean[b].mean),
         "replications": int(r.replications),
     }
+    out.update(r.delay.columns(b))     # end to end, and at the bottleneck port (docs/simulator.md, "Delay")
     if r.abr:
         a = r.abr
         out.update({

@@ -32,6 +32,7 @@ from ..arrays.layout import (
     S_SQCELLS, S_SQCIDX, S_SQCNT, S_SQHEAD, S_TIMEOUTS,
 )
 from .capacity_cursor import cap_integral, path_cursor
+from .delay_record import OC_PORT0, OC_SRCC, OC_SRCF, R_PORT0, record, record_delivery, stamp_pushes
 from ..switch.rate_allocation import effcap_update, push_feedback, receive_feedback
 from ..arrays.refcount import keep_alive
 from ..tcp.connection import conn_next, on_ack, on_timeout, rcv_frame, segmentation_cells, send_ack, tcp_state, try_send
@@ -51,7 +52,7 @@ def _conn_next(c, st, ak_t, fb_t):
 
 @njit(cache=True, error_model="numpy")
 def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, force_seq,
-                    sq_cap, ak_cap, fb_cap, rb_cap):
+                    sq_cap, ak_cap, fb_cap, rb_cap, dhist, dsum, docc):
     """Run one replication.
 
     Parameters
@@ -77,6 +78,9 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     sq_cap, ak_cap, fb_cap, rb_cap : int
         Ring sizes: segmentation queue (frames), ACKs in flight, feedback messages in
         flight, receiver reorder window.
+    dhist, dsum, docc : ndarray(int64)
+        Delay histograms, sums and occupancy integrals of the measured window
+        (:mod:`.delay_record`, one port), filled in place.
 
     Returns
     -------
@@ -121,6 +125,17 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     # bottleneck FIFO: code = connection * 2 + end-of-message flag; seq of the frame
     bq_code = np.zeros(bufcap, dtype=np.int64)
     bq_seq = np.zeros(bufcap, dtype=np.int64)
+    # delay stamps (issue 26): push slot of each queued segment; of a last cell in the
+    # bottleneck, its frame's push slot and its arrival slot (= the slot the source sent it)
+    sq_t = np.zeros((nconn, sq_cap), dtype=np.int64)
+    stamped = np.zeros(nconn, dtype=np.int64)
+    bq_t0 = np.zeros(bufcap, dtype=np.int64)
+    bq_ta = np.zeros(bufcap, dtype=np.int64)
+    src_frames = 0      # frames in the segmentation buffers
+    bq_eom = 0          # last cells in the bottleneck
+    sfi = 0             # occupancy integrals over [warm, nslots)
+    sci = 0
+    pint = 0
     nforce = force_conn.shape[0]
     force_used = np.zeros(nforce, dtype=np.int8)
 
@@ -154,6 +169,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     for c in range(nconn):
         if not try_send(c, 0, st, fs, cpar, gpar, sq_seq, sb):
             err = 1
+        src_frames += stamp_pushes(c, 0, st, sq_t, stamped)
     next_evt = BIG
     for c in range(nconn):
         v = _conn_next(c, st, ak_t, fb_t)
@@ -234,6 +250,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                     if st[c, S_RTOEXP] <= t:
                         if not on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
                             err = 1
+                    src_frames += stamp_pushes(c, t, st, sq_t, stamped)
                     v = _conn_next(c, st, ak_t, fb_t)
                     if v < next_evt:
                         next_evt = v
@@ -291,6 +308,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 if t >= warm:
                     cap_win += ccap
                     qint += bq_cnt
+                    pint += bq_eom
                 t += 1
             if t > t0:
                 continue
@@ -314,6 +332,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                     st[c, S_SQHEAD] = h + 1 if h + 1 < sq_cap else 0
                     st[c, S_SQCNT] -= 1
                     st[c, S_SQCIDX] = 0
+                    src_frames -= 1
                 else:
                     st[c, S_SQCIDX] = cidx + 1
                 # -- arrival at the bottleneck (PPD / EPD / forced drop) --
@@ -345,6 +364,9 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 if eom:
                     bq_code[pos] = 2 * c + 1
                     bq_seq[pos] = sq_seq[c, h]
+                    bq_t0[pos] = sq_t[c, h]
+                    bq_ta[pos] = t
+                    bq_eom += 1
                 else:
                     bq_code[pos] = 2 * c
                 bq_cnt += 1
@@ -364,6 +386,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
         cap_tot += ci
         if t >= warm:
             cap_win += ci
+            pint += bq_eom
         if bq_cnt > 0:
             link_cred += ci * slotb * linkrate
             while link_cred >= unitb and bq_cnt > 0:
@@ -381,6 +404,13 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
                 # the frame, including the last one.  So no per-cell reassembly count.
                 if code & 1:
                     c = code >> 1
+                    bq_eom -= 1
+                    # delays (.delay_record): served in the window, received in it (the receiver's
+                    # S_GOOD window); propagation 0: Delta is all on the ACK path
+                    if t >= warm:
+                        record(dhist, dsum, docc, R_PORT0, t + 1 - bq_ta[h])
+                    if t + 1 >= warm:
+                        record_delivery(dhist, dsum, docc, t + 1 - bq_t0[h], bq_ta[h] - bq_t0[h], t + 1 - bq_ta[h])
                     if not rcv_frame(c, bq_seq[h], t + 1, st, cpar, gpar, ooo, ak_t, ak_v, ak_s):
                         err = 2
                     v = _conn_next(c, st, ak_t, fb_t)
@@ -396,6 +426,8 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
             link_cred = 0.0
         if t >= warm:
             qint += bq_cnt
+            sfi += src_frames
+            sci += seg_total
         t += 1
 
     # counters derived from conservation instead of being counted per cell
@@ -415,4 +447,7 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
     gout[O_QMAX] = qmax
     gout[O_QINT] = qint
     gout[O_SERVEDW] = servedw
+    docc[OC_SRCF] = sfi
+    docc[OC_SRCC] = sci
+    docc[OC_PORT0] = pint
     return st, fs, gout, meas[:kmeas], fbv[:, :kmeas], smp_i[:ksamp], smp_f[:ksamp], smp_g[:ksamp]

@@ -44,7 +44,10 @@ import numpy as np
 from numba import njit
 
 from .capacity_cursor import cap_integral, path_cursor
+from .delay_record import (OC_PORT0, OC_SRCC, OC_SRCF, R_PORT0, delay_state, record, record_delivery, stamp_arrival,
+                           stamp_pushes)
 from .port_arrival import arrive
+from .port_rings import in_flight, port_rings
 from ..arrays.layout import (
     BIG, CL_ABR, CL_UBR, CL_VBR, CP_START, CP_UPF, G_MEAS, G_NSLOTS, G_WARMUP, GF_SLOTB,
     GF_UNITB, INFO_CIDX_SHIFT, INFO_EOM, INFO_KIND_MASK, INFO_TAG, KIND_DATA, KIND_VBR, NCLASS,
@@ -71,7 +74,7 @@ __all__ = ["simulate_network_kernel"]
 @njit(cache=True, error_model="numpy")
 def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, qpol, qfpar, vpar, vfpar,
                             vroute, vthr, cpar, cfpar, force_conn, force_seq,
-                            sq_cap, ak_cap, fb_cap, rb_cap, dl_cap, abr):
+                            sq_cap, ak_cap, fb_cap, rb_cap, dl_cap, abr, delay):
     """Run one replication of a network.
 
     Parameters
@@ -111,6 +114,9 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
         Per-port capacity of the outgoing link's delay line (cells).
     abr : tuple of ndarray
         ABR RM-cell state (:mod:`tcpabr_model.sim.abr.rm_cells`, built by :mod:`tcpabr_model.sim.abr.kernel_arrays`); updated in place.
+    delay : tuple of ndarray
+        ``(dhist, dsum, docc)``: delay histograms, sums and occupancy integrals of the
+        measured window (:mod:`.delay_record`); filled in place.
 
     Returns
     -------
@@ -138,43 +144,16 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
     fb_t = np.zeros((nvc, fb_cap), dtype=np.int64)
     fb_v = np.zeros((nvc, fb_cap))
 
-    # class queues: flat rings, queue j = p * 3 + k
-    nq = nport * NCLASS
-    qbase = np.zeros(nq + 1, dtype=np.int64)
-    for p in range(nport):
-        for k in range(NCLASS):
-            qbase[p * NCLASS + k + 1] = qbase[p * NCLASS + k] + qcap[p, k]
-    qtot = qbase[nq]
-    qv = np.zeros(qtot, dtype=np.int32)
-    qc = np.zeros(qtot, dtype=np.int32)
-    qs = np.zeros(qtot, dtype=np.int64)
-    qi = np.zeros(qtot, dtype=np.int32)
-    qh = np.zeros(nq, dtype=np.int64)
-    qn = np.zeros(nq, dtype=np.int64)
-    occ = np.zeros((nvc, nport), dtype=np.int64)
-    nact = np.zeros((nport, NCLASS), dtype=np.int64)
-    ppdf = np.zeros((nvc, nport), dtype=np.int8)
-    armed = np.ones((nvc, nport), dtype=np.int8)
-    lot = np.zeros(nport, dtype=np.int64)
-    # link delay lines: flat rings per port
-    dbase = np.zeros(nport + 1, dtype=np.int64)
-    for p in range(nport):
-        dbase[p + 1] = dbase[p] + dl_cap[p]
-    dtt = np.zeros(dbase[nport], dtype=np.int64)
-    dv = np.zeros(dbase[nport], dtype=np.int32)
-    dc = np.zeros(dbase[nport], dtype=np.int32)
-    ds = np.zeros(dbase[nport], dtype=np.int64)
-    di = np.zeros(dbase[nport], dtype=np.int32)
-    dh = np.zeros(nport, dtype=np.int64)
-    dn = np.zeros(nport, dtype=np.int64)
+    # class queues (flat rings, queue j = p * 3 + k), link delay lines and routes (.port_rings)
+    (qbase, qv, qc, qs, qi, qh, qn, occ, nact, ppdf, armed, lot, dbase, dtt, dv, dc, ds, di, dh, dn,
+     nexthop) = port_rings(nport, nvc, qcap, dl_cap, vpar, vroute)
+    qtot = qbase[nport * NCLASS]
     nforce = force_conn.shape[0]
     force_used = np.zeros(nforce, dtype=np.int8)
-
-    # routing: next port after p on v's route (-1: destination)
-    nexthop = -np.ones((nvc, nport), dtype=np.int64)
-    for v in range(nvc):
-        for h in range(vpar[v, VP_NHOPS] - 1):
-            nexthop[v, vroute[v, h]] = vroute[v, h + 1]
+    # delay stamps of segments and of frames' last cells (issue 26, .delay_record)
+    dhist, dsum, docc = delay
+    sq_t, stamped, qt0, qte, qta, qqs, dt0, dte, dqs, peom = delay_state(nconn, sq_cap, qtot, dbase[nport], nport)
+    src_frames = 0                              # frames in the segmentation buffers
 
     # rate allocation history
     mmax = 1
@@ -217,6 +196,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
             st[c, S_STARTED] = 1
             if not try_send(c, 0, st, fs, cpar, gpar, sq_seq, sb):
                 err = 1
+            src_frames += stamp_pushes(c, 0, st, sq_t, stamped)
     next_evt = BIG
     for c in range(nconn):
         x = conn_next(c, st, ak_t)
@@ -316,6 +296,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                             next_evt = x
                     if vpar[v, VP_SRCMODE] == SRC_ABR:
                         abr_trim_source(v, abr, st, cpar, vpar)
+                    for c in range(c0, c0 + vpar[v, VP_NCONN]):     # after the trim: kept segments only
+                        src_frames += stamp_pushes(c, t, st, sq_t, stamped)
             seg_total = segmentation_cells(st)
             t_chk = next_evt
             if next_meas < t_chk:
@@ -372,9 +354,13 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                         np_ = nexthop[v, p]
                         abr_port_input(np_, v, (di[pos] & INFO_KIND_MASK) == KIND_RMF, ds[pos], t, abr,
                                        qn[np_ * NCLASS + CL_ABR])
-                    tot_q += arrive(nexthop[v, p], v, dc[pos], ds[pos], di[pos], False, gpar, qcap, qpol,
-                                     qfpar, vthr, qbase, qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed,
-                                     lot, pst, st, vst, vpar, force_conn, force_seq, force_used)
+                    a = arrive(nexthop[v, p], v, dc[pos], ds[pos], di[pos], False, gpar, qcap, qpol,
+                               qfpar, vthr, qbase, qh, qn, qv, qc, qs, qi, occ, nact, ppdf, armed,
+                               lot, pst, st, vst, vpar, force_conn, force_seq, force_used)
+                    tot_q += a
+                    if a == 1 and (di[pos] & (INFO_EOM | INFO_KIND_MASK)) == (INFO_EOM | KIND_DATA):
+                        stamp_arrival(nexthop[v, p], vpar[v, VP_CLASS], qcap, qbase, qh, qn, qt0, qte, qta, qqs,
+                                      peom, dt0[pos], dte[pos], t, dqs[pos])
 
         # ---- 4. sources emit ----------------------------------------------------------------
         for v in range(nvc):
@@ -439,6 +425,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                     st[c, S_SQHEAD] = h + 1 if h + 1 < sq_cap else 0
                     st[c, S_SQCNT] -= 1
                     st[c, S_SQCIDX] = 0
+                    src_frames -= 1
                     vst[v, V_CURC] = -1
                     vst[v, V_RR] = (c - c0 + 1) % ncv
                 else:
@@ -449,9 +436,13 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                 vst[v, V_CSENT] += 1
                 if has_erica and vpar[v, VP_CLASS] == CL_ABR:
                     abr_port_input(p0, v, False, -1, t, abr, qn[p0 * NCLASS + CL_ABR])
-                tot_q += arrive(p0, v, c, seq, info, True, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
-                                 qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
-                                 force_conn, force_seq, force_used)
+                a = arrive(p0, v, c, seq, info, True, gpar, qcap, qpol, qfpar, vthr, qbase, qh, qn,
+                           qv, qc, qs, qi, occ, nact, ppdf, armed, lot, pst, st, vst, vpar,
+                           force_conn, force_seq, force_used)
+                tot_q += a
+                if a == 1 and eom:
+                    stamp_arrival(p0, vpar[v, VP_CLASS], qcap, qbase, qh, qn, qt0, qte, qta, qqs, peom,
+                                  sq_t[c, h], t, t, 0)
             if waiting == 0:
                 cred = 0.0
             vfs[v, VS_CRED] = cred
@@ -471,6 +462,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
             if has_erica:
                 abr_port_tick(p, t, abr, qn[j0 + CL_ABR])
             nport_q = qn[j0] + qn[j0 + 1] + qn[j0 + 2]
+            if t >= warm:
+                docc[OC_PORT0 + p] += peom[p]
             if nport_q > 0:
                 cred = pfs[p, PFS_CRED] + ci * slotb * pfpar[p, PF_RATE]
                 gr = pfpar[p, PF_GR]
@@ -513,6 +506,13 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                     c = qc[pos]
                     info = qi[pos]
                     nh = nexthop[v, p]
+                    qsum = 0
+                    if (info & (INFO_EOM | INFO_KIND_MASK)) == (INFO_EOM | KIND_DATA):
+                        peom[p] -= 1
+                        qp = t + 1 - qta[pos]
+                        qsum = qqs[pos] + qp
+                        if t >= warm:
+                            record(dhist, dsum, docc, R_PORT0 + p, qp)
                     if nh >= 0:
                         # onto the outgoing link, towards the next port of the route
                         if dn[p] >= dl_cap[p]:
@@ -525,6 +525,9 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                         dc[dpos] = c
                         ds[dpos] = qs[pos]
                         di[dpos] = info
+                        dt0[dpos] = qt0[pos]
+                        dte[dpos] = qte[pos]
+                        dqs[dpos] = qsum
                         dn[p] += 1
                         dl_tot += 1
                         continue
@@ -560,6 +563,8 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                         if vst[v, V_DCORR] != 0 or cidx != vpar[v, VP_UPF] - 1:
                             vst[v, V_FCORR] += 1
                             continue
+                        if t + 1 >= warm:   # received in the window (the receiver's S_GOOD)
+                            record_delivery(dhist, dsum, docc, t + 1 - qt0[pos], qte[pos] - qt0[pos], qsum)
                         if not rcv_frame(c, seq, t + 1, st, cpar, gpar, ooo, ak_t, ak_v, ak_s):
                             err = 2
                         x = conn_next(c, st, ak_t)
@@ -578,6 +583,9 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
                 pfs[p, PFS_QINT] += nport_q
         if sg[SG_NEXT] <= t:
             abr_sample(t, abr, qn, NCLASS, st, vpar)
+        if t >= warm:
+            docc[OC_SRCF] += src_frames
+            docc[OC_SRCC] += seg_total
         t += 1
 
     # derived counters (conservation at the source)
@@ -585,13 +593,7 @@ def simulate_network_kernel(gpar, gfpar, ppar, pfpar, ptimes, pseq, plev, qcap, 
         upf = cpar[c, CP_UPF]
         st[c, S_CSENT] = st[c, S_SEGSENT] * upf - st[c, S_SQCELLS]
         st[c, S_FSENT] = st[c, S_SEGSENT] - st[c, S_SQCNT] + (1 if st[c, S_SQCIDX] > 0 else 0)
-    inflight = np.zeros(nvc, dtype=np.int64)
-    for v in range(nvc):
-        for p in range(nport):
-            inflight[v] += occ[v, p]
-    for p in range(nport):
-        for i in range(dn[p]):
-            inflight[dv[dbase[p] + (dh[p] + i) % dl_cap[p]]] += 1
+    inflight = in_flight(nvc, occ, dbase, dv, dh, dn, dl_cap)
     gout[O_ERR] = err
     gout[O_NMEAS] = kmeas
     return st, fs, vst, vfs, pst, pfs, gout, inflight

@@ -84,8 +84,10 @@ def run_preset(args) -> int:
         if res.share_ratio is not None:
             s += f", (mu_i/mu)/(r_i/r) {f(res.share_ratio[i])}"
         lines.append(s)
-    for i, (qm, qa) in enumerate(zip(res.queue_max, res.queue_mean)):
-        lines.append(f"  port {i}: max queue {qm} cells, mean {qa.mean:.1f} cells")
+    for i, (qm, qa, qd) in enumerate(zip(res.queue_max, res.queue_mean, res.delay.port_queue)):
+        lines.append(f"  port {i}: max queue {qm} cells, mean {qa.mean:.1f} cells; queue delay mean "
+                     f"{1e3 * qd.mean.mean:.4g} ms, p95 {1e3 * qd.p95.mean:.4g} ms")
+    lines.extend(res.delay.lines())     # per delivered frame, end to end (docs/simulator.md, "Delay")
     if res.abr:    # ABR with RM cells (docs/abr_erica.md)
         from ..abr.kernel_arrays import abr_summary_lines, abr_to_jsonable
         d["abr"] = [abr_to_jsonable(a) for a in res.abr]

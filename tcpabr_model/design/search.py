@@ -1,0 +1,249 @@
+"""Candidate feedbacks, their evaluation by the simulator, and the Pareto front of
+throughput against p95 delay (issue 26 item 3, first part; see the package docstring).
+
+Throughput is ``efficiency_wire`` of :class:`~tcpabr_model.sim.SimulationResult`: the wire
+bytes of the frames delivered in order over the capacity on the wire in the measured
+window, so TCP alone (no cell tax) and the ABR sources compare on one scale.  Delay is the
+end-to-end ``total`` of :mod:`tcpabr_model.sim.delay` (segmentation buffer + bottleneck
+queue; the round trip Delta is on the ACK path and adds the same to every candidate).
+Every candidate runs with the same seed, so with the same capacity paths (common random
+numbers).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validate import check_choice, check_int, check_real
+from ..sim.scenario import Scenario
+from ..stats import Estimate
+
+__all__ = ["Candidate", "DesignPoint", "Design", "candidate_grid", "pareto_front", "design"]
+
+FEEDBACKS = ("effcap", "instcap", "none")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One feedback design.
+
+    Parameters
+    ----------
+    feedback : {'effcap', 'instcap', 'none'}
+        'none' is TCP alone (the reference without rate feedback).
+    m, n : int, optional
+        EFFCAP's M (measurement intervals per average) and N (averages in the minimum,
+        eq. 28); None: the paper's rule M : Delta, N : 8 Delta (Section V-B).
+    interval : float, optional
+        Measurement interval s, seconds (> 0); None: the base scenario's.
+    mcr : float, optional(default=0.0)
+        Minimum rate of the ABR source, a fraction of the high rate, in [0, 1].
+    utilisation : float, optional(default=1.0)
+        Fraction of the capacity estimate fed back, in (0, 1] (shared equally by the
+        connections: ``share = utilisation / connections``); below 1 is the target
+        utilisation of explicit-rate schemes.
+    """
+
+    feedback: str
+    m: int | None = None
+    n: int | None = None
+    interval: float | None = None
+    mcr: float = 0.0
+    utilisation: float = 1.0
+
+    def __post_init__(self):
+        s = object.__setattr__
+        check_choice("feedback", self.feedback, FEEDBACKS)
+        if self.feedback != "effcap" and (self.m is not None or self.n is not None):
+            raise ValueError(f"m={self.m!r}, n={self.n!r} are invalid with feedback={self.feedback!r}: "
+                             "M and N are EFFCAP's")
+        if self.m is not None:
+            s(self, "m", check_int("m", self.m, 1, 10_000))
+        if self.n is not None:
+            s(self, "n", check_int("n", self.n, 1, 10_000))
+        if self.interval is not None:
+            s(self, "interval", check_real("interval", self.interval, 0.0, 1e4, low_open=True))
+        s(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
+        s(self, "utilisation", check_real("utilisation", self.utilisation, 0.0, 1.0, low_open=True))
+        if self.feedback == "none" and (self.mcr != 0.0 or self.utilisation != 1.0 or self.interval is not None):
+            raise ValueError("feedback='none' (TCP alone) takes no mcr, utilisation or interval")
+
+    @property
+    def label(self) -> str:
+        """A short name: ``TCP alone``, ``INSTCAP u=0.9``, ``EFFCAP M=4 N=32 s=0.03 mcr=0.05``,
+        ``EFFCAP paper rule``."""
+        if self.feedback == "none":
+            return "TCP alone"
+        parts = [self.feedback.upper()]
+        if self.feedback == "effcap":
+            parts.append("paper rule" if self.m is None and self.n is None else f"M={self.m} N={self.n}")
+        if self.utilisation != 1.0:
+            parts.append(f"u={self.utilisation:g}")
+        if self.interval is not None:
+            parts.append(f"s={self.interval:g}")
+        if self.mcr:
+            parts.append(f"mcr={self.mcr:g}")
+        return " ".join(parts)
+
+    def scenario(self, base: Scenario) -> Scenario:
+        """``base`` with this feedback (every other field kept)."""
+        kw = {"feedback": self.feedback, "m": self.m, "n": self.n}
+        if self.feedback != "none":
+            kw["mcr"] = self.mcr
+            kw["share"] = self.utilisation / base.n_connections
+        else:
+            kw["mcr"] = 0.0
+            kw["share"] = None
+        if self.interval is not None:
+            kw["interval"] = self.interval
+        return base.with_(**kw)
+
+    def to_dict(self) -> dict:
+        return {"label": self.label, "feedback": self.feedback, "m": self.m, "n": self.n,
+                "interval": self.interval, "mcr": self.mcr, "utilisation": self.utilisation}
+
+
+def candidate_grid(*, m=(), n=(), interval=(None,), mcr=(0.0,), utilisation=(1.0,),
+                   references: bool = True) -> tuple:
+    """EFFCAP at every (M, N, s, mcr) of the grids, INSTCAP at every (utilisation, s, mcr)
+    with utilisation < 1, and (``references``) TCP alone, INSTCAP and EFFCAP with the
+    paper's rule at the base scenario's interval.  Duplicates are dropped, order kept."""
+    out = []
+    if references:
+        out += [Candidate("none"), Candidate("instcap"), Candidate("effcap")]
+    for mm, nn, s, r in itertools.product(m, n, interval, mcr):
+        out.append(Candidate("effcap", m=mm, n=nn, interval=s, mcr=r))
+    for u, s, r in itertools.product(utilisation, interval, mcr):
+        if u < 1.0 or s is not None or r != 0.0:
+            out.append(Candidate("instcap", interval=s, mcr=r, utilisation=u))
+    return tuple(dict.fromkeys(out))
+
+
+def pareto_front(throughput, delay) -> np.ndarray:
+    """Boolean mask of the points no other point dominates (throughput at least as high and
+    delay at least as low, one of them strictly).  NaN values are never on the front."""
+    x = np.asarray(throughput, dtype=float)
+    d = np.asarray(delay, dtype=float)
+    if x.shape != d.shape or x.ndim != 1:
+        raise ValueError(f"throughput and delay are invalid: need two 1-d arrays of one length, got shapes "
+                         f"{x.shape} and {d.shape}")
+    ok = np.isfinite(x) & np.isfinite(d)
+    front = ok.copy()
+    for i in np.nonzero(ok)[0]:
+        dom = ok & (x >= x[i]) & (d <= d[i]) & ((x > x[i]) | (d < d[i]))
+        if dom.any():
+            front[i] = False
+    return front
+
+
+@dataclass(frozen=True)
+class DesignPoint:
+    """A candidate's results: ``throughput`` (efficiency_wire), ``p95_delay`` and
+    ``mean_delay`` (end to end, seconds), each an Estimate over replications; whether it is
+    on the Pareto front and within the delay limit."""
+
+    candidate: Candidate
+    throughput: Estimate
+    p95_delay: Estimate
+    mean_delay: Estimate
+    on_front: bool
+    feasible: bool
+
+    def to_dict(self) -> dict:
+        return {"candidate": self.candidate.to_dict(), "throughput": self.throughput.to_dict(),
+                "p95_delay_s": self.p95_delay.to_dict(), "mean_delay_s": self.mean_delay.to_dict(),
+                "on_front": self.on_front, "feasible": self.feasible}
+
+
+@dataclass(frozen=True)
+class Design:
+    """What :func:`design` returns: every evaluated point, the best feasible one (highest
+    throughput with p95 delay within ``max_p95_delay``; None if none is), how the points were
+    evaluated, and the run's settings."""
+
+    points: tuple
+    best: DesignPoint | None
+    max_p95_delay: float | None
+    evaluated_with: str
+    replications: int
+    seed: int
+    scenario: Scenario
+
+    @property
+    def front(self) -> tuple:
+        """The Pareto-front points, by increasing p95 delay."""
+        return tuple(sorted((p for p in self.points if p.on_front), key=lambda p: p.p95_delay.mean))
+
+    def to_dict(self) -> dict:
+        return {"evaluated_with": self.evaluated_with, "replications": self.replications, "seed": self.seed,
+                "max_p95_delay_s": self.max_p95_delay, "scenario": self.scenario.to_dict(),
+                "points": [p.to_dict() for p in self.points],
+                "front": [p.candidate.label for p in self.front],
+                "best": None if self.best is None else self.best.to_dict()}
+
+    def lines(self) -> list:
+        """A table: one line per candidate ('*' on the front, '>' the best)."""
+        out = [f"evaluated with the {self.evaluated_with}, {self.replications} replications, seed {self.seed}; "
+               "throughput = efficiency_wire, delay = end to end per delivered segment (ms)"]
+        for p in self.points:
+            mark = (">" if p is self.best else " ") + ("*" if p.on_front else " ")
+            out.append(f"{mark} {p.candidate.label:40s} throughput {p.throughput.format('.4f')}  "
+                       f"p95 {_ms(p.p95_delay)}  mean {_ms(p.mean_delay)}")
+        lim = "" if self.max_p95_delay is None else f" with p95 <= {1e3 * self.max_p95_delay:g} ms"
+        out.append(f"best{lim}: {'none' if self.best is None else self.best.candidate.label}; * = Pareto front")
+        return out
+
+
+def _ms(e: Estimate) -> str:
+    m = f"{1e3 * e.mean:.4g}"
+    return m if not e.has_interval else f"{m} +/- {1e3 * e.half_width:.2g}"
+
+
+def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int = 0, workers: int = 1,
+           max_p95_delay: float | None = None, progress=None) -> Design:
+    """Evaluate ``candidates`` (default: :func:`candidate_grid` with the references only) on
+    ``base`` with the simulator (:func:`tcpabr_model.sim.simulate`, the same seed for all).
+
+    Parameters
+    ----------
+    base : Scenario
+        The link, round trip, buffer and TCP; its feedback fields are replaced per candidate.
+    candidates : sequence of Candidate, optional
+    replications, seed, workers
+        As in :func:`~tcpabr_model.sim.simulate`.
+    max_p95_delay : float, optional
+        Delay limit, seconds (> 0): the best design is the highest throughput among the
+        candidates whose mean p95 delay is within it; None: no limit.
+    progress : callable, optional
+        Called with each candidate's label after its evaluation.
+
+    Returns
+    -------
+    Design
+    """
+    from ..sim import simulate
+
+    if not isinstance(base, Scenario):
+        raise ValueError(f"base={base!r} is invalid: must be a Scenario")
+    cands = candidate_grid() if candidates is None else tuple(candidates)
+    if not cands or not all(isinstance(c, Candidate) for c in cands):
+        raise ValueError(f"candidates={candidates!r} is invalid: must be a non-empty sequence of Candidate")
+    if max_p95_delay is not None:
+        max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
+    rows = []
+    for c in cands:
+        r = simulate(c.scenario(base), replications=replications, seed=seed, workers=workers)
+        rows.append((c, r.efficiency_wire, r.delay.total.p95, r.delay.total.mean))
+        if progress is not None:
+            progress(c.label)
+    front = pareto_front([x[1].mean for x in rows], [x[2].mean for x in rows])
+    pts = tuple(DesignPoint(c, th, p95, mean, bool(f),
+                            max_p95_delay is None or (np.isfinite(p95.mean) and p95.mean <= max_p95_delay))
+                for (c, th, p95, mean), f in zip(rows, front))
+    feas = [p for p in pts if p.feasible and np.isfinite(p.throughput.mean)]
+    best = max(feas, key=lambda p: p.throughput.mean) if feas else None
+    return Design(points=pts, best=best, max_p95_delay=max_p95_delay, evaluated_with="simulator",
+                  replications=replications, seed=seed, scenario=base)
