@@ -377,7 +377,25 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         "ss_timeout_fraction": ss_frac,
         "ss_timeouts": ss_n,
         "pipe_ratio": bmax / (delta + 1.0),
+        # delay (issue 26 item 2): the analysis' means by Little's law (docs/model.md sec. 13)
+        # and the simulator's per delivered packet (sim.delay), both in time units
+        "queueing_delay": a.mean_queueing_delay,
+        "source_delay": a.mean_source_delay,
+        "sim_queueing_delay": _delay_units(r, "queue", sc),
+        "sim_queueing_delay_half_width": _delay_units(r, "queue", sc, "half_width"),
+        "sim_source_delay": _delay_units(r, "source", sc),
+        "sim_source_delay_half_width": _delay_units(r, "source", sc, "half_width"),
     }
+
+
+def _delay_units(result, component: str, sc, what: str = "mean") -> float:
+    """The simulator's mean delay of ``component`` per delivered packet (or its CI half
+    width), in the analysis' time units (packet times at the high rate); NaN without a
+    delay measurement."""
+    d = getattr(result, "delay", None)
+    if d is None:
+        return float("nan")
+    return float(getattr(getattr(d, component).mean, what)) / sc.time_unit
 
 
 # ------------------------------------------------------------------------------ the map
