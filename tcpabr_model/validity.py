@@ -380,6 +380,7 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         # delay (issue 26 item 2): the analysis' means by Little's law (docs/model.md sec. 13)
         # and the simulator's per delivered packet (sim.delay), both in time units
         "queueing_delay": a.mean_queueing_delay,
+        "waiting_delay": a.mean_waiting_delay,
         "source_delay": a.mean_source_delay,
         "sim_queueing_delay": _delay_units(r, "queue", sc),
         "sim_queueing_delay_half_width": _delay_units(r, "queue", sc, "half_width"),

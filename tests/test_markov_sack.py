@@ -140,7 +140,7 @@ def test_rate_feedback_moves_the_queue_into_the_source():
     source instead (the paper's point, Sec. V): more in A, less in B."""
     alone = analyze(Scenario(delta=40, bmax=10, psi=200, feedback="none"))
     abr = analyze(Scenario(delta=40, bmax=10, psi=200, feedback="instcap"))
-    assert abr.mean_queue < 0.1 * alone.mean_queue
+    assert abr.mean_waiting_delay < 0.1 * alone.mean_waiting_delay   # B holds about the one in service
     assert abr.mean_source_buffer > 10 * alone.mean_queue
 
 
@@ -193,3 +193,38 @@ def test_tcp_alone_after_loss_is_the_replay(b, d, n, r, s, bmax, delta, phase):
         return
     first = tcp_alone_first_loss(b, d - n, g, r, bmax, phase)
     assert tcp_alone_after_loss(b, d, n, g, r, bmax, delta, first, phase, work) == (j, j2, lost)
+
+
+def _brute_queue_integral(b, arrivals, r, delta):
+    """Time in the bottleneck within (0, Delta] summed over packets (FIFO Lindley recursion)."""
+    c = 0.0
+    total = 0.0
+    for _ in range(b):
+        c += r
+        total += min(c, delta)
+    for t in arrivals:
+        c = max(c, t) + r
+        total += min(c, delta) - t
+    return total
+
+
+@settings(max_examples=300, deadline=None)
+@given(abr=st.booleans(), a=st.integers(0, 30), b=st.integers(0, 14), d=st.integers(1, 50), n=st.integers(0, 6),
+       r=st.sampled_from([0.5, 1.0, 2.0, 3.0, 1 / 0.3, 1 / 0.7]), s=st.sampled_from([0.5, 1.0, 2.0, 1 / 0.3, 1 / 0.7]),
+       delta=st.sampled_from([10.0, 20.0, 37.0, 40.0]), phase=st.sampled_from([0.0, 1.0]))
+def test_queue_integral_closed_forms_are_the_replay(abr, a, b, d, n, r, s, delta, phase):
+    """docs/model.md sec. 13: the O(1) / O(N) integrals of B over a loss-free interval equal the
+    FIFO replay of the same arrivals (no buffer limit: the integral is needed without loss)."""
+    from tcpabr_model.markov.kernels.interval import fill_arrivals
+    from tcpabr_model.markov.kernels.occupancy import abr_queue_integral, tcp_alone_queue_integral
+
+    n = min(n, d)
+    work = np.empty(400)
+    if abr:
+        k = fill_arrivals(MODE_ABR, a, d, n, s, delta, work, 0.0)
+        got = abr_queue_integral(b, k, r, s, delta)
+    else:
+        k = fill_arrivals(MODE_TCP_ALONE, 0, d, n, s, delta, work, phase)
+        g = s if d * s <= delta + 1e-9 else delta / d
+        got = tcp_alone_queue_integral(b, d, n, g, r, delta, phase)
+    assert got == pytest.approx(_brute_queue_integral(b, work[:k], r, delta), rel=1e-9, abs=1e-9)

@@ -46,7 +46,10 @@ class AnalysisResult(ResultMixin):
     ABR segmentation buffer (A; 0 for TCP alone), by renewal reward over the cycles of eqs.
     14-21; ``mean_queueing_delay`` and ``mean_source_delay`` (time units): the mean time a
     delivered packet spends in each, by Little's law with the ``prediction`` throughput
-    (docs/model.md sec. 13; the propagation delay Delta comes on top).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    (docs/model.md sec. 13; the propagation delay Delta comes on top).  ``mean_queueing_delay``
+    is the sojourn in the bottleneck, its own service included; ``mean_waiting_delay`` the wait
+    before service, ``(mean_queue - P(busy)) / throughput`` with the server busy a fraction
+    ``prediction`` of the time (**choice**, exact when every packet served is delivered).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
     entries of its loss-free and loss parts, an upper bound.
     """
@@ -75,6 +78,7 @@ class AnalysisResult(ResultMixin):
     mean_source_buffer: float | None = None
     mean_queueing_delay: float | None = None
     mean_source_delay: float | None = None
+    mean_waiting_delay: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""
@@ -164,6 +168,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         mean_source_buffer=mean_a,
         mean_queueing_delay=mean_q / thr_pred if thr_pred > 0 else float("inf"),
         mean_source_delay=mean_a / thr_pred if thr_pred > 0 else float("inf"),
+        mean_waiting_delay=max(mean_q - thr_pred / cap, 0.0) / thr_pred if thr_pred > 0 else float("inf"),
     )
 
 

@@ -71,6 +71,9 @@ class Skeleton:
     #: conservative, prediction and optimistic credits c = B + J + J2, B + J + w - L and B + J + w;
     #: None otherwise
     recovery: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: E[integral of B over the interval 1{no loss} | x], packets x time units (sec. 13); None
+    #: with service patterns
+    queue_integral: np.ndarray | None = None
 
     @property
     def n_states(self) -> int:
@@ -180,11 +183,13 @@ class Skeleton:
         """Expected time integrals over a cycle of the bottleneck queue B and the ABR
         segmentation buffer A, in packets x time units (docs/model.md sec. 13, issue 26).
 
-        Loss-free interval: the trapezoid ``Delta (x_k + E[x_{k+1} | x, no loss]) / 2`` on the
-        embedded values (**choice**: the paths inside the interval are not kept; B and A move
-        monotonically in most intervals, where the trapezoid is exact for a linear path).  Loss
-        interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and the
-        source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone); the rest of the cycle (timeout, slow start, or fast recovery at half the window) counts
+        Loss-free interval: for B the exact integral of the queue over the interval
+        (``kernels/occupancy.py``: departure times in closed form), for A, and for B with
+        service patterns, the trapezoid ``Delta (x_k + E[x_{k+1} | x, no loss]) / 2`` on the
+        embedded values (**choice**: the source buffer's path inside the interval is not kept).
+        Loss interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and
+        the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
+        the rest of the cycle (timeout, slow start, or fast recovery at half the window) counts
         nothing (**choice**: the queue drains within ``B_max`` service times after the loss).
         Divided by ``Delta E_pi U`` these are the time-average occupancies (renewal reward,
         as eqs. 14 and 21), and by the throughput the mean delays (Little's law).
@@ -198,8 +203,10 @@ class Skeleton:
         nl = 1.0 - self.p_loss
         b_next = np.bincount(rows, self.nl_prob * self.states[tgt, 1], minlength=self.n_states)
         a_next = np.bincount(rows, self.nl_prob * self.states[tgt, 0], minlength=self.n_states)
+        # loss-free intervals: the exact integral where the kernels have it, else the trapezoid
+        lossfree_q = self.queue_integral if self.queue_integral is not None else 0.5 * delta * (nl * b + b_next)
         return {
-            "queue": 0.5 * delta * (nl * b + b_next + self.p_loss * (b + bmax)),
+            "queue": lossfree_q + 0.5 * delta * self.p_loss * (b + bmax),
             "source": 0.5 * delta * (nl * a + a_next + self.p_loss * a),
         }
 
@@ -240,7 +247,7 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt) = out
+     overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q) = out
     delta, bmax, _, wmax = key[:4]
     if overflow:
         raise ChainTooLargeError(
@@ -251,7 +258,8 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     constant_s = key[4] == "constant"
     recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery)
+                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
+                    occ_q if key[7] is None else None)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .occupancy import abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
                         pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, abr_departure_at_loss, add_recovery_windows, code_m,
@@ -159,6 +160,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
     eu = np.zeros(cap if store else 1, dtype=np.float64)
     ev_j = np.zeros(cap if store else 1, dtype=np.float64)
+    # E[integral of B over the interval 1{no loss} | x] (sec. 13; not with service patterns)
+    occ_q = np.zeros(cap if (store and not patterned) else 1, dtype=np.float64)
     fcap = cap if (store and fast_recovery) else 1
     fr_p = np.zeros(fcap, dtype=np.float64)
     fr_cons = np.zeros(fcap, dtype=np.float64)
@@ -197,6 +200,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_ss = _grow(ev_ss, newcap)
             eu = _grow(eu, newcap)
             ev_j = _grow(ev_j, newcap)
+            if not patterned:
+                occ_q = _grow(occ_q, newcap)
             if fast_recovery:
                 fr_p = _grow(fr_p, newcap)
                 fr_cons = _grow(fr_cons, newcap)
@@ -224,6 +229,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         khi = -1
         nack_done = -1
         v_j = 0.0
+        v_q = 0.0
         f_p = 0.0
         f_cons = 0.0
         f_pred = 0.0
@@ -315,7 +321,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                     overflow = True
                                     return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                             p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt)
+                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                     elif patterned:
                         lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
                                                                      opp_ptr[pp + 1], bmax, ack_phase,
@@ -327,6 +333,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                              ack_phase)
                         a1 = 0
                     if not lost:
+                        if store and not patterned:   # the queue's integral over the interval (sec. 13)
+                            if mode == MODE_ABR:
+                                v_q += pn * abr_queue_integral(b, n, r, s, delta)
+                            else:
+                                v_q += pn * tcp_alone_queue_integral(b, d, ninc, g, r, delta, ack_phase)
                         merged = False
                         okey = 0
                         if patterned:
@@ -355,7 +366,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                         overflow = True
                                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt)
+                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                                     tgt = n_states
                                     st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
                                     st[tgt, 5] = z1
@@ -424,6 +435,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_ss[i] = v_ss
             eu[i] = (1.0 - pl) + u_loss
             ev_j[i] = v_j
+            if not patterned:
+                occ_q[i] = v_q
             if fast_recovery:
                 fr_p[i] = f_p
                 fr_cons[i] = f_cons
@@ -453,7 +466,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         overflow = True
                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt)
+                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                     st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2)
                     reg[m, ri2, si2] = n_states
                     n_states += 1
@@ -479,8 +492,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     if not store:
         return (st[:n, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
                 reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt)
+                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
     nf = n if fast_recovery else 1
     return (st[:n, :5].copy(), nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
             ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n],
-            fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf])
+            fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf], occ_q[: (1 if patterned else n)])
