@@ -51,7 +51,7 @@ class TcpParams:
     rto_rtt_factor, granularity, rto_min, rto_max, rto_initial : float
         Seconds (factor dimensionless); defaults 2, 0.1, 0.2, 60, 1.0 (granularity 100 ms:
         seed 000 Sec. 5.1 "2 to 3 ticks of 100 ms each"; seed 002 "granularity=100").
-        ``rto_min`` in [0, ``rto_max``] bounds the estimator's RTO from below (the
+        ``rto_min`` <= ``rto_max`` bounds the estimator's RTO from below (the
         single-bottleneck :class:`TcpConfig` defaults to RFC 6298's 1 s).
     delayed_ack : bool, optional(default=False)
         Acknowledge every second in-order segment or after ``delack_timeout``.
@@ -84,8 +84,10 @@ class TcpParams:
         check_choice("rto", self.rto, ("fixed", "estimator"))
         _s(self, "rto_rtt_factor", check_real("rto_rtt_factor", self.rto_rtt_factor, 0.0, 1000.0, low_open=True))
         _s(self, "granularity", check_real("granularity", self.granularity, 0.0, 10.0, low_open=True))
+        _s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, 1e4))
         _s(self, "rto_max", check_real("rto_max", self.rto_max, 0.0, 1e5, low_open=True))
-        _s(self, "rto_min", check_real("rto_min", self.rto_min, 0.0, self.rto_max))
+        if self.rto_max < self.rto_min:
+            raise ValueError(f"rto_max={self.rto_max!r} is invalid: must be >= rto_min={self.rto_min!r}")
         _s(self, "rto_initial", check_real("rto_initial", self.rto_initial, 0.0, 1e4, low_open=True))
         if not isinstance(self.delayed_ack, bool):
             raise ValueError(f"delayed_ack={self.delayed_ack!r} is invalid: must be True or False")
