@@ -3,7 +3,9 @@
 Each subcommand lives next to the code it drives (``<module>.register(subparsers)``
 adds its parser and sets ``func``).  Any :class:`ValueError` (bad input) or
 :class:`~tcpabr_model.errors.ModelError` (untrustworthy computation) is printed as
-one line on stderr and the command exits with status 2; never a traceback.  Only
+one line on stderr and the command exits with status 2; an :class:`OSError` (a result
+file that cannot be written: full disk, read-only folder) as one line naming the file,
+exit status 1; never a traceback.  Only
 the module of the subcommand being run is imported (the others only for the
 top-level ``--help``), so that a usage error is reported before heavy imports.
 """
@@ -232,6 +234,19 @@ def is_number(text: str) -> bool:
     return True
 
 
+def os_error_line(exc: OSError) -> str:
+    """One line for an :class:`OSError`: the message of a
+    :class:`~tcpabr_model.runtime.atomic.OutputError` (``cannot write PATH: reason``), else the
+    reason and the file(s) it names."""
+    from .runtime.atomic import OutputError
+
+    if isinstance(exc, OutputError):
+        return " ".join(str(exc).split())
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [f for f in (exc.filename, exc.filename2) if f is not None]
+    return " ".join((f"{reason}: {' -> '.join(map(str, names))}" if names else reason).split())
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
@@ -263,6 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a read-only folder: one line naming the file, exit 1
+        print(f"tcpabr {args.command}: error: {os_error_line(exc)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -302,8 +302,8 @@ def handler(args) -> int:
             bar.close()
     d = res.to_dict()
     if args.trace is not None:
-        import numpy as np
-        np.savez_compressed(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
+        from ..runtime.atomic import save_npz
+        save_npz(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
         d["trace_file"] = args.trace
     lines = [_header(args, sc, res)] + _efficiency_lines(sc, res, d)
     if sc.n_connections > 1:

@@ -216,10 +216,9 @@ def _check_out(path: str) -> None:
 
 
 def _write(df, path: str) -> None:
-    if path.lower().endswith(".csv"):
-        df.to_csv(path, index=False)
-    else:
-        df.to_parquet(path, index=False)
+    from ..runtime.atomic import write_table
+
+    write_table(df, path)
 
 
 #: The main estimates shown by ``tcpabr sweep`` for each built-in method (``--columns`` adds more).
