@@ -199,6 +199,16 @@ def _subparser(parser: argparse.ArgumentParser, command: str):
     return None
 
 
+def _active_parser(sub, args):
+    """The innermost parser that parsed ``args`` (``trace fit`` below ``trace``), whose flags name the error."""
+    while sub is not None:
+        nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+        if not nested or getattr(args, nested[0].dest, None) not in nested[0].choices:
+            return sub
+        sub = nested[0].choices[getattr(args, nested[0].dest)]
+    return sub
+
+
 def _command_of(argv: list[str]) -> str | None:
     for a in argv:
         if not a.startswith("-"):
@@ -251,7 +261,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args, extra = parser.parse_known_args(argv)
-    sub = _subparser(parser, args.command)
+    sub = _active_parser(_subparser(parser, args.command), args)
+    prog = sub.prog if sub is not None else f"tcpabr {args.command}"   # "tcpabr trace fit"
     if extra:
         # values given after options (``formula fifo-share --mu 10 1 2 3``) belong to the
         # subcommand's positional list, where it declares one (``_trailing_values``)
@@ -267,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(args.func(args) or 0)
     except (ValueError, ModelError) as exc:
         text = user_message(" ".join(str(exc).split()), sub, getattr(args, "_flag_aliases", None))
-        print(f"tcpabr {args.command}: error: {text}", file=sys.stderr)
+        print(f"{prog}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM through sigterm_as_interrupt
         # a sweep says what it kept in the cache; anything else was stopped before keeping results
@@ -279,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:  # a full disk, a read-only folder: one line naming the file, exit 1
-        print(f"tcpabr {args.command}: error: {os_error_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {os_error_line(exc)}", file=sys.stderr)
         return 1
 
 

@@ -108,7 +108,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "sampled every s to PATH as .npz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=handler, _defaults={a.dest: a.default for a in p._actions if a.dest != "help"},
-                   _flag_aliases={"payload_bytes": "--segment-bytes"})
+                   _flag_aliases={"payload_bytes": "--segment-bytes", "initial_rate": "--source-rate",
+                                  "target_rel_halfwidth": "--target-halfwidth"})
     return p
 
 
@@ -252,9 +253,10 @@ def _scenario(args):
             raise ValueError("--rtt and --delta are exclusive: give the round trip in seconds or in packet times")
         # seconds -> packet times at the high (peak) rate of this capacity and packet
         unit = Scenario(feedback=args.feedback, **kw).time_unit
-        for v in args.rtt:
-            if not v > 0:
-                raise ValueError(f"--rtt {v!r} is invalid: must be > 0 seconds")
+        for i, v in enumerate(args.rtt):   # the physical limit of Scenario.from_normalized: 1e4 s
+            if not 0.0 < v <= 1e4:
+                entry = f" (entry {i})" if len(args.rtt) > 1 else ""
+                raise ValueError(f"--rtt={v!r}{entry} is invalid: must be in (0, 10000] seconds")
         vals = [v / unit for v in args.rtt]
         delta = tuple(vals) if len(vals) > 1 else vals[0]
     wmax = args.wmax
