@@ -57,7 +57,8 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
-                        "exactly before building)")
+                        "exactly before building; the count also stops at the states that fit in the available "
+                        "memory)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (they appear on stderr, only on a terminal, for counts, "
                         "builds and solves longer than 2 s)")
