@@ -83,7 +83,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
     trace = read_trace(args.trace)
-    link = fit_link(trace, args.rtt, states=args.states, patterns=8 if args.patterns is None else args.patterns)
+    patterns = 8 if args.patterns is None else args.patterns
+    link = fit_link(trace, args.rtt, states=args.states, patterns=patterns)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "

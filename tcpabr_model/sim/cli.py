@@ -12,7 +12,6 @@ seconds; the paper's time unit is 5 ms with the default 500-byte packets at 100 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from .tcp.variants import VARIANTS
@@ -157,10 +156,15 @@ def _refuse_ignored(args) -> None:
             raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
 
 
-def _check_trace_path(path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"--trace {path!r} is invalid: the folder {folder!r} does not exist")
+def _trace_path(path: str) -> str:
+    """The ``--trace`` file (``.npz`` appended when missing, as numpy does), its folder created and
+    checked writable before simulating (like ``sweep --out``)."""
+    from ..runtime.paths import check_output_file
+
+    if not path.lower().endswith(".npz"):
+        path += ".npz"
+    check_output_file(path, "--trace")
+    return path
 
 
 def _progress_bar(total: int, est_seconds: float):
@@ -291,7 +295,7 @@ def handler(args) -> int:
         from .presets.cli import run_preset
         return run_preset(args)
     if args.trace is not None:
-        _check_trace_path(args.trace)
+        args.trace = _trace_path(args.trace)
     sc = _scenario(args)
     reps = 10 if args.replications is None else args.replications
     bar = _progress_bar(reps, estimated_kernel_seconds(sc) * reps / max(1, args.workers))
