@@ -140,7 +140,9 @@ def _run(args: argparse.Namespace) -> int:
         chain = f"capacity={args.capacity} ({sc.n_levels} levels {', '.join(f'{c:.4g}' for c in sc.levels)})"
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
-        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}\n"
+        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}"
+        + (f" source_rate={sc.source_rate:g}" if sc.feedback == "constant" else "")
+        + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + "\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"

@@ -328,8 +328,8 @@ def _header(args, sc, res) -> str:
         delay = f"delta={list(args.delta)}"
     else:
         delay = f"rtt={[round(r, 6) for r in sc.rtt]} s (delta={[round(r / sc.time_unit, 4) for r in sc.rtt]})"
-    if sc.capacity is None:     # the paper's two-state link (the line reads as before issue 23)
-        what = f"psi={sc.psi:g}"
+    if sc.capacity is None:     # the paper's two-state link
+        what = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g} wmax={sc.tcp.wmax}"
     elif sc.capacity_kind == "trace":
         t = sc.capacity
         what = (f"capacity-trace={t.name} (mean {t.mean_bits_per_second * 1e-6:.4g} Mbit/s = {t.mean_rate:.1f} "
@@ -341,8 +341,10 @@ def _header(args, sc, res) -> str:
     if any(sc.mcr):
         what += (f" MCR={list(sc.mcr)} of the high rate ({[round(x * sc.high_rate, 1) for x in sc.mcr]} B/s of "
                  "payload)")
+    if sc.feedback == "constant":
+        what += f" source_rate={sc.initial_rate:g}"
     return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what} M={list(sc.m)} N={list(sc.n)} "
-            f"replications={res.replications} seed={res.seed}")
+            f"duration={sc.duration:g} s warmup={sc.warmup:g} s replications={res.replications} seed={res.seed}")
 
 
 def _scaled(e, k: float):

@@ -263,10 +263,11 @@ MAIN_COLUMNS = {
 _OTHER_METHOD_COLUMNS = 6  # result columns shown for a module:function method
 
 
-def compact_table(df, grid, method: str, columns: str | None = None) -> str:
+def compact_table(df, grid, method: str, columns: str | None = None, options: dict | None = None) -> str:
     """The sweep table for a terminal: varying parameters, then the main estimates with 95 % CIs.
 
-    Parameters that are the same at every point are printed once above the table.  An
+    Parameters that are the same at every point (those not shown as a column) and the
+    method ``options`` are printed once above the table.  An
     estimate ``x`` with a column ``x_hw`` is shown as ``x +/- hw``.  ``columns``
     (comma-separated names, or ``all``) adds columns.
     """
@@ -298,7 +299,11 @@ def compact_table(df, grid, method: str, columns: str | None = None) -> str:
         shown["status"] = df["status"]
     if df["cached"].any():
         shown["cached"] = df["cached"]
-    head = ("fixed: " + ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) + "\n") if same and varying else ""
+    fixed = {k: v for k, v in same.items() if k not in shown.columns}
+    head = ("fixed: " + ", ".join(f"{k}={_fmt(v)}" for k, v in fixed.items())) if fixed else ""
+    if options:
+        head += ("; " if head else "") + "options: " + ", ".join(f"{k}={_fmt(v)}" for k, v in options.items())
+    head += "\n" if head else ""
     return head + shown.to_string(index=False, max_rows=60, formatters={c: _fmt for c in shown.columns
                                                                          if shown[c].dtype == float})
 
@@ -382,9 +387,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.out:
             print(f"wrote {args.out}", file=sys.stderr)
     else:
-        print(compact_table(df, grid, args.method, args.columns))
+        print(compact_table(df, grid, args.method, args.columns, options))
         print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), {this_run:.2f} s of compute in this run"
-              + (f"; wrote {args.out} (every column)" if args.out else ""))
+              f", base seed {args.seed}" + (f"; wrote {args.out} (every column)" if args.out else ""))
     if nerr:
         bad = [i for i, s in enumerate(df["status"]) if s == "error"]
         for i in bad[:5]:
