@@ -129,7 +129,6 @@ CASES = [
     (["simulate", "--rtt", "0.1", "nan"], 2, "--rtt=nan (entry 1) is invalid"),
     (["simulate", "--delta", "40", "--rtt", "0.5"], 2, "--rtt and --delta are exclusive"),
     (["simulate", "--target-halfwidth", "0"], 2, "--target-halfwidth=0.0 is invalid: must be > 0.0"),
-    (["simulate", "--feedback", "effcap", "--m", "7", "--n", "3"], 2, "--m/--n=7/3 is invalid: EFFCAP needs N >= M"),
     (["simulate", "--feedback-delay", "-0.1"], 2, "--feedback-delay=-0.1 (entry 0) is invalid: must be in [0.0,"),
     (["trace", "fit", "{data}/markov3_outage.down", "--rtt", "-1"], 2, "--rtt=-1.0 is invalid: must be > 0.0"),
     (["trace", "fit", "{data}/markov3_outage.down", "--rtt", "1e300"], 2,

@@ -362,9 +362,6 @@ class Vc:
             _s(self, "feedback_delay", check_real("feedback_delay", self.feedback_delay, 0.0, 100.0))
         _s(self, "m", check_int("m", self.m, 1, 10**6))
         _s(self, "n", check_int("n", self.n, 1, 10**6))
-        if self.feedback == "effcap" and self.n < self.m:
-            raise ValueError(f"m/n={self.m}/{self.n} is invalid: EFFCAP needs N >= M (N : k Delta is (k - 1) M "
-                             "averages with k >= 2, seed 004 Sec. VI)")
         _s(self, "share", check_real("share", self.share, 0.0, 1.0, low_open=True))
         _s(self, "initial_rate", check_real("initial_rate", self.initial_rate, 0.0, 1.0, low_open=True))
         _s(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))

@@ -275,12 +275,6 @@ class Scenario:
                 m = tuple(m_from_delta(d, self.interval) for d in rtt)
             if n is None:
                 n = tuple(n_from_k(8, d, self.interval) for d in rtt)
-            for i, (mi, ni) in enumerate(zip(m, n)):
-                if ni < mi:   # the minimum of N averages over M intervals each (eq. 28)
-                    conn = f" (connection {i})" if nc > 1 else ""
-                    raise ValueError(f"m/n={mi}/{ni}{conn} is invalid: EFFCAP needs N >= M (N : k Delta is "
-                                     "(k - 1) M averages with k >= 2, seed 004 Sec. VI; the default n is "
-                                     "7 ceil(rtt / interval), k = 8)")
             s(self, "m", m)
             s(self, "n", n)
         fd = _tuple_of("feedback_delay", self.feedback_delay, nc, lambda a, b: check_real(a, b, 0.0, 1e4))
