@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from tcpabr_model.runtime.atomic import atomic_open, save_figure, write_table  # noqa: E402
 from tcpabr_model.sim import simulate_network  # noqa: E402
 from tcpabr_model.sim.presets.abr_backbone import abr_presets  # noqa: E402
 
@@ -80,8 +81,8 @@ def mechanism(secs: float = 2.0) -> list[dict]:
     """Greedy-source loop of the 1 ms feedback-delay case, traced; one dict per variant."""
     from tcpabr_model.sim.abr import greedy_loop as L
     from tcpabr_model.sim.abr.divergence import queue_divergence
-    from tcpabr_model.sim.switch.erica import EricaParams
     from tcpabr_model.sim.presets.abr_backbone import slides_source_params
+    from tcpabr_model.sim.switch.erica import EricaParams
 
     link = 155.52e6 / 424.0
     slot = 1.0 / link
@@ -165,8 +166,8 @@ def main(argv=None) -> int:
               f"slides={ {k[7:]: v for k, v in row.items() if k.startswith('slides_')} } [{row['wall_s']} s]",
               flush=True)
     df = pd.DataFrame(rows)
-    df.to_csv(os.path.join(args.out, "abr_findings.csv"), index=False)
-    with open(os.path.join(args.out, "abr_findings.md"), "w") as fh:
+    write_table(df, os.path.join(args.out, "abr_findings.csv"))
+    with atomic_open(os.path.join(args.out, "abr_findings.md")) as fh:
         cols = list(df.columns)
         fh.write("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n")
         for _, rr in df.iterrows():
@@ -191,7 +192,7 @@ def main(argv=None) -> int:
             for ax in list(axes.flat)[len(names):]:
                 ax.axis("off")
             fig.tight_layout()
-            fig.savefig(os.path.join(args.out, "abr_queues.png"), dpi=110)
+            save_figure(fig, os.path.join(args.out, "abr_queues.png"), dpi=110)
     except ImportError:  # pragma: no cover - matplotlib is a dependency
         pass
     print(f"wrote {args.out}/abr_findings.csv, abr_findings.md, abr_queues.png")

@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+from tcpabr_model.runtime.atomic import save_figure, write_table
+
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
@@ -59,7 +61,7 @@ def main(argv=None) -> int:
         return 2
     elapsed = time.perf_counter() - t0
     os.makedirs(args.out, exist_ok=True)
-    df.to_csv(os.path.join(args.out, "fig8_fig9.csv"), index=False)
+    write_table(df, os.path.join(args.out, "fig8_fig9.csv"))
 
     table = df.pivot_table(index="psi", columns=["feedback", "bmax"],
                            values=["optimistic", "conservative"])
@@ -89,7 +91,7 @@ def main(argv=None) -> int:
     fig.suptitle(r"Markov renewal bounds, $\Delta$ = 40 packet times, low rate = high/2")
     fig.tight_layout()
     png = os.path.join(args.out, "fig8_fig9.png")
-    fig.savefig(png, dpi=120)
+    save_figure(fig, png, dpi=120)
     print(f"wrote {png} and {os.path.join(args.out, 'fig8_fig9.csv')}")
     return 0
 

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tcpabr_model.sim import simulate_network  # noqa: E402
 from tcpabr_model.stats import Estimate  # noqa: E402
 from tcpabr_model.sim import preset  # noqa: E402
+from tcpabr_model.runtime.atomic import atomic_open  # noqa: E402
 from tcpabr_model.sim.presets.ubr_gfr import (  # noqa: E402
     TABLE1, TABLE2, TABLE3_002, TABLE5_002, TABLE34_SACK, seed000_network, seed001_network,
 )
@@ -177,7 +178,7 @@ def main(argv=None) -> int:
             f(a, rows)
     print(f"\nwall time {time.time() - t0:.0f} s")
     if a.json:
-        with open(a.json, "w") as fh:
+        with atomic_open(a.json) as fh:
             json.dump(rows, fh, indent=1, default=float)
     return 0
 

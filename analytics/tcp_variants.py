@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import pandas as pd  # noqa: E402
 
+from tcpabr_model.runtime.atomic import write_table  # noqa: E402
 from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
 from tcpabr_model.sim.tcp.variants import VARIANTS  # noqa: E402
 
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     df = run(a.replications, a.duration, a.seed, variants, a.rto, a.rto_min)
     os.makedirs(a.out, exist_ok=True)
-    df.to_csv(os.path.join(a.out, "tcp_variants.csv"), index=False)
+    write_table(df, os.path.join(a.out, "tcp_variants.csv"))
     print(markdown(df, variants))
     print()
     rec = df[df.fast_retransmits > 0].copy()

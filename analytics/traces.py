@@ -69,6 +69,7 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.capacity import epoch_labels, fit_patterns, read_trace  # noqa: E402
 from tcpabr_model.errors import ModelError  # noqa: E402
+from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import (  # noqa: E402
     FEEDBACKS,
     LinkFit,
@@ -537,7 +538,7 @@ def main(argv=None) -> int:
     if a.mechanisms:
         d = dur or 140.0
         df = mechanisms(traces, rtts[-1] if a.quick else 0.05, buffers, reps, d, a.seed, a.workers)
-        df.to_csv(os.path.join(a.out, "traces_mechanisms.csv"), index=False)
+        write_table(df, os.path.join(a.out, "traces_mechanisms.csv"))
         print(df.pivot_table(index=["trace_file", "buffer_bdp", "feedback"], columns="process",
                              values="efficiency", sort=False).round(3).to_string())
         print(f"{time.perf_counter() - t0:.0f} s; table in {a.out}/traces_mechanisms.csv")
@@ -550,9 +551,9 @@ def main(argv=None) -> int:
                 d = min(300.0, read_trace(path).period_ms / 1000.0)
             frames.append(run([path], rtts, buffers, reps, d, a.seed, a.workers, a.max_states))
         df = pd.concat(frames, ignore_index=True)
-        df.to_csv(os.path.join(a.out, "traces_in_sample.csv"), index=False)
+        write_table(df, os.path.join(a.out, "traces_in_sample.csv"))
         md = markdown(df)
-        Path(a.out, "traces_in_sample.md").write_text(md + "\n")
+        write_text(Path(a.out, "traces_in_sample.md"), md + "\n")
         print()
         print(md)
         within = df[np.abs(df.fitted_rel_error) <= 0.05]
@@ -563,11 +564,11 @@ def main(argv=None) -> int:
                  state_limit=a.state_limit, timeout=a.timeout, jobs=a.jobs, fitted_sim=not a.no_fitted_sim,
                  in_sample=not a.no_in_sample)
     wall = time.perf_counter() - t0
-    df.to_csv(os.path.join(a.out, "traces_study.csv"), index=False)
+    write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)
-    Path(a.out, "traces_study.md").write_text(md + "\n")
+    write_text(Path(a.out, "traces_study.md"), md + "\n")
     tg = targets(df) + f"\n- wall time of the whole study: {wall:.0f} s ({wall / 60:.1f} min)"
-    Path(a.out, "traces_targets.md").write_text(tg + "\n")
+    write_text(Path(a.out, "traces_targets.md"), tg + "\n")
     print()
     print(md)
     print()

@@ -36,6 +36,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
+from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
 from tcpabr_model.validity import FIG89_GRID, TCPS, validity_map  # noqa: E402
 
 
@@ -88,15 +89,15 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - t0
-    df.to_csv(os.path.join(out, "validity_map.csv"), index=False)
+    write_table(df, os.path.join(out, "validity_map.csv"))
     summ = summarize(df)
-    summ.to_csv(os.path.join(out, "summary.csv"), index=False)
+    write_table(summ, os.path.join(out, "summary.csv"))
     for (fb, mode), g in df.groupby(["feedback", "mode"], sort=True):
         fig = plot_gap_heatmap(g)
-        fig.savefig(os.path.join(out, f"gap_{fb}_{mode}.png"), dpi=120)
+        save_figure(fig, os.path.join(out, f"gap_{fb}_{mode}.png"), dpi=120)
         plt.close(fig)
     fig = plot_gap_heatmap(df)
-    fig.savefig(os.path.join(out, "gap_all.png"), dpi=110)
+    save_figure(fig, os.path.join(out, "gap_all.png"), dpi=110)
     plt.close(fig)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(summ.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

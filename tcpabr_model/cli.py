@@ -3,7 +3,9 @@
 Each subcommand lives next to the code it drives (``<module>.register(subparsers)``
 adds its parser and sets ``func``).  Any :class:`ValueError` (bad input) or
 :class:`~tcpabr_model.errors.ModelError` (untrustworthy computation) is printed as
-one line on stderr and the command exits with status 2; never a traceback.  Only
+one line on stderr and the command exits with status 2; an :class:`OSError` (a result
+file that cannot be written: full disk, read-only folder) as one line naming the file,
+exit status 1; never a traceback.  Only
 the module of the subcommand being run is imported (the others only for the
 top-level ``--help``), so that a usage error is reported before heavy imports.
 """
@@ -199,6 +201,16 @@ def _subparser(parser: argparse.ArgumentParser, command: str):
     return None
 
 
+def _active_parser(sub, args):
+    """The innermost parser that parsed ``args`` (``trace fit`` below ``trace``), whose flags name the error."""
+    while sub is not None:
+        nested = [a for a in sub._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+        if not nested or getattr(args, nested[0].dest, None) not in nested[0].choices:
+            return sub
+        sub = nested[0].choices[getattr(args, nested[0].dest)]
+    return sub
+
+
 def _command_of(argv: list[str]) -> str | None:
     for a in argv:
         if not a.startswith("-"):
@@ -234,11 +246,25 @@ def is_number(text: str) -> bool:
     return True
 
 
+def os_error_line(exc: OSError) -> str:
+    """One line for an :class:`OSError`: the message of a
+    :class:`~tcpabr_model.runtime.atomic.OutputError` (``cannot write PATH: reason``), else the
+    reason and the file(s) it names."""
+    from .runtime.atomic import OutputError
+
+    if isinstance(exc, OutputError):
+        return " ".join(str(exc).split())
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    names = [f for f in (exc.filename, exc.filename2) if f is not None]
+    return " ".join((f"{reason}: {' -> '.join(map(str, names))}" if names else reason).split())
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args, extra = parser.parse_known_args(argv)
-    sub = _subparser(parser, args.command)
+    sub = _active_parser(_subparser(parser, args.command), args)
+    prog = sub.prog if sub is not None else f"tcpabr {args.command}"   # "tcpabr trace fit"
     if extra:
         # values given after options (``formula fifo-share --mu 10 1 2 3``) belong to the
         # subcommand's positional list, where it declares one (``_trailing_values``)
@@ -254,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
             return int(args.func(args) or 0)
     except (ValueError, ModelError) as exc:
         text = user_message(" ".join(str(exc).split()), sub, getattr(args, "_flag_aliases", None))
-        print(f"tcpabr {args.command}: error: {text}", file=sys.stderr)
+        print(f"{prog}: error: {text}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # SIGINT, or SIGTERM through sigterm_as_interrupt
         # a sweep says what it kept in the cache; anything else was stopped before keeping results
@@ -265,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a full disk, a read-only folder: one line naming the file, exit 1
+        print(f"{prog}: error: {os_error_line(exc)}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

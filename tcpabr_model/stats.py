@@ -77,7 +77,9 @@ def jain_index(x, axis=-1, *, undefined: str = "raise"):
     zero = top == 0
     if np.any(zero):
         if undefined != "nan":
-            raise ValueError("x is invalid: the fairness index is undefined when every throughput is 0")
+            shown = a.tolist() if a.size <= 10 else f"array of shape {a.shape}"
+            raise ValueError(f"x={shown} is invalid: the fairness index is undefined when every throughput "
+                             "is 0 (give at least one throughput > 0)")
         top = np.where(zero, 1.0, top)
     a = a / top  # scale-free: avoids under/overflow of the squares
     s2 = np.sum(a * a, axis=axis)

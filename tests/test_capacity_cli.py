@@ -55,7 +55,7 @@ def test_fit_text(capsys):
 def test_bad_input_one_line_exit_2(args, match, capsys):
     rc, out, err = run(["trace", "fit", *args], capsys)
     assert rc == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and err.startswith("tcpabr trace: error: ")
+    assert len(err.strip().splitlines()) == 1 and err.startswith("tcpabr trace fit: error: ")
     assert re.search(match, err)
 
 
@@ -67,7 +67,7 @@ def test_malformed_trace_in_a_subprocess(tmp_path):
     r = subprocess.run([sys.executable, "-m", "tcpabr_model", "trace", "fit", str(p)], capture_output=True,
                        text=True, env=env, cwd=tmp_path)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.strip() == (f"tcpabr trace: error: {p}: line 3: 3 is invalid: times must be non-decreasing "
+    assert r.stderr.strip() == (f"tcpabr trace fit: error: {p}: line 3: 3 is invalid: times must be non-decreasing "
                                 "(previous line 2: 5)")
 
 

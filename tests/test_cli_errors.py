@@ -12,7 +12,9 @@ import dataclasses
 import importlib
 import os
 import subprocess
+import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -113,6 +115,32 @@ CASES = [
     (["plot", "{tmp}/t.csv", "--x", "psi"], 2, "the following arguments are required: --y"),
     (["validate", "-k", "nosuch"], 2, "--only='nosuch' is invalid: no check name contains it"),
     (["validate", "--quick", "--full"], 2, "argument --full: not allowed with argument --quick"),
+    # issue 24: the user's flag, the value given and the range, never the code's name --------
+    (["formula", "fairness", "0", "0"], 2, "values=[0.0, 0.0] is invalid: the fairness index is undefined"),
+    (["effcap", "--p01", "0.1", "--p10", "0.1", "--c0", "nan", "--c1", "0.5", "--delta", "1"], 2,
+     "--c0=nan is invalid: must be a finite number >= 0.0"),
+    (["effcap", "--p01", "0.1", "--p10", "0.1", "--c0", "1", "--c1", "-0.5", "--delta", "1"], 2,
+     "--c1=-0.5 is invalid: must be >= 0.0"),
+    (["effcap", "--matrix", "{tmp}/P.txt", "--capacities", "{tmp}/cneg.txt", "--delta", "1"], 2,
+     "--capacities=[1.0, -0.5] is invalid: capacities must be finite and >= 0"),
+    (["simulate", "--feedback", "constant", "--source-rate", "0"], 2, "--source-rate=0.0 is invalid: must be in (0.0, 1.0]"),
+    (["simulate", "--rtt", "-1"], 2, "--rtt=-1.0 is invalid: must be in (0, 10000] seconds"),
+    (["simulate", "--rtt", "1e9"], 2, "--rtt=1000000000.0 is invalid: must be in (0, 10000] seconds"),
+    (["simulate", "--rtt", "0.1", "nan"], 2, "--rtt=nan (entry 1) is invalid"),
+    (["simulate", "--delta", "40", "--rtt", "0.5"], 2, "--rtt and --delta are exclusive"),
+    (["simulate", "--target-halfwidth", "0"], 2, "--target-halfwidth=0.0 is invalid: must be > 0.0"),
+    (["simulate", "--feedback-delay", "-0.1"], 2, "--feedback-delay=-0.1 (entry 0) is invalid: must be in [0.0,"),
+    (["trace", "fit", "{data}/markov3_outage.down", "--rtt", "-1"], 2, "--rtt=-1.0 is invalid: must be > 0.0"),
+    (["trace", "fit", "{data}/markov3_outage.down", "--rtt", "1e300"], 2,
+     "--rtt/--epoch=1e+301 is invalid: the round trip must span at most 1e+12 measurement intervals"),
+    (["trace", "fit", "{data}/markov3_outage.down", "--states", "1000"], 2, "--states=1000 is invalid"),
+    (["trace", "fit", "{data}/markov3_outage.down", "--epoch", "0"], 2, "--epoch=0.0 is invalid: must be > 0.0"),
+    (["analyze", "--rtt", "0.5"], 2, "--rtt is used only with --trace"),
+    (["analyze", "--patterns", "4", "--states", "2"], 2, "--patterns, --states are used only with --trace"),
+    (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--delta", "40"], 2,
+     "--delta=40.0 is invalid with --trace"),
+    (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "-1"], 2, "--rtt=-1.0 is invalid"),
+    (["analyze", "--feedback", "constant", "--source-rate", "0"], 2, "--source-rate=0.0 is invalid"),
     # the top level -----------------------------------------------------------------
     ([], 2, "the following arguments are required: COMMAND"),
     (["nosuch"], 2, "invalid choice: 'nosuch'"),
@@ -124,6 +152,7 @@ def tmp(tmp_path_factory):
     d = tmp_path_factory.mktemp("bad")
     (d / "P.txt").write_text("0.9 0.1\n0.2 0.8\n")
     (d / "c.txt").write_text("1\n0.5\n")
+    (d / "cneg.txt").write_text("1\n-0.5\n")
     (d / "ragged.csv").write_text("0.9,0.1\n# a comment line\n0.2\n")
     (d / "text.csv").write_text("0.9,0.1\n0.2,x\n")
     (d / "empty.txt").write_text("# nothing\n")
@@ -133,8 +162,15 @@ def tmp(tmp_path_factory):
     return str(d)
 
 
+DATA = str(Path(__file__).parent / "data")
+#: what an error may start with besides a flag: the names of positional arguments, in capitals
+#: or as the help shows them (``values`` of ``tcpabr formula``)
+_POSITIONAL = {"values"}
+_INTERNAL = re.compile(r"^([A-Za-z_]\w*)(\[\d+\])?(=| is invalid)")
+
+
 def _fill(items, tmp):
-    return [x.replace("{tmp}", tmp) for x in items]
+    return [x.replace("{tmp}", tmp).replace("{data}", DATA) for x in items]
 
 
 @pytest.mark.parametrize("argv, code, fragment", CASES, ids=[" ".join(c[0])[:60] or "(none)" for c in CASES])
@@ -147,9 +183,13 @@ def test_bad_input_one_line(argv, code, fragment, tmp, capsys):
     captured = capsys.readouterr()
     err = captured.err.strip()
     assert rc == code, err
-    assert fragment.replace("{tmp}", tmp) in err
+    assert fragment.replace("{tmp}", tmp).replace("{data}", DATA) in err
     assert "\n" not in err and "Traceback" not in err
     assert err.startswith("tcpabr")
+    # never the code's name for a parameter (``initial_rate=``, ``x is invalid``) where a flag is meant
+    text = err.split(": error: ", 1)[-1]
+    m = _INTERNAL.match(text)
+    assert m is None or m.group(1) in _POSITIONAL or m.group(1).isupper(), text
 
 
 @pytest.mark.parametrize("argv, fragment", [

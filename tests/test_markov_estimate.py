@@ -63,9 +63,51 @@ def test_counts_quoted_in_the_issue(args, n):
 def test_count_stops_above_the_limit_and_refuses():
     sc = Scenario(delta=40, bmax=10, wmax=128, max_states=100)
     e = estimate_chain(sc)
-    assert not e.complete and e.n_states == 100
+    assert not e.complete and e.n_states == 101 and e.states_found == 100 and not e.memory_limited
     with pytest.raises(ChainTooLargeError, match="max_states=100"):
         check_fits(e, sc)
+
+
+def test_an_incomplete_count_is_never_below_its_limit():
+    """issue 24: the saturated runs prove more than ``limit`` states long before that many are
+    found (33,009 found for a limit of 1e6 here); ``n_states`` says "more than limit"."""
+    e = estimate_chain(Scenario(delta=2000, bmax=2000, wmax=10000), limit=1_000_000)
+    assert not e.complete and e.n_states == 1_000_001 and e.limit == 1_000_000
+    assert 0 < e.states_found < e.limit
+
+
+def _big(max_states=10**9):
+    return Scenario(delta=2000, bmax=2000, wmax=10000, max_states=max_states)
+
+
+def test_the_memory_stops_the_count_whatever_max_states(monkeypatch):
+    """issue 24: a chain beyond the memory is refused after counting what fits, not all of it."""
+    monkeypatch.setattr(est_mod, "available_memory", lambda: 2 * 10**9)
+    e = estimate_chain(_big())
+    assert not e.complete and e.memory_limited
+    # the probe's nonzeros per state (about 37 for this chain) give the bytes per state
+    assert est_mod.BYTES_PER_STATE + 30 * est_mod.BYTES_PER_NONZERO < e.bytes_per_state
+    assert e.limit == int(2e9 // e.bytes_per_state) < 10**9 and e.n_states == e.limit + 1
+    assert e.bytes > 2e9
+    with pytest.raises(ChainTooLargeError, match=r"more than \d+ reachable states .* above the 2.0 GB of memory"):
+        check_fits(e, _big())
+
+
+def test_the_cli_refuses_the_memory_in_one_line(monkeypatch, capsys):
+    from tcpabr_model.cli import main
+
+    monkeypatch.setattr(est_mod, "available_memory", lambda: 2 * 10**9)
+    rc = main(["analyze", "--delta", "2000", "--bmax", "2000", "--wmax", "10000", "--max-states", "1000000000",
+               "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert "GB of memory available" in err and "max_states" not in err
+
+
+def test_a_chain_that_fits_is_counted_exactly_past_the_probe(monkeypatch):
+    monkeypatch.setattr(est_mod, "PROBE_STATES", 1000)
+    e = estimate_chain(Scenario(delta=20, bmax=10, wmax=128), limit=10**9)
+    assert e.complete and e.n_states == e.states_found == 5029 and not e.memory_limited
 
 
 def test_refuses_above_available_memory(monkeypatch):

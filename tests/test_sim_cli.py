@@ -47,7 +47,7 @@ def test_simulate_bad_inputs_exit_2(main, capsys, argv, msg):
 
 def test_simulate_trace_file(main, capsys, tmp_path):
     import numpy as np
-    path = tmp_path / "trace.npz"
+    path = tmp_path / "new" / "sub" / "trace.npz"   # issue 24: a missing folder is created, like sweep --out
     assert main(["simulate", "--duration", "20", "--replications", "1", "--trace", str(path), "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["trace_file"] == str(path)

@@ -125,3 +125,11 @@ def test_invalid_workers():
 
     with pytest.raises(ValueError, match="workers"):
         simulate(Scenario.from_normalized(delta=40, bmax=10, psi=5), replications=2, workers=0)
+
+
+
+def test_effcap_takes_n_below_m_as_the_paper_does():
+    """issue 24 asked to refuse N < M; seed 004 runs it: Figs. 17-18 vary M from 1 to 10 at
+    N : 2 Delta, which is N = ceil(Delta / s) = 2 averages at Delta = 50 ms, s = 30 ms."""
+    sc = Scenario(feedback="effcap", rtt=0.05, tau=1.0, interval=0.03, m=10, n=2)
+    assert (sc.m, sc.n) == ((10,), (2,))

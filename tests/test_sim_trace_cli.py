@@ -96,12 +96,13 @@ def test_models_default_to_their_packet_and_the_paper_keeps_500(main, capsys, tm
             assert f"efficiency over the {headline} mean capacity" in d["efficiency_definition"]
 
 
-def test_the_paper_path_prints_as_before(main, capsys):
+def test_the_paper_path_prints_its_resolved_parameters(main, capsys):
     code, out, err = _run(main, capsys, ["simulate", "--feedback", "effcap", "--psi", "1", "--seed", "1",
                                          "--duration", "5", "--replications", "2"])
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "feedback=effcap delta=[40.0] bmax=10 psi=1 M=[7] N=[49] replications=2 seed=1"
+    assert lines[0] == ("feedback=effcap delta=[40.0] bmax=10 psi=1 rate_ratio=0.5 wmax=128 M=[7] N=[49] "
+                        "duration=5 s warmup=20 s replications=2 seed=1")
     assert lines[1].startswith("efficiency ") and lines[1].endswith("(95% CI; ceiling 0.8491)")
     assert lines[2].startswith("efficiency_wire ")
 

@@ -83,6 +83,13 @@ def test_failed_point_exit_1(main, capsys):
     (["analysis", "--fixed", "seed=2"], "key 'seed' is invalid"),
     (["analysis", "--fixed", "psi="], "--fixed 'psi=' is invalid"),
     (["analysis", "--fixed", "psi=2", "--out", "/proc/no/t.csv"], "--out='/proc/no' is invalid: cannot create the folder"),
+    # issue 24: checked once, before the first point, not at every point
+    (["analysis", "--grid", "psi=2,3", "--fixed", "delta=8", "--option", "bogus=1"],
+     "--option bogus=1 is invalid: the analysis method takes solver, tol"),
+    (["effective_capacity", "--grid", "delta=1,2", "--option", "replications=2"],
+     "--option replications=2 is invalid: the effective_capacity method takes no option"),
+    (["analysis", "--grid", "psi=linspace:1:2:20000", "--fixed", "delta=8", "--fixed", "bmax=3"],
+     "--yes is needed: 20,000 points, about"),
 ])
 def test_bad_input_exit_2_one_line(main, capsys, argv, msg):
     assert main(["sweep", *argv]) == 2
@@ -145,3 +152,65 @@ def test_json_full_precision_same_layout_as_other_commands(main, capsys):
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["rows"][0]["delta"] == 0.2 and isinstance(doc["rows"][0]["seed"], int)
+
+
+# ---- issue 24: the size and time of a sweep, before it starts ------------------------------
+EC = ["sweep", "effective_capacity", "--grid", "delta=1,2,3", "--fixed", "p01=0.1", "--fixed", "p10=0.2",
+      "--fixed", "c0=1", "--fixed", "c1=0.5", "--no-progress", "--workers", "1"]
+
+
+def test_above_the_threshold_needs_yes(main, capsys, monkeypatch):
+    from tcpabr_model.sweep import _size
+
+    monkeypatch.setattr(_size, "CONFIRM_POINTS", 2)
+    assert main(EC) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("tcpabr sweep: error: --yes is needed: 3 points, about 0 s on 1 worker is above the "
+                           "confirmation threshold (10,000 points or 1 h estimated); add --yes to run it, or make "
+                           "the grid smaller")
+    assert main([*EC, "--yes"]) == 0
+    cap = capsys.readouterr()
+    assert cap.err == "tcpabr sweep: 3 points, about 0 s on 1 worker (--yes)\n" and "3 points" in cap.out
+
+
+def test_the_time_estimate_counts_too(main, capsys, monkeypatch):
+    from tcpabr_model.sweep import _size
+
+    monkeypatch.setattr(_size, "CONFIRM_SECONDS", 1e-3)   # 3 closed-form points: 0.03 s estimated
+    assert main(EC) == 2 and "--yes is needed: 3 points" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("answer, rc", [("y\n", 0), ("\n", 1), ("no\n", 1)])
+def test_a_terminal_is_asked(main, capsys, monkeypatch, answer, rc):
+    import io
+    import sys
+
+    from tcpabr_model.sweep import _size
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(_size, "CONFIRM_POINTS", 2)
+    monkeypatch.setattr(sys, "stdin", Tty(answer))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    assert main(EC) == rc
+    err = capsys.readouterr().err
+    assert "3 points, about 0 s on 1 worker; above 10,000 points or 1 h. Run it? [y/N]" in err
+    assert ("not started" in err) == (rc == 1)
+
+
+def test_estimates_of_the_built_in_methods():
+    from tcpabr_model.sweep import _size
+
+    g = Grid({"psi": [1.0, 20.0]}, fixed={"delta": 8, "bmax": 3})
+    sim = _size.estimate_seconds("simulation", g.points, {"replications": 2})
+    assert sim > 0 and _size.estimate_seconds("simulation", g.points, {"replications": 4}) == pytest.approx(2 * sim)
+    assert _size.estimate_seconds("analysis", g.points, {}) > 0
+    assert _size.estimate_seconds("network", [{"preset": "x"}], {}) is None
+    assert _size.estimate_seconds("effcap_design", [{}] * 5, {}) == pytest.approx(5 * _size.CLOSED_FORM_SECONDS)
+
+
+def test_run_sweep_checks_options_before_any_point():
+    with pytest.raises(ValueError, match="method_options bogus=1 is invalid: the analysis method takes solver, tol"):
+        run_sweep("analysis", {"psi": [2.0, 3.0], "delta": [8]}, method_options={"bogus": 1}, workers=1)

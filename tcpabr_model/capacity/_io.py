@@ -79,8 +79,9 @@ def save_model(model: CapacityModel, path) -> None:
             else:
                 lines.append(f"{k} = {_toml_value(v)}")
         text = "\n".join(lines) + "\n"
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    from ..runtime.atomic import write_text
+
+    write_text(path, text)
 
 
 def read_bytes(path, what: str) -> bytes:

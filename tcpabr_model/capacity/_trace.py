@@ -158,9 +158,9 @@ def write_trace(trace: Trace, path) -> None:
     """Write ``trace`` in Mahimahi format (one time in ms per line)."""
     if not isinstance(trace, Trace):
         raise ValueError(f"trace={trace!r} is invalid: must be a Trace")
-    with open(path, "w", encoding="ascii") as f:
-        f.write("\n".join(map(str, trace.times_ms.tolist())))
-        f.write("\n")
+    from ..runtime.atomic import write_text
+
+    write_text(path, "\n".join(map(str, trace.times_ms.tolist())) + "\n", encoding="ascii")
 
 
 @dataclass(frozen=True, eq=False)

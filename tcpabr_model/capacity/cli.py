@@ -101,4 +101,5 @@ def register(subparsers) -> None:
                    help="round-trip times in seconds: print the EFFCAP design rule's M and N")
     p.add_argument("--out", default=None, help="write the model to this .json or .toml file")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(func=_fit)
+    # effcap_design(rtt, model) names the round trip delta and the epoch s
+    p.set_defaults(func=_fit, _flag_aliases={"delta": "--rtt", "s": "--epoch"})

@@ -83,6 +83,10 @@ def _effcap(args) -> int:
         missing = [n for n in ("p01", "p10", "c0", "c1") if getattr(args, n) is None]
         if missing:
             raise ValueError(f"{', '.join('--' + m for m in missing)} is invalid: required without --matrix")
+        from .._validate import check_real
+
+        for flag in ("c0", "c1"):
+            check_real(flag, getattr(args, flag), 0.0)   # finite, >= 0 (a ValueError names --c0/--c1)
         P = two_state_matrix(args.p01, args.p10)
         c = np.array([args.c0, args.c1], dtype=float)
     else:
@@ -216,7 +220,7 @@ def register(subparsers) -> None:
     p.add_argument("--bmax", type=float, help="buffer in packets (with --epsilon)")
     p.add_argument("--rate", type=float, help="invert: smallest delta with Gamma(delta) = rate")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=_effcap)
+    p.set_defaults(func=_effcap, _flag_aliases={"c": "--capacities"})
 
     f = subparsers.add_parser(
         "formula", help="closed-form formulas (window, ATM overhead, fairness, EFFCAP design)",

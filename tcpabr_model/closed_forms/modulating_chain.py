@@ -60,7 +60,8 @@ def _as_chain(P, c):
     if c.shape != (n,):
         raise ValueError(f"c.shape={c.shape} is invalid: must be ({n},) to match P")
     if not np.all(np.isfinite(c)) or c.min() < 0:
-        raise ValueError("c is invalid: capacities must be finite and >= 0")
+        shown = c.tolist() if c.size <= 10 else f"array with {int(np.sum(~np.isfinite(c) | (c < 0)))} bad entries"
+        raise ValueError(f"c={shown} is invalid: capacities must be finite and >= 0")
     if sparse:
         ncomp, _ = connected_components(Pm, directed=True, connection="strong")
     else:

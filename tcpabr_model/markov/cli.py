@@ -21,7 +21,8 @@ def register(sub) -> None:
     )
     p.add_argument("--feedback", choices=("instcap", "none", "constant"), default="instcap",
                    help="'instcap': TCP over ABR; 'none': TCP alone; 'constant': ABR source at --source-rate")
-    p.add_argument("--delta", type=float, default=40.0, help="round-trip delay in packet times at the high rate")
+    p.add_argument("--delta", type=float, default=None,
+                   help="round-trip delay in packet times at the high rate (default: 40)")
     p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (incl. the one in service)")
     p.add_argument("--psi", type=float, default=None,
                    help="mean time per capacity state / delta (>= 1); default 20 (two-state chain only)")
@@ -41,7 +42,7 @@ def register(sub) -> None:
                         "the peak rate; with --trace, packets per second); the source sends at "
                         "max(fed-back rate, MCR); default 0")
     p.add_argument("--rtt", type=float, default=None, help="with --trace: round-trip propagation delay, seconds")
-    p.add_argument("--patterns", type=int, default=8,
+    p.add_argument("--patterns", type=int, default=None,
                    help="with --trace: within-epoch patterns kept per level of the fitted chain (default 8)")
     p.add_argument("--states", type=int, default=None,
                    help="with --trace: levels of the fitted chain (default: chosen by the effective-capacity "
@@ -61,7 +62,8 @@ def register(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
-                        "exactly before building)")
+                        "exactly before building; the count also stops at the states that fit in the available "
+                        "memory)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (they appear on stderr, only on a terminal, for counts, "
                         "builds and solves longer than 2 s)")
@@ -77,7 +79,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.rtt is None:
         raise ValueError("rtt=None is invalid with --trace: give the round-trip propagation delay in seconds "
                          "(e.g. --rtt 0.05)")
-    given = {"delta": args.delta if args.delta != 40.0 else None, "psi": args.psi, "rate_ratio": args.rate_ratio,
+    given = {"delta": args.delta, "psi": args.psi, "rate_ratio": args.rate_ratio,
              "capacity": args.capacity, "source_rate": args.source_rate}
     for name, value in given.items():
         if value is not None:
@@ -90,7 +92,8 @@ def _run_trace(args: argparse.Namespace) -> int:
                          "modelled for the timeout-only TCP only (docs/model.md sec. 12); use --capacity with a "
                          "fitted model, or tcpabr simulate --capacity-trace TRACE --variant sack")
     trace = read_trace(args.trace)
-    link = fit_link(trace, args.rtt, states=args.states, patterns=args.patterns)
+    patterns = 8 if args.patterns is None else args.patterns
+    link = fit_link(trace, args.rtt, states=args.states, patterns=patterns)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
@@ -118,6 +121,13 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.trace is not None:
         return _run_trace(args)
+    ignored = [flag for flag, v in (("--rtt", args.rtt), ("--patterns", args.patterns), ("--states", args.states))
+               if v is not None]
+    if ignored:   # they describe a measured link: silently dropping them would analyse another scenario
+        raise ValueError(f"{', '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} used only with --trace "
+                         "(the two-state chain takes --delta in packet times, --psi and --rate-ratio)")
+    if args.delta is None:
+        args.delta = 40.0
     if args.wmax is None:
         args.wmax = 128
     from .analysis import analyze
@@ -140,7 +150,9 @@ def _run(args: argparse.Namespace) -> int:
         chain = f"capacity={args.capacity} ({sc.n_levels} levels {', '.join(f'{c:.4g}' for c in sc.levels)})"
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
-        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax} variant={sc.tcp}\n"
+        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}"
+        + (f" source_rate={sc.source_rate:g}" if sc.feedback == "constant" else "")
+        + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + f" variant={sc.tcp}\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"

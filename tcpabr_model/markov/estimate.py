@@ -7,6 +7,12 @@ depend on the rate chain's matrix): :func:`estimate_chain` runs the enumeration 
 the count passes the limit.  Nonzeros follow exactly from the count of (state, N)
 loss-free entries and (state, m) loss entries; memory and time are estimates from the
 constants below (measured, benchmarks/README.md, Markov section).
+
+The limit of the count is also the memory: a chain of more than :data:`PROBE_STATES`
+states is first counted up to that many, which gives its nonzeros per state, hence its
+bytes per state; the count then stops as soon as more states are proven reachable than
+fit in the available memory at that cost, whatever ``max_states`` allows (issue 24: a
+67 GB chain was counted to the end, 34 million states, before the memory refused it).
 """
 
 from __future__ import annotations
@@ -35,16 +41,24 @@ BUILD_SECONDS_PER_ENTRY = 4e-7
 SOLVE_SECONDS_PER_NONZERO = 3e-7
 #: runs expected to take longer than this show a progress bar (unless disabled)
 PROGRESS_AFTER_SECONDS = 2.0
+#: states counted first to measure a large chain's nonzeros per state (0.1-0.4 s)
+PROBE_STATES = 200_000
 
 
 @dataclass(frozen=True)
 class ChainEstimate:
     """What building and solving a scenario's chain will take.
 
-    ``n_states`` is exact when ``complete`` (else the count stopped above ``limit``);
-    ``nnz`` is an upper bound on the nonzeros of P (loss-free entries times the rate
-    levels plus loss entries times the (R, S) pairs they reach); ``bytes`` and
-    ``seconds`` are estimates.
+    ``n_states`` is exact when ``complete``.  Otherwise more than ``limit`` states are
+    proven reachable and ``n_states`` is ``limit + 1``, that lower bound: the count stops
+    when it has *found* more than ``limit`` states or when the saturated runs it has met
+    imply more (docs/model.md sec. 5), so ``states_found`` (the states enumerated when it
+    stopped) may be far below ``limit``.  ``limit`` is ``max_states`` (or the ``limit``
+    asked), or, when ``memory_limited``, the smaller number of states that fit in the
+    available memory at ``bytes_per_state``.  ``nnz`` is an upper bound on the nonzeros of
+    P (loss-free entries times the rate levels plus loss entries times the (R, S) pairs
+    they reach) of the states processed; ``bytes`` and ``seconds`` are estimates (when not
+    ``complete``, of the ``n_states`` proven so far, at ``bytes_per_state``).
     """
 
     n_states: int
@@ -56,6 +70,9 @@ class ChainEstimate:
     bytes: int
     seconds: float
     count_seconds: float
+    states_found: int = 0
+    bytes_per_state: float = 0.0
+    memory_limited: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -105,7 +122,7 @@ def pattern_args(key: tuple) -> tuple:
 
 
 def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray) -> tuple:
-    """Every argument of :func:`~._enumeration.build_skeleton` for the structure ``key``."""
+    """Every argument of :func:`~.kernels.enumeration.build_skeleton` for the structure ``key``."""
     args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
     if key[9] != "timeout-only":   # tcp='sack': fast recovery (docs/model.md sec. 12; no service patterns)
         args += (None, None, None, None, True)
@@ -150,33 +167,65 @@ def run_with_progress(fn, args: tuple, progress: np.ndarray, total: int | None, 
     return out[0]
 
 
-def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -> ChainEstimate:
-    """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
-    default ``scenario.max_states``) and estimate nonzeros, memory and time."""
+def _count(key: tuple, limit: int, progress: bool):
+    """Run the counting enumeration up to ``limit``: (found, overflow, loss-free entries, loss
+    entries, states processed, seconds)."""
     from .kernels.enumeration import build_skeleton
 
-    limit = scenario.max_states if limit is None else int(limit)
-    key = scenario.structure_key()
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
     out = run_with_progress(build_skeleton, build_args(key, limit, True, prog), prog, None,
                             "counting states", progress)
-    t_count = time.perf_counter() - t0
-    n, overflow, n_nl, n_ls = out[0].shape[0], bool(out[12]), int(out[13]), int(out[14])
+    return (out[0].shape[0], bool(out[12]), int(out[13]), int(out[14]), max(1, int(prog[0])),
+            time.perf_counter() - t0)
+
+
+def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -> ChainEstimate:
+    """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
+    default ``scenario.max_states``, or above the states that fit in the available
+    memory) and estimate nonzeros, memory and time."""
+    limit = scenario.max_states if limit is None else int(limit)
+    key = scenario.structure_key()
     nlev = len(key[2])
     per_loss = nlev if key[4] == "constant" else nlev * nlev
+    # below about 2 kB per state the memory cannot bind before max_states: one count, to the limit
+    typical = BYTES_PER_STATE + 40 * BYTES_PER_NONZERO
+    count_limit = limit if limit * typical < available_memory() else min(limit, PROBE_STATES)
+    memory_limited = False
+    found, overflow, n_nl, n_ls, done, t_count = _count(key, count_limit, progress)
+    per_state = BYTES_PER_STATE + BYTES_PER_NONZERO * (nlev * n_nl + per_loss * n_ls) / done
+    if overflow and count_limit < limit:
+        # a large chain: stop at max_states or at the states that fit in memory, the fewer
+        fit = int(available_memory() // per_state)
+        memory_limited = fit < limit
+        count_limit = max(count_limit, min(limit, fit))
+        if count_limit > PROBE_STATES:
+            found, overflow, n_nl, n_ls, done, t_more = _count(key, count_limit, progress)
+            t_count += t_more   # (per_state stays the probe's: the one the limit was computed with)
     nnz = nlev * n_nl + per_loss * n_ls
+    if overflow:
+        n = count_limit + 1
+        size = int(per_state * n)
+    else:
+        n = found
+        size = BYTES_PER_STATE * n + BYTES_PER_NONZERO * nnz
+        memory_limited = False
     return ChainEstimate(
-        n_states=n, complete=not overflow, limit=limit, loss_free_entries=n_nl, loss_entries=n_ls,
-        nnz=nnz, bytes=BYTES_PER_STATE * n + BYTES_PER_NONZERO * nnz,
-        seconds=BUILD_SECONDS_PER_ENTRY * n_nl + SOLVE_SECONDS_PER_NONZERO * nnz,
-        count_seconds=t_count)
+        n_states=n, complete=not overflow, limit=count_limit, loss_free_entries=n_nl, loss_entries=n_ls,
+        nnz=nnz, bytes=size, seconds=BUILD_SECONDS_PER_ENTRY * n_nl + SOLVE_SECONDS_PER_NONZERO * nnz,
+        count_seconds=t_count, states_found=found, bytes_per_state=per_state, memory_limited=memory_limited)
 
 
 def check_fits(est: ChainEstimate, scenario) -> None:
     """Raise :class:`ChainTooLargeError` if ``est`` is over max_states or the memory."""
     where = (f"delta={scenario.delta:g}, bmax={scenario.bmax}, wmax={scenario.wmax}, "
              f"feedback={scenario.feedback!r}")
+    if not est.complete and est.memory_limited:
+        raise ChainTooLargeError(
+            f"the embedded chain has more than {est.limit} reachable states ({where}; counted in "
+            f"{est.count_seconds:.1f} s), about {est.bytes_per_state / 1e3:.1f} kB each (the nonzeros per state "
+            f"of the first states): more than {est.bytes / 1e9:.1f} GB, above the "
+            f"{available_memory() / 1e9:.1f} GB of memory available; reduce wmax, bmax or delta")
     if not est.complete:
         raise ChainTooLargeError(
             f"the embedded chain has more than max_states={est.limit} reachable states ({where}; "

@@ -70,8 +70,12 @@ def _run(args: argparse.Namespace) -> int:
     fig = plot_table(df, args.x, args.y, hue=args.hue, logx=args.logx, title=args.title)
     import matplotlib.pyplot as plt
 
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    from ..runtime.atomic import save_figure
+
+    try:
+        save_figure(fig, out, dpi=110)
+    finally:
+        plt.close(fig)
     print(f"wrote {out} ({len(df)} rows{'' if args.hue is None else f', {df[args.hue].nunique()} curves'})")
     return 0
 

@@ -82,7 +82,9 @@ def write_report(res) -> None:
             for n in v.numbers:
                 lines.append(f"- {n}")
             lines.append("")
-    res.report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    from ..runtime.atomic import write_text
+
+    write_text(res.report, "\n".join(lines) + "\n")
 
 
 def half_width_summary(table: pd.DataFrame) -> dict:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..runtime.atomic import OutputError, save_figure, write_table
 from ..runtime.paths import check_output_dir
 from .._validate import check_int
 from ._figure_numbers import ALL_FIGURES, parse_figures
@@ -239,7 +240,7 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
         table = table.dropna(axis=1, how="all")
         table = _flatten(table)
         csv = outp / f"{spec.key}.csv"
-        table.to_csv(csv, index=False)
+        write_table(table, csv)
         secs = table.get("seconds", pd.Series(0.0, index=table.index)).fillna(0.0)
         was_cached = table.get("cached", pd.Series(False, index=table.index)).fillna(False).astype(bool)
         fr = FigureResult(spec, table, None, csv, compute_seconds=float(secs[~was_cached].sum()),
@@ -249,9 +250,13 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
 
             fig = spec.draw(table)
             png = outp / f"{spec.key}.png"
-            fig.savefig(png, dpi=110)
-            plt.close(fig)
+            try:
+                save_figure(fig, png, dpi=110)
+            finally:
+                plt.close(fig)
             fr.png = png
+        except OutputError:  # a full disk is not a drawing bug: stop, naming the file
+            raise
         except Exception as exc:  # a drawing bug must not lose the numbers; reported in REPORT.md
             fr.draw_error = f"{type(exc).__name__}: {exc}"
         for claim in spec.claims:

@@ -56,7 +56,9 @@ def _run(args: argparse.Namespace) -> int:
         files = ", ".join(str(p) for p in (fr.png, fr.csv) if p is not None)
         st = ", ".join(v.status for _, v in fr.verdicts)
         print(f"{key}: {files}  [{st}]")
-    print(f"{res.report}  ({res.size.name} size, {res.n_points} points in {res.n_runs} runs, {res.n_cached} cached, "
+    sz = res.size
+    print(f"{res.report}  ({sz.name} size: {sz.replications} replications x {sz.duration:g} s; seed {res.seed}; "
+          f"{res.n_points} points in {res.n_runs} runs, {res.n_cached} cached, "
           f"{res.n_failed} failed; "
           f"verdicts: {', '.join(f'{n} {s}' for s, n in counts.items())}; {res.seconds:.1f} s wall clock, "
           f"{sum(fr.compute_seconds for fr in res.figures.values()):.1f} s of compute in this run)")

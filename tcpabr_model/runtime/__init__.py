@@ -1,3 +1,4 @@
 """What the long-running commands share at run time: worker pools that end with their parent
-(:mod:`.pool`) and output paths checked before any computing starts (:mod:`.paths`).  Imports
+(:mod:`.pool`), output paths checked before any computing starts (:mod:`.paths`) and result files
+written whole or not at all (:mod:`.atomic`).  Imports
 only the leaves (``_validate``, ``errors``); every room above may import it."""

@@ -12,7 +12,6 @@ seconds; the paper's time unit is 5 ms with the default 500-byte packets at 100 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 
@@ -111,7 +110,8 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "sampled every s to PATH as .npz")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=handler, _defaults={a.dest: a.default for a in p._actions if a.dest != "help"},
-                   _flag_aliases={"payload_bytes": "--segment-bytes"})
+                   _flag_aliases={"payload_bytes": "--segment-bytes", "initial_rate": "--source-rate",
+                                  "target_rel_halfwidth": "--target-halfwidth"})
     return p
 
 
@@ -160,10 +160,15 @@ def _refuse_ignored(args) -> None:
             raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
 
 
-def _check_trace_path(path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise ValueError(f"--trace {path!r} is invalid: the folder {folder!r} does not exist")
+def _trace_path(path: str) -> str:
+    """The ``--trace`` file (``.npz`` appended when missing, as numpy does), its folder created and
+    checked writable before simulating (like ``sweep --out``)."""
+    from ..runtime.paths import check_output_file
+
+    if not path.lower().endswith(".npz"):
+        path += ".npz"
+    check_output_file(path, "--trace")
+    return path
 
 
 def _progress_bar(total: int, est_seconds: float):
@@ -268,9 +273,10 @@ def _scenario(args):
             raise ValueError("--rtt and --delta are exclusive: give the round trip in seconds or in packet times")
         # seconds -> packet times at the high (peak) rate of this capacity and packet
         unit = Scenario(feedback=args.feedback, **kw).time_unit
-        for v in args.rtt:
-            if not v > 0:
-                raise ValueError(f"--rtt {v!r} is invalid: must be > 0 seconds")
+        for i, v in enumerate(args.rtt):   # the physical limit of Scenario.from_normalized: 1e4 s
+            if not 0.0 < v <= 1e4:
+                entry = f" (entry {i})" if len(args.rtt) > 1 else ""
+                raise ValueError(f"--rtt={v!r}{entry} is invalid: must be in (0, 10000] seconds")
         vals = [v / unit for v in args.rtt]
         delta = tuple(vals) if len(vals) > 1 else vals[0]
     wmax = args.wmax
@@ -306,7 +312,7 @@ def handler(args) -> int:
         from .presets.cli import run_preset
         return run_preset(args)
     if args.trace is not None:
-        _check_trace_path(args.trace)
+        args.trace = _trace_path(args.trace)
     sc = _scenario(args)
     reps = 10 if args.replications is None else args.replications
     bar = _progress_bar(reps, estimated_kernel_seconds(sc) * reps / max(1, args.workers))
@@ -319,8 +325,8 @@ def handler(args) -> int:
             bar.close()
     d = res.to_dict()
     if args.trace is not None:
-        import numpy as np
-        np.savez_compressed(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
+        from ..runtime.atomic import save_npz
+        save_npz(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
         d["trace_file"] = args.trace
     lines = [_header(args, sc, res)] + _efficiency_lines(sc, res, d)
     if sc.n_connections > 1:
@@ -340,8 +346,8 @@ def _header(args, sc, res) -> str:
         delay = f"delta={list(args.delta)}"
     else:
         delay = f"rtt={[round(r, 6) for r in sc.rtt]} s (delta={[round(r / sc.time_unit, 4) for r in sc.rtt]})"
-    if sc.capacity is None:     # the paper's two-state link (the line reads as before issue 23)
-        what = f"psi={sc.psi:g}"
+    if sc.capacity is None:     # the paper's two-state link
+        what = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g} wmax={sc.tcp.wmax}"
     elif sc.capacity_kind == "trace":
         t = sc.capacity
         what = (f"capacity-trace={t.name} (mean {t.mean_bits_per_second * 1e-6:.4g} Mbit/s = {t.mean_rate:.1f} "
@@ -353,8 +359,10 @@ def _header(args, sc, res) -> str:
     if any(sc.mcr):
         what += (f" MCR={list(sc.mcr)} of the high rate ({[round(x * sc.high_rate, 1) for x in sc.mcr]} B/s of "
                  "payload)")
+    if sc.feedback == "constant":
+        what += f" source_rate={sc.initial_rate:g}"
     return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what} M={list(sc.m)} N={list(sc.n)} "
-            f"replications={res.replications} seed={res.seed}")
+            f"duration={sc.duration:g} s warmup={sc.warmup:g} s replications={res.replications} seed={res.seed}")
 
 
 def _scaled(e, k: float):

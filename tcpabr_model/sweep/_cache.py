@@ -15,8 +15,8 @@ import hashlib
 import json
 import os
 import pickle
-import tempfile
 
+from ..runtime.atomic import write_bytes
 from ._grid import canonical_params
 
 __all__ = ["cache_key", "load", "store", "resolve_cache_dir", "ENV_VAR", "CacheEntryDiscarded"]
@@ -101,17 +101,5 @@ def store(cache_dir: str, key: str, result: dict, seconds: float, meta: dict) ->
         payload = pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL)
         ext = ".pkl"
     final = os.path.join(cache_dir, key + ext)
-    fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=cache_dir)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_bytes(final, payload)
     return final

@@ -180,6 +180,9 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     if not isinstance(method_options, Mapping) or not all(isinstance(k, str) for k in method_options):
         raise ValueError(f"method_options={method_options!r} is invalid: must be a dict of keyword arguments")
     method_options = dict(method_options)
+    from ._size import check_options
+
+    check_options(name, func, method_options)   # once, not at every point
     opts_canon = canonical_params(method_options)
     cdir = _cache.resolve_cache_dir(cache_dir)
     version = _package_version()

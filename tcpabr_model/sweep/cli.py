@@ -48,6 +48,9 @@ def register(sub) -> None:
     p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table, every column (.csv, or .parquet with pyarrow)")
     p.add_argument("--json", action="store_true", help="print the table as JSON (method, counts and one record per row, every column)")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--yes", action="store_true",
+                   help="run a sweep of more than 10,000 points or more than 1 h of estimated compute per worker "
+                        "without asking (a non-interactive run refuses it otherwise)")
     p.add_argument("--columns", default=None, metavar="C1,C2,...|all",
                    help="more columns in the printed table (files always keep every column)")
     p.set_defaults(func=_run, _flag_aliases={"cache_dir": "--cache", "seed": "--seed", "workers": "--workers"})
@@ -215,11 +218,38 @@ def _check_out(path: str) -> None:
                              "(python3 -m pip install pyarrow), or write .csv") from None
 
 
-def _write(df, path: str) -> None:
-    if path.lower().endswith(".csv"):
-        df.to_csv(path, index=False)
+def _confirmed(args, name: str, grid, options) -> bool:
+    """Whether the sweep may start: below the thresholds of :mod:`._size`, ``--yes``, or a "y"
+    typed at a terminal; a non-interactive run above them is refused (ValueError, exit 2)."""
+    from ._size import describe, estimate_seconds, needs_confirmation
+
+    n = len(grid.points)
+    if n <= 1:
+        return True
+    if args.dask is not None:
+        spec = args.dask
+        workers = int(spec.partition(":")[2]) if spec.startswith("local:") and spec[6:].isdigit() else 1
     else:
-        df.to_parquet(path, index=False)
+        workers = args.workers or os.cpu_count() or 1
+    seconds = estimate_seconds(name, grid.points, options)
+    if not needs_confirmation(n, seconds, workers):
+        return True
+    what = describe(n, seconds, workers)
+    if args.yes:
+        print(f"tcpabr sweep: {what} (--yes)", file=sys.stderr)
+        return True
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        print(f"tcpabr sweep: {what}; above 10,000 points or 1 h. Run it? [y/N] ", end="", file=sys.stderr,
+              flush=True)
+        return sys.stdin.readline().strip().lower() in ("y", "yes")
+    raise ValueError(f"--yes is needed: {what} is above the confirmation threshold (10,000 points or 1 h "
+                     "estimated); add --yes to run it, or make the grid smaller")
+
+
+def _write(df, path: str) -> None:
+    from ..runtime.atomic import write_table
+
+    write_table(df, path)
 
 
 #: The main estimates shown by ``tcpabr sweep`` for each built-in method (``--columns`` adds more).
@@ -233,10 +263,11 @@ MAIN_COLUMNS = {
 _OTHER_METHOD_COLUMNS = 6  # result columns shown for a module:function method
 
 
-def compact_table(df, grid, method: str, columns: str | None = None) -> str:
+def compact_table(df, grid, method: str, columns: str | None = None, options: dict | None = None) -> str:
     """The sweep table for a terminal: varying parameters, then the main estimates with 95 % CIs.
 
-    Parameters that are the same at every point are printed once above the table.  An
+    Parameters that are the same at every point (those not shown as a column) and the
+    method ``options`` are printed once above the table.  An
     estimate ``x`` with a column ``x_hw`` is shown as ``x +/- hw``.  ``columns``
     (comma-separated names, or ``all``) adds columns.
     """
@@ -268,7 +299,11 @@ def compact_table(df, grid, method: str, columns: str | None = None) -> str:
         shown["status"] = df["status"]
     if df["cached"].any():
         shown["cached"] = df["cached"]
-    head = ("fixed: " + ", ".join(f"{k}={_fmt(v)}" for k, v in same.items()) + "\n") if same and varying else ""
+    fixed = {k: v for k, v in same.items() if k not in shown.columns}
+    head = ("fixed: " + ", ".join(f"{k}={_fmt(v)}" for k, v in fixed.items())) if fixed else ""
+    if options:
+        head += ("; " if head else "") + "options: " + ", ".join(f"{k}={_fmt(v)}" for k, v in options.items())
+    head += "\n" if head else ""
     return head + shown.to_string(index=False, max_rows=60, formatters={c: _fmt for c in shown.columns
                                                                          if shown[c].dtype == float})
 
@@ -318,8 +353,16 @@ def _run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers={args.workers} is invalid: must be >= 1")
     check_workers_dask(args.workers, args.dask)
+    from ._methods import method_name
+    from ._size import check_options
+
+    name, func = method_name(method)
+    check_options(name, func, options, "--option")   # once, before any point (it failed at every point)
     if args.out:
         _check_out(args.out)
+    if not _confirmed(args, name, grid, options):
+        print("tcpabr sweep: not started", file=sys.stderr)
+        return 1
     client = cluster = None
     if args.dask is not None:
         client, cluster = _client(args.dask)
@@ -332,10 +375,7 @@ def _run(args: argparse.Namespace) -> int:
         if cluster is not None:
             cluster.close()
     if args.out:
-        try:
-            _write(df, args.out)
-        except OSError as exc:
-            raise ValueError(f"--out {args.out!r} is invalid: cannot write it ({exc.strerror or exc})") from None
+        _write(df, args.out)   # an OSError: one line naming the file, exit 1 (tcpabr_model.cli)
     nerr = int((df["status"] == "error").sum())
     cached = int(df["cached"].sum())
     this_run = float(df.loc[~df["cached"], "seconds"].fillna(0).sum())
@@ -347,9 +387,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.out:
             print(f"wrote {args.out}", file=sys.stderr)
     else:
-        print(compact_table(df, grid, args.method, args.columns))
+        print(compact_table(df, grid, args.method, args.columns, options))
         print(f"\n{len(df)} points ({cached} from the cache, {nerr} failed), {this_run:.2f} s of compute in this run"
-              + (f"; wrote {args.out} (every column)" if args.out else ""))
+              f", base seed {args.seed}" + (f"; wrote {args.out} (every column)" if args.out else ""))
     if nerr:
         bad = [i for i, s in enumerate(df["status"]) if s == "error"]
         for i in bad[:5]:
