@@ -87,7 +87,7 @@ def test_the_memory_stops_the_count_whatever_max_states(monkeypatch):
     assert not e.complete and e.memory_limited
     # the probe's nonzeros per state (about 37 for this chain) give the bytes per state
     assert est_mod.BYTES_PER_STATE + 30 * est_mod.BYTES_PER_NONZERO < e.bytes_per_state
-    assert e.limit == int(2e9 // e.bytes_per_state) < 10**9 and e.n_states == e.limit + 1
+    assert e.limit == int(2e9 // e.bytes_per_state) < 10**9 and e.n_states > e.limit
     assert e.bytes > 2e9
     with pytest.raises(ChainTooLargeError, match=r"more than \d+ reachable states .* above the 2.0 GB of memory"):
         check_fits(e, _big())
@@ -102,6 +102,45 @@ def test_the_cli_refuses_the_memory_in_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert "GB of memory available" in err and "max_states" not in err
+
+
+def _stopped_by_the_runs(sc, limit):
+    from tcpabr_model.markov._enumeration import build_skeleton
+
+    prog = np.zeros(2, dtype=np.int64)
+    out = build_skeleton(*est_mod.build_args(sc.structure_key(), limit, True, prog))
+    return bool(out[12]) and out[0].shape[0] < limit
+
+
+def _three_levels(levels, d):
+    from tcpabr_model.capacity import CapacityModel
+
+    return CapacityModel(levels=np.array(levels), transition=np.full((3, 3), 1 / 3), epoch=float(d))
+
+
+# chains whose steady runs hold most of their states (the bound's worst cases in a scan of
+# 90 random scenarios: 0.96 of the count at rate ratio 1, 0.4 at 0.5, 0.6 with three levels)
+@pytest.mark.parametrize("kw", [
+    dict(delta=8, bmax=64, wmax=795, rate_ratio=1.0),
+    dict(delta=8, bmax=40, wmax=736, rate_ratio=1.0, mcr=0.3),
+    dict(delta=20, bmax=19, wmax=204, rate_ratio=0.5),
+    dict(delta=8, bmax=4, wmax=100, capacity=(0.35, 0.7, 1.0)),
+])
+def test_the_mirrored_run_bound_never_exceeds_the_count(kw):
+    """issue 24: a count stopped by the saturated runs at ``L >= _mirrored_limit(key, fit)``
+    claims more than ``fit`` states; with ``fit`` the exact count, no such L may stop that way."""
+    if "capacity" in kw:
+        kw = dict(kw, capacity=_three_levels(kw["capacity"], kw["delta"]))
+    sc = Scenario(**kw)
+    n = estimate_chain(sc, limit=10**8).n_states
+    lim = est_mod._mirrored_limit(sc.structure_key(), n)
+    assert 0 < lim < n
+    # every limit just above lim, then 200 spread up to the count (each L is a count)
+    limits = set(range(lim, min(n, lim + 200) + 1)) | set(range(lim, n + 1, max(1, (n - lim) // 200)))
+    assert not any(_stopped_by_the_runs(sc, L) for L in sorted(limits))
+    # and the bound does its work: below half the count the runs stop it (rate ratio 1)
+    if kw.get("rate_ratio") == 1.0:
+        assert _stopped_by_the_runs(sc, int(0.45 * n))
 
 
 def test_a_chain_that_fits_is_counted_exactly_past_the_probe(monkeypatch):

@@ -180,6 +180,26 @@ def _count(key: tuple, limit: int, progress: bool):
             time.perf_counter() - t0)
 
 
+def _mirrored_limit(key: tuple, fit: int) -> int | None:
+    """The count limit ``L`` such that a count stopped by the saturated-run bound (more than
+    ``L`` states in steady runs ``(a, b, M, R, R)``, fewer found) proves more than ``fit``
+    states; None where the runs have no mirrors (TCP alone, a constant source, service
+    patterns, one level).
+
+    Every state of a steady run moves with N = 1 (probability > 1e-17, docs/model.md sec. 5)
+    to ``(a + c, b, M, r, R)`` for *every* next level r; for r != R these are states with
+    R != S, outside every steady run, one run of at least (length - 1) states per (pattern,
+    r).  So the runs' ``n`` states imply ``n + (K - 1)(n - P)`` states, P <= (bmax + 1) K
+    the number of steady patterns.  Checked against exact counts (docs/model.md sec. 5).
+    """
+    delta, bmax, levels, wmax, feedback = key[:5]
+    nlev = len(levels)
+    if feedback != "instcap" or key[7] is not None or nlev < 2:
+        return None
+    patterns = (int(bmax) + 1) * nlev
+    return -(-(fit + (nlev - 1) * patterns) // nlev)   # ceil
+
+
 def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -> ChainEstimate:
     """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
     default ``scenario.max_states``, or above the states that fit in the available
@@ -194,17 +214,24 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     memory_limited = False
     found, overflow, n_nl, n_ls, done, t_count = _count(key, count_limit, progress)
     per_state = BYTES_PER_STATE + BYTES_PER_NONZERO * (nlev * n_nl + per_loss * n_ls) / done
+    proven = 0
     if overflow and count_limit < limit:
         # a large chain: stop at max_states or at the states that fit in memory, the fewer
         fit = int(available_memory() // per_state)
         memory_limited = fit < limit
+        mirror = _mirrored_limit(key, fit) if memory_limited else None
+        if mirror is not None:
+            found, overflow, n_nl, n_ls, done, t_more = _count(key, mirror, progress)
+            t_count += t_more
+            if overflow and found < mirror:   # stopped by the saturated runs: with their mirrors, > fit
+                proven = (mirror + 1) * nlev - (nlev - 1) * (int(key[1]) + 1) * nlev
         count_limit = max(count_limit, min(limit, fit))
-        if count_limit > PROBE_STATES:
+        if count_limit > PROBE_STATES and not proven and (mirror is None or overflow):
             found, overflow, n_nl, n_ls, done, t_more = _count(key, count_limit, progress)
             t_count += t_more   # (per_state stays the probe's: the one the limit was computed with)
     nnz = nlev * n_nl + per_loss * n_ls
     if overflow:
-        n = count_limit + 1
+        n = max(proven, count_limit + 1)
         size = int(per_state * n)
     else:
         n = found
