@@ -105,7 +105,7 @@ def test_the_cli_refuses_the_memory_in_one_line(monkeypatch, capsys):
 
 
 def _stopped_by_the_runs(sc, limit):
-    from tcpabr_model.markov._enumeration import build_skeleton
+    from tcpabr_model.markov.kernels.enumeration import build_skeleton
 
     prog = np.zeros(2, dtype=np.int64)
     out = build_skeleton(*est_mod.build_args(sc.structure_key(), limit, True, prog))
