@@ -98,3 +98,90 @@ def test_cli_refusals_exit_2(main, capsys, argv, msg):
     assert main(["design", "--duration", "5", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and len(err.strip().splitlines()) == 1
+
+
+# ---- issue 26 items 3-4, second part: analysis beside, held out, robust over psi ----------
+
+from tcpabr_model.capacity import read_trace  # noqa: E402
+from tcpabr_model.design.analysis import analysable, analysis_beside  # noqa: E402
+from tcpabr_model.design.robust import best_within, design_held_out, design_over_psi  # noqa: E402
+from tcpabr_model.markov import Scenario as MScenario, analyze  # noqa: E402
+from tcpabr_model.trace_study import trace_halves  # noqa: E402
+
+DATA = __import__("pathlib").Path(__file__).parent / "data"
+
+
+def test_analysis_beside_is_the_markov_analysis_where_it_has_one():
+    base = Scenario.from_normalized(delta=40, bmax=10, psi=10, duration_units=1000)
+    a = analysis_beside(base, Candidate("instcap"))
+    r = analyze(MScenario(delta=40, bmax=10, psi=10, feedback="instcap", wmax=base.tcp.wmax))
+    assert a["throughput"] == pytest.approx(r.prediction, rel=1e-12)
+    assert a["mean_delay_s"] == pytest.approx((r.mean_queueing_delay + r.mean_source_delay) * base.time_unit)
+    assert a["holds"] and "psi = 10 > 5" in a["validity"] and "no p95" in a["delay_note"]
+    low = analysis_beside(base.with_(tau=base.tau / 10), Candidate("none"))
+    assert not low["holds"]
+    for c in (Candidate("effcap", m=1, n=4), Candidate("instcap", utilisation=0.9), Candidate("instcap", mcr=0.1)):
+        assert analysis_beside(base, c) is None and analysable(base, c)
+    d = design(base, (Candidate("none"), Candidate("effcap", m=1, n=4)), replications=2, seed=1)
+    assert [p.evaluated_by for p in d.points] == ["simulator; analysis beside (throughput, mean delay)",
+                                                  "simulator"]
+    # the front and the best are the simulator's: the analysis changes nothing of them
+    bare = design(base, (Candidate("none"), Candidate("effcap", m=1, n=4)), replications=2, seed=1, analysis=False)
+    assert [p.on_front for p in d.points] == [p.on_front for p in bare.points]
+    assert bare.points[0].analysis is None and d.points[0].throughput == bare.points[0].throughput
+
+
+def test_held_out_design_reports_on_the_other_half():
+    trace = read_trace(str(DATA / "markov3_outage.down"))
+    base = Scenario(feedback="instcap", rtt=0.05, buffer_packets=10, payload_bytes=1460, capacity=trace,
+                    duration=40.0)
+    cands = (Candidate("effcap", m=1, n=4),)
+    h = design_held_out(base, cands, replications=2, seed=2, duration=8.0, analysis=False)
+    halves = trace_halves(trace)
+    assert [(r.design_half, r.test_half) for r in h.rounds] == [(halves[0].name, halves[1].name),
+                                                                (halves[1].name, halves[0].name)]
+    r0 = h.rounds[0]
+    labels = [p.candidate.label for p in r0.designed.points]
+    assert labels == ["TCP alone", "INSTCAP", "EFFCAP M=1 N=4"]
+    inst = r0.designed.points[1]
+    assert r0.limit == inst.p95_delay.mean and r0.limit_source.startswith("INSTCAP's p95")
+    assert r0.chosen == best_within(r0.designed.points, r0.limit).candidate
+    assert all(p.feasible == (p.p95_delay.mean <= r0.limit) for p in r0.designed.points)
+    # the held-out numbers are a replay of the other half, with the test seed
+    other = base.with_(capacity=halves[1], duration=8.0, warmup=0.8)
+    r = simulate(Candidate("instcap").scenario(other), replications=2, seed=3)
+    assert r0.on_test(Candidate("instcap")).throughput == r.efficiency_wire
+    assert "reported on the OTHER half, held out" in "\n".join(h.lines())
+    t = r0.effcap_vs_instcap()
+    assert t is None or t["met"] == (t["throughput_rel"] >= -0.05 and t["p95_diff_s"] <= t["instcap_p95_half_width_s"])
+    with pytest.raises(ValueError, match="its capacity must be a trace"):
+        design_held_out(Scenario(duration=5.0), cands)
+
+
+def test_design_over_psi_is_max_min():
+    psis = (1.0, 20.0)
+    bases = [Scenario.from_normalized(delta=40, bmax=10, psi=x, duration_units=2000) for x in psis]
+    cands = (Candidate("none"), Candidate("instcap"), Candidate("effcap", m=1, n=4))
+    res = design_over_psi(bases, psis, cands, replications=2, seed=1, analysis=False)
+    worst = [min(d.points[i].throughput.mean for d in res.designs) for i in range(3)]
+    assert res.robust == cands[int(np.argmax(worst))] and res.robust_min_throughput == max(worst)
+    lim = min(max(d.points[i].p95_delay.mean for d in res.designs) for i in range(3))
+    tight = design_over_psi(bases, psis, cands, replications=2, seed=1, analysis=False, max_p95_delay=lim)
+    ok = [i for i in range(3) if all(d.points[i].p95_delay.mean <= lim for d in tight.designs)]
+    assert tight.robust == cands[max(ok, key=lambda i: worst[i])]
+    assert "robust design:" in tight.lines()[-1]
+
+
+def test_cli_psi_list_and_trace_refusals(main, capsys):
+    rc = main(["design", "--delta", "40", "--bmax", "10", "--psi", "1,20", "--duration", "50", "--m", "1",
+               "--n", "4", "--utilisation", "0.9", "--replications", "2", "--no-analysis", "--json"])
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["psi"] == [1.0, 20.0] and len(d["per_psi"]) == 2 and d["robust"] is not None
+    for argv, msg in ((["--whole-trace"], "--whole-trace is invalid without --capacity-trace"),
+                      (["--capacity-trace", str(DATA / "constant_1000pps.down"), "--rtt", "0.05", "--psi", "1,2"],
+                       "--psi 1,2 is invalid with a trace"),
+                      (["--quick", "--m", "3"], "--m is invalid with --quick")):
+        assert main(["design", *argv]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1
