@@ -185,3 +185,26 @@ def test_cli_psi_list_and_trace_refusals(main, capsys):
         assert main(["design", *argv]) == 2
         err = capsys.readouterr().err
         assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_plot_design_json(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.design.cli", "tcpabr_model.plot.cli"))
+    assert cli.main(["design", "--delta", "40", "--bmax", "10", "--psi", "1,20", "--duration", "50", "--m", "1",
+                     "--n", "4", "--utilisation", "0.9", "--replications", "2", "--no-analysis", "--json"]) == 0
+    src = tmp_path / "d.json"
+    src.write_text(capsys.readouterr().out)
+    out = tmp_path / "front.png"
+    assert cli.main(["plot", str(src), "--out", str(out)]) == 0
+    assert out.stat().st_size > 10_000 and "throughput against p95 delay" in capsys.readouterr().out
+    from tcpabr_model.plot import plot_design
+
+    fig = plot_design(json.loads(src.read_text()))
+    assert len(fig.axes) == 2 and "psi = 20" in fig.axes[1].get_title()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"x": 1}')
+    for argv, msg in (([str(bad)], "not the output of tcpabr design --json"),
+                      ([str(src), "--x", "psi"], "--x is invalid with a design result"),
+                      ([str(tmp_path / "t.csv")], "--x is required with a table")):
+        assert cli.main(["plot", *argv]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1

@@ -25,7 +25,13 @@ import numpy as np
 from ..capacity import Trace
 from ..sim.scenario import Scenario
 
-__all__ = ["analysable", "analysis_beside", "PSI_HOLDS"]
+__all__ = ["analysable", "analysis_beside", "PSI_HOLDS", "MAX_STATES"]
+
+#: the designer's cap on the embedded chain (counting stops above it within seconds; a
+#: larger chain is reported as not analysed, with the reason, and the simulator stands alone)
+MAX_STATES = 20_000
+#: and on its estimated build-and-solve time, seconds (:func:`tcpabr_model.markov.estimate_chain`)
+MAX_SECONDS = 10.0
 
 #: the two-state link's psi above which the throughput prediction holds (docs/validity.md)
 PSI_HOLDS = 5.0
@@ -57,18 +63,29 @@ def analysis_beside(base: Scenario, candidate, cache: dict | None = None) -> dic
     simulator's ``total``), ``mean_queueing_delay_s``, ``mean_source_delay_s``, ``holds``
     (whether the throughput prediction is in its validity region here), ``validity`` (why),
     ``delay_note``, ``seconds`` (the analysis' wall time, the fit of a trace's chain included).
-    ``cache`` (a dict) keeps a trace's fitted chain between candidates.
+    ``cache`` (a dict) keeps a trace's fitted chain between candidates.  Where the analysis
+    covers the candidate but cannot be computed (a chain above :data:`MAX_STATES` states, a
+    fit that fails), the dict has ``error`` (the reason) and ``seconds`` only.
     """
-    from ..markov import Scenario as MScenario, analyze
+    from ..errors import ModelError
 
     if analysable(base, candidate) is not None:
         return None
     t0 = time.perf_counter()
+    try:
+        return _analysis(base, candidate, {} if cache is None else cache, t0)
+    except (ModelError, ValueError, MemoryError) as e:
+        return {"error": " ".join(str(e).split()), "seconds": time.perf_counter() - t0}
+
+
+def _analysis(base: Scenario, candidate, cache: dict, t0: float) -> dict:
+    from ..markov import Scenario as MScenario, analyze, estimate_chain
+
     fb = candidate.feedback
     if base.capacity is None:
         unit = base.time_unit
         ms = MScenario(delta=base.rtt[0] / unit, bmax=base.buffer_packets, psi=base.psi,
-                       rate_ratio=base.rate_ratio, wmax=base.tcp.wmax, feedback=fb)
+                       rate_ratio=base.rate_ratio, wmax=base.tcp.wmax, feedback=fb, max_states=MAX_STATES)
         scale = None
         holds = base.psi > PSI_HOLDS
         why = f"psi = {base.psi:.4g} {'>' if holds else '<='} {PSI_HOLDS:g} (docs/validity.md)"
@@ -76,11 +93,10 @@ def analysis_beside(base: Scenario, candidate, cache: dict | None = None) -> dic
         from ..trace_study import fit_link, link_scenario, link_validity
 
         key = (id(base.capacity), base.rtt[0])
-        cache = {} if cache is None else cache
         if key not in cache:
             cache[key] = fit_link(base.capacity, base.rtt[0])
         link = cache[key]
-        ms = link_scenario(link, base.buffer_packets, fb, wmax=base.tcp.wmax)
+        ms = link_scenario(link, base.buffer_packets, fb, wmax=base.tcp.wmax, max_states=MAX_STATES)
         cmax = float(np.max(link.model.levels))
         unit = 1.0 / cmax                     # delta = rtt x cmax packet times at the peak level
         scale = cmax / link.mean_rate
@@ -88,6 +104,12 @@ def analysis_beside(base: Scenario, candidate, cache: dict | None = None) -> dic
         holds = not strained
         why = "the fitted chain strains: " + "; ".join(strained) if strained else \
             f"the chain fitted at epoch = RTT ({link.model.n_levels} levels) strains no assumption"
+    est = estimate_chain(ms, limit=MAX_STATES)
+    if not est.complete or est.seconds > MAX_SECONDS:
+        size = f"more than {MAX_STATES:,} states" if not est.complete else \
+            f"{est.n_states:,} states, {est.nnz:,} nonzeros, about {est.seconds:.0f} s"
+        raise ValueError(f"the embedded chain is beyond the designer's budget ({size}; at most {MAX_STATES:,} "
+                         f"states and {MAX_SECONDS:g} s): tcpabr analyze computes it")
     r = analyze(ms)
     q, a = float(r.mean_queueing_delay) * unit, float(r.mean_source_delay) * unit
     if scale is None:

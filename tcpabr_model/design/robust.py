@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .._validate import check_real
-from ..sim.scenario import Scenario
+from ..sim.scenario import _DEFAULT_HIGH_RATE, Scenario
 from .search import Candidate, Design, candidate_grid, design
 
 __all__ = ["HeldOutRound", "HeldOut", "design_held_out", "PsiDesign", "design_over_psi", "best_within"]
@@ -145,7 +145,8 @@ def design_held_out(base: Scenario, candidates=None, *, replications: int = 3, s
     bases = []
     for h in halves:
         d = duration if duration is not None else h.period_ms / 1000.0
-        bases.append(base.with_(capacity=h, capacity_offset=None, duration=d,
+        # each half has its own busiest ms, hence its own high rate (derived again)
+        bases.append(base.with_(capacity=h, capacity_offset=None, duration=d, high_rate=_DEFAULT_HIGH_RATE,
                                 warmup=min(base.warmup, d / 10.0)))
     rounds = []
     for k in (0, 1):

@@ -114,11 +114,14 @@ def candidate_grid(*, m=(), n=(), interval=(None,), mcr=(0.0,), utilisation=(1.0
                    references: bool = True) -> tuple:
     """EFFCAP at every (M, N, s, mcr) of the grids, INSTCAP at every (utilisation, s, mcr)
     with utilisation < 1, and (``references``) TCP alone, INSTCAP and EFFCAP with the
-    paper's rule at the base scenario's interval.  Duplicates are dropped, order kept."""
+    paper's rule at the base scenario's interval.  Duplicates are dropped, order kept; EFFCAP
+    with M = N = 1 is left out: it is INSTCAP (the same run, counter for counter)."""
     out = []
     if references:
         out += [Candidate("none"), Candidate("instcap"), Candidate("effcap")]
     for mm, nn, s, r in itertools.product(m, n, interval, mcr):
+        if mm == 1 and nn == 1:     # EFFCAP with M = N = 1 is INSTCAP (sim/feedback.py), run once
+            continue
         out.append(Candidate("effcap", m=mm, n=nn, interval=s, mcr=r))
     for u, s, r in itertools.product(utilisation, interval, mcr):
         if u < 1.0 or s is not None or r != 0.0:
@@ -163,7 +166,7 @@ class DesignPoint:
     def evaluated_by(self) -> str:
         """What evaluated what: the simulator always (throughput, p95 and mean delay, the
         front); the analysis beside it (throughput and mean delay only) where it has one."""
-        if self.analysis is None:
+        if self.analysis is None or "error" in self.analysis:
             return "simulator"
         return "simulator; analysis beside (throughput, mean delay)"
 
@@ -209,7 +212,9 @@ class Design:
             out.append(f"{mark} {p.candidate.label:28s} throughput {p.throughput.format('.4f')}  "
                        f"p95 {_ms(p.p95_delay)}  mean {_ms(p.mean_delay)}  [{p.evaluated_by}]")
             a = p.analysis
-            if a is not None:
+            if a is not None and "error" in a:
+                out.append(f"     analysis: not computed ({a['error']})")
+            elif a is not None:
                 out.append(f"     analysis: throughput {a['throughput']:.4f} (band {a['band'][0]:.4f}-"
                            f"{a['band'][1]:.4f}; {'holds' if a['holds'] else 'does NOT hold'} here: "
                            f"{a['validity']}), mean delay {1e3 * a['mean_delay_s']:.4g} ms (biased low), "
@@ -235,7 +240,8 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
         The link, round trip, buffer and TCP; its feedback fields are replaced per candidate.
     candidates : sequence of Candidate, optional
     replications, seed, workers
-        As in :func:`~tcpabr_model.sim.simulate`.
+        As in :func:`~tcpabr_model.sim.simulate`; a deterministic link (a constant trace) gets
+        one replication (every replication is the same run) and no interval.
     max_p95_delay : float, optional
         Delay limit, seconds (> 0): the best design is the highest throughput among the
         candidates whose mean p95 delay is within it; None: no limit.
@@ -259,8 +265,11 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
         raise ValueError(f"candidates={candidates!r} is invalid: must be a non-empty sequence of Candidate")
     if max_p95_delay is not None:
         max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
+    from ..sim.driver import scenario_is_random
     from .analysis import analysis_beside
 
+    if not scenario_is_random(base):    # a constant trace: every replication is the same run
+        replications = 1
     rows, beside, cache = [], [], {}
     for c in cands:
         r = simulate(c.scenario(base), replications=replications, seed=seed, workers=workers)
