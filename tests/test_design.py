@@ -204,7 +204,7 @@ def test_plot_design_json(monkeypatch, capsys, tmp_path):
     bad.write_text('{"x": 1}')
     for argv, msg in (([str(bad)], "not the output of tcpabr design --json"),
                       ([str(src), "--x", "psi"], "--x is invalid with a design result"),
-                      ([str(tmp_path / "t.csv")], "--x is required with a table")):
+                      ([str(tmp_path / "t.csv")], "the following arguments are required: --x")):
         assert cli.main(["plot", *argv]) == 2
         err = capsys.readouterr().err
         assert msg in err and len(err.strip().splitlines()) == 1

@@ -100,7 +100,7 @@ def _run(args: argparse.Namespace) -> int:
         return _run_design(args)
     for flag, v in (("--x", args.x), ("--y", args.y)):
         if v is None:
-            raise ValueError(f"{flag} is required with a table (a .csv or .parquet sweep)")
+            raise ValueError(f"the following arguments are required: {flag} (with a table, .csv or .parquet)")
     out = args.out or os.path.splitext(args.table)[0] + f"_{args.y}_vs_{args.x}.png"
     check_output_file(out, "--out", _FIGURE_SUFFIXES)
     df = _read(args.table)
