@@ -20,7 +20,7 @@ def register(sub) -> None:
     p = sub.add_parser(
         "plot", help="plot a sweep table (CSV or Parquet written by tcpabr sweep --out) or a design's front "
                      "(JSON written by tcpabr design --json)",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=__doc__)
     p.add_argument("table", metavar="TABLE", help="sweep table, .csv or .parquet (tcpabr sweep --out); or "
                                                   ".json printed by tcpabr design --json (its front)")
     p.add_argument("--x", default=None, help="column on the horizontal axis, e.g. psi (a table: required)")
