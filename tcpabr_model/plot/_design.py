@@ -81,7 +81,9 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
     xs = [1e3 * p["p95_delay_s"]["mean"] for p in d["points"] if p["p95_delay_s"]["mean"] is not None]
     xs = [x for x in xs if x == x and x > 0]
     if xs and max(xs) / min(xs) >= 10:
-        ax.set_xscale("log")
+        from ._efficiency import log_axis
+
+        log_axis(ax.xaxis)
     lim = d.get("max_p95_delay_s")
     if lim is not None:
         ax.axvline(1e3 * lim, ls="--", color="0.5", lw=0.8, label=f"p95 limit {1e3 * lim:.4g} ms")
