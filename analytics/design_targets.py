@@ -136,11 +136,11 @@ def main(argv=None) -> int:
     if not a.skip_traces:
         df = run_traces(a.traces or traces_default(), a.rtt, a.buffers, a.replications, a.workers)
         df.to_csv(out / "design_traces.csv", index=False)
-        print(df.to_markdown(index=False, floatfmt=".3f"))
+        print(df.to_string(index=False))
     if not a.skip_paper:
         dp, rob = run_paper(a.psi, a.replications, a.workers)
         dp.to_csv(out / "design_paper.csv", index=False)
-        print(dp.to_markdown(index=False, floatfmt=".3f"))
+        print(dp.to_string(index=False))
         print("\n".join(rob.lines()))
     return 0
 
