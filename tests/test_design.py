@@ -208,3 +208,20 @@ def test_plot_design_json(monkeypatch, capsys, tmp_path):
         assert cli.main(["plot", *argv]) == 2
         err = capsys.readouterr().err
         assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_capacity_model_and_offset(main, capsys, tmp_path):
+    from tcpabr_model.capacity import from_arrays, save_model
+
+    path = tmp_path / "m.json"
+    save_model(from_arrays([200.0, 600.0], [[0.9, 0.1], [0.1, 0.9]], epoch=0.1, time_unit=1.0, packet_bytes=1500),
+               str(path))
+    # TCP alone and the ABR candidates have different high rates on a physical capacity
+    assert main(["design", "--capacity", str(path), "--rtt", "0.05", "--bmax", "10", "--duration", "20",
+                 "--m", "1", "--n", "4", "--utilisation", "0.9", "--replications", "2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [p["candidate"]["label"] for p in d["points"]][:2] == ["TCP alone", "INSTCAP"]
+    assert all(p["evaluated_by"] == "simulator" and p["analysis"] is None for p in d["points"])
+    assert main(["design", "--capacity-trace", str(DATA / "markov3_outage.down"), "--rtt", "0.05",
+                 "--capacity-offset", "3"]) == 2
+    assert "--capacity-offset is invalid with a held-out design" in capsys.readouterr().err

@@ -91,6 +91,9 @@ def handler(args) -> int:
     trace = args.capacity_trace is not None
     if args.whole_trace and not trace:
         raise ValueError("--whole-trace is invalid without --capacity-trace")
+    if trace and not args.whole_trace and args.capacity_offset is not None:
+        raise ValueError("--capacity-offset is invalid with a held-out design (each replication replays a half from "
+                         "a random start): add --whole-trace or drop it")
     if len(psis) > 1 and (trace or args.capacity is not None):
         raise ValueError(f"--psi {','.join(f'{x:g}' for x in psis)} is invalid with a trace or a capacity model: "
                          "several psi are the two-state link's robust design")
