@@ -201,6 +201,13 @@ class PsiDesign:
             worst = min(p.throughput.mean for p in pts)
             mark = ">" if c == self.robust else " "
             out.append(f"{mark} {c.label:28s}{cells}  {worst:.4f}")
+        for i, c in enumerate(cands):
+            pts = [d.points[i] for d in self.designs]
+            if any(p.analysis is not None and "error" not in p.analysis for p in pts):
+                cells = "".join(" " + ("-" if p.analysis is None or "error" in p.analysis else
+                                       f"{p.analysis['throughput']:.4f} ({'holds' if p.analysis['holds'] else 'not valid'})")
+                                for p in pts)
+                out.append(f"  analysis beside {c.label} (throughput, no p95):{cells}")
         out.append(f"robust design: {'none within the limit at every psi' if self.robust is None else self.robust.label}"
                    + ("" if self.robust is None else f" (worst-case throughput {self.robust_min_throughput:.4f})"))
         return out
