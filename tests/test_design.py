@@ -225,3 +225,17 @@ def test_cli_capacity_model_and_offset(main, capsys, tmp_path):
     assert main(["design", "--capacity-trace", str(DATA / "markov3_outage.down"), "--rtt", "0.05",
                  "--capacity-offset", "3"]) == 2
     assert "--capacity-offset is invalid with a held-out design" in capsys.readouterr().err
+
+
+def test_analysis_beside_on_a_trace_is_analyze_links():
+    from tcpabr_model.trace_study import analyze_link, fit_link
+
+    half = trace_halves(read_trace(str(DATA / "markov3_outage.down")))[1]
+    base = Scenario(feedback="instcap", rtt=0.05, buffer_packets=10, payload_bytes=1460, capacity=half,
+                    duration=20.0)
+    a = analysis_beside(base, Candidate("instcap"))
+    la = analyze_link(fit_link(half, 0.05), 10, "instcap", wmax=base.tcp.wmax)
+    assert a["throughput"] == pytest.approx(la.prediction, rel=1e-9)
+    assert a["band"] == pytest.approx([la.conservative, la.optimistic], rel=1e-9)
+    # 11 % of its epochs serve nothing: the fitted chain strains the timer's assumption
+    assert not a["holds"] and "serve nothing" in a["validity"] and a["mean_delay_s"] > 0
