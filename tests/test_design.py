@@ -239,3 +239,17 @@ def test_analysis_beside_on_a_trace_is_analyze_links():
     assert a["band"] == pytest.approx([la.conservative, la.optimistic], rel=1e-9)
     # 11 % of its epochs serve nothing: the fitted chain strains the timer's assumption
     assert not a["holds"] and "serve nothing" in a["validity"] and a["mean_delay_s"] > 0
+
+
+def test_cli_analysis_only(main, capsys):
+    assert main(["design", "--delta", "40", "--bmax", "10", "--psi", "10", "--analysis-only", "--m", "1", "--n", "4",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["evaluated_with"] == "analysis" and [r["candidate"] for r in d["points"]] == ["TCP alone", "INSTCAP"]
+    r = analyze(MScenario(delta=40, bmax=10, psi=10, feedback="none"))
+    assert d["points"][0]["throughput"] == pytest.approx(r.prediction, rel=1e-12)
+    assert all("p95" not in k for row in d["points"] for k in row)
+    assert {x["candidate"] for x in d["not_analysed"]} == {"EFFCAP paper rule", "EFFCAP M=1 N=4", "INSTCAP u=0.9",
+                                                             "INSTCAP u=0.95"}
+    assert main(["design", "--psi", "1,10", "--analysis-only"]) == 2
+    assert "--analysis-only is invalid" in capsys.readouterr().err

@@ -25,7 +25,7 @@ import numpy as np
 from ..capacity import Trace
 from ..sim.scenario import Scenario
 
-__all__ = ["analysable", "analysis_beside", "PSI_HOLDS", "MAX_STATES"]
+__all__ = ["analysable", "analysis_beside", "analysis_only", "PSI_HOLDS", "MAX_STATES"]
 
 #: the designer's cap on the embedded chain (counting stops above it within seconds; a
 #: larger chain is reported as not analysed, with the reason, and the simulator stands alone)
@@ -121,3 +121,37 @@ def _analysis(base: Scenario, candidate, cache: dict, t0: float) -> dict:
             "mean_delay_s": q + a, "mean_queueing_delay_s": q, "mean_source_delay_s": a,
             "holds": bool(holds), "validity": why, "delay_note": _DELAY_NOTE,
             "seconds": time.perf_counter() - t0}
+
+
+def analysis_only(base: Scenario, candidates) -> dict:
+    """The analysis alone (no simulation): :func:`analysis_beside` for each candidate it covers,
+    and the others listed with the reason.  Throughput and MEAN delays only: no p95, hence no
+    front and no choice under a p95 limit (``tcpabr design --analysis-only``)."""
+    t0 = time.perf_counter()
+    cache, rows, skipped = {}, [], []
+    for c in candidates:
+        why = analysable(base, c)
+        if why is not None:
+            skipped.append({"candidate": c.label, "reason": why})
+            continue
+        rows.append({"candidate": c.label, "evaluated_by": "analysis (throughput, mean delay; no p95)",
+                     **analysis_beside(base, c, cache)})
+    return {"evaluated_with": "analysis", "points": rows, "not_analysed": skipped,
+            "seconds": time.perf_counter() - t0}
+
+
+def analysis_only_lines(res: dict) -> list:
+    """A table of :func:`analysis_only`'s result."""
+    out = [f"evaluated with the analysis only ({res['seconds']:.2f} s): throughput prediction and mean delay "
+           "(biased low); no p95, no front"]
+    for r in res["points"]:
+        if "error" in r:
+            out.append(f"  {r['candidate']:28s} not computed: {r['error']}")
+            continue
+        out.append(f"  {r['candidate']:28s} throughput {r['throughput']:.4f} (band {r['band'][0]:.4f}-"
+                   f"{r['band'][1]:.4f}; {'holds' if r['holds'] else 'does NOT hold'}: {r['validity']})  "
+                   f"mean delay {1e3 * r['mean_delay_s']:.4g} ms")
+    if res["not_analysed"]:
+        out.append("not analysed (the simulator evaluates them: drop --analysis-only): "
+                   + ", ".join(r["candidate"] for r in res["not_analysed"]))
+    return out

@@ -54,6 +54,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "half and report on the other)")
     p.add_argument("--no-analysis", action="store_true",
                    help="do not report the Markov analysis beside TCP alone and INSTCAP")
+    p.add_argument("--analysis-only", action="store_true",
+                   help="evaluate only TCP alone and INSTCAP, with the Markov analysis (seconds; throughput and mean "
+                        "delay, no p95 and no front)")
     p.add_argument("--quick", action="store_true",
                    help="a smaller search: M 1 4, N 4 16, utilisation 0.9, 2 replications, 500 s per replication "
                         "on the two-state link (a trace: its half, as without --quick)")
@@ -112,6 +115,15 @@ def handler(args) -> int:
                            mcr=args.mcr, utilisation=args.utilisation)
     kw = {"replications": reps, "seed": args.seed, "workers": args.workers, "max_p95_delay": args.max_p95_delay,
           "analysis": not args.no_analysis}
+    if args.analysis_only:
+        if args.no_analysis or len(psis) > 1 or (trace and not args.whole_trace):
+            raise ValueError("--analysis-only is invalid with --no-analysis, several --psi or a held-out trace "
+                             "(add --whole-trace)")
+        from .analysis import analysis_only, analysis_only_lines
+
+        res = analysis_only(_trace_base(ns, args) if trace else _scenario(ns), cands)
+        emit(res, args.json, "\n".join(analysis_only_lines(res)))
+        return 0
     if trace:
         base = _trace_base(ns, args)
         if args.whole_trace:
