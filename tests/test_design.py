@@ -152,6 +152,10 @@ def test_held_out_design_reports_on_the_other_half():
     r = simulate(Candidate("instcap").scenario(other), replications=2, seed=3)
     assert r0.on_test(Candidate("instcap")).throughput == r.efficiency_wire
     assert "reported on the OTHER half, held out" in "\n".join(h.lines())
+    from tcpabr_model.plot import plot_design
+
+    fig = plot_design(h)        # one panel per design half, the held-out replay hollow on it
+    assert len(fig.axes) == 2 and fig.axes[0].get_title().startswith(f"designed on {halves[0].name}")
     t = r0.effcap_vs_instcap()
     assert t is None or t["met"] == (t["throughput_rel"] >= -0.05 and t["p95_diff_s"] <= t["instcap_p95_half_width_s"])
     with pytest.raises(ValueError, match="its capacity must be a trace"):
