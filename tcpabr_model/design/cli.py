@@ -1,12 +1,15 @@
-"""``tcpabr design``: search the rate feedback for a link with the simulator (issue 26 item 3,
-first part): EFFCAP's M, N, interval s and minimum rate, INSTCAP at a target utilisation,
-against TCP alone, INSTCAP and the paper's EFFCAP rule; prints every candidate's throughput
-and p95 delay, the Pareto front and the best design within ``--max-p95-delay``.
+"""``tcpabr design``: search the rate feedback for a link with the simulator (issue 26 items
+3-4): EFFCAP's M, N, interval s and minimum rate, INSTCAP at a target utilisation, against
+TCP alone, INSTCAP and the paper's EFFCAP rule; prints every candidate's throughput and p95
+delay, the Pareto front and the best design within ``--max-p95-delay``, with the Markov
+analysis beside TCP alone and INSTCAP.
 
 The link, round trip, buffer and TCP are given with the flags of ``tcpabr simulate``
 (``--delta``/``--rtt``, ``--bmax``, ``--psi``, ``--rate-ratio``, ``--capacity``,
 ``--capacity-trace``, ``--wmax``, ``--duration``, ...); the design flags below replace
-simulate's ``--m``, ``--n``, ``--interval`` and ``--mcr`` with lists to search.
+simulate's ``--m``, ``--n``, ``--interval`` and ``--mcr`` with lists to search.  A trace is
+designed held out (on each half, reported on the other; ``--whole-trace`` for all of it);
+several ``--psi`` give the max-min design over psi (docs/design.md).
 """
 
 from __future__ import annotations
