@@ -13,6 +13,8 @@ best EFFCAP within INSTCAP's p95, and the best EFFCAP without a limit) against t
 
     python analytics/design_targets.py [--traces PATH ...] [--workers 2] [--replications 3] [--out DIR]
 
+DIR defaults to out/design_targets.
+
 Writes ``design_traces.csv``, ``design_paper.csv`` and a markdown summary on stdout.
 """
 
@@ -129,7 +131,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-paper", action="store_true")
     ap.add_argument("--skip-traces", action="store_true")
-    ap.add_argument("--out", default=str(ROOT / "analytics" / "output"))
+    ap.add_argument("--out", default=str(ROOT / "out" / "design_targets"))
     a = ap.parse_args(argv)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
