@@ -257,3 +257,23 @@ def test_cli_analysis_only(main, capsys):
                                                              "INSTCAP u=0.95"}
     assert main(["design", "--psi", "1,10", "--analysis-only"]) == 2
     assert "--analysis-only is invalid" in capsys.readouterr().err
+
+
+def test_design_targets_script_on_the_constant_trace(tmp_path):
+    """analytics/design_targets.py end to end on the shipped constant trace: on a link whose
+    capacity never changes every EFFCAP is INSTCAP, so the held-out target is met at 0 %."""
+    import os
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    root = DATA.parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, str(root / "analytics" / "design_targets.py"), "--traces",
+                        str(DATA / "constant_1000pps.down"), "--buffers", "0.5", "--skip-paper", "--workers", "1",
+                        "--out", str(tmp_path)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    df = pd.read_csv(tmp_path / "design_traces.csv")
+    assert list(df["round"]) == ["A->B", "B->A"] and df["met"].all()
+    assert (df["effcap_th"] == df["instcap_th"]).all() and (df["rel"] == 0).all()
