@@ -98,3 +98,182 @@ def test_cli_refusals_exit_2(main, capsys, argv, msg):
     assert main(["design", "--duration", "5", *argv]) == 2
     err = capsys.readouterr().err
     assert msg in err and len(err.strip().splitlines()) == 1
+
+
+# ---- issue 26 items 3-4, second part: analysis beside, held out, robust over psi ----------
+
+from tcpabr_model.capacity import read_trace  # noqa: E402
+from tcpabr_model.design.analysis import analysable, analysis_beside  # noqa: E402
+from tcpabr_model.design.robust import best_within, design_held_out, design_over_psi  # noqa: E402
+from tcpabr_model.markov import Scenario as MScenario, analyze  # noqa: E402
+from tcpabr_model.trace_study import trace_halves  # noqa: E402
+
+DATA = __import__("pathlib").Path(__file__).parent / "data"
+
+
+def test_analysis_beside_is_the_markov_analysis_where_it_has_one():
+    base = Scenario.from_normalized(delta=40, bmax=10, psi=10, duration_units=1000)
+    a = analysis_beside(base, Candidate("instcap"))
+    r = analyze(MScenario(delta=40, bmax=10, psi=10, feedback="instcap", wmax=base.tcp.wmax))
+    assert a["throughput"] == pytest.approx(r.prediction, rel=1e-12)
+    assert a["mean_delay_s"] == pytest.approx((r.mean_queueing_delay + r.mean_source_delay) * base.time_unit)
+    assert a["holds"] and "psi = 10 > 5" in a["validity"] and "no p95" in a["delay_note"]
+    low = analysis_beside(base.with_(tau=base.tau / 10), Candidate("none"))
+    assert not low["holds"]
+    for c in (Candidate("effcap", m=1, n=4), Candidate("instcap", utilisation=0.9), Candidate("instcap", mcr=0.1)):
+        assert analysis_beside(base, c) is None and analysable(base, c)
+    d = design(base, (Candidate("none"), Candidate("effcap", m=1, n=4)), replications=2, seed=1)
+    assert [p.evaluated_by for p in d.points] == ["simulator; analysis beside (throughput, mean delay)",
+                                                  "simulator"]
+    # the front and the best are the simulator's: the analysis changes nothing of them
+    bare = design(base, (Candidate("none"), Candidate("effcap", m=1, n=4)), replications=2, seed=1, analysis=False)
+    assert [p.on_front for p in d.points] == [p.on_front for p in bare.points]
+    assert bare.points[0].analysis is None and d.points[0].throughput == bare.points[0].throughput
+
+
+def test_held_out_design_reports_on_the_other_half():
+    trace = read_trace(str(DATA / "markov3_outage.down"))
+    base = Scenario(feedback="instcap", rtt=0.05, buffer_packets=10, payload_bytes=1460, capacity=trace,
+                    duration=40.0)
+    cands = (Candidate("effcap", m=1, n=4),)
+    h = design_held_out(base, cands, replications=2, seed=2, duration=8.0, analysis=False)
+    halves = trace_halves(trace)
+    assert [(r.design_half, r.test_half) for r in h.rounds] == [(halves[0].name, halves[1].name),
+                                                                (halves[1].name, halves[0].name)]
+    r0 = h.rounds[0]
+    labels = [p.candidate.label for p in r0.designed.points]
+    assert labels == ["TCP alone", "INSTCAP", "EFFCAP M=1 N=4"]
+    inst = r0.designed.points[1]
+    assert r0.limit == inst.p95_delay.mean and r0.limit_source.startswith("INSTCAP's p95")
+    assert r0.chosen == best_within(r0.designed.points, r0.limit).candidate
+    assert all(p.feasible == (p.p95_delay.mean <= r0.limit) for p in r0.designed.points)
+    # the held-out numbers are a replay of the other half, with the test seed
+    other = base.with_(capacity=halves[1], duration=8.0, warmup=0.8)
+    r = simulate(Candidate("instcap").scenario(other), replications=2, seed=3)
+    assert r0.on_test(Candidate("instcap")).throughput == r.efficiency_wire
+    assert "reported on the OTHER half, held out" in "\n".join(h.lines())
+    from tcpabr_model.plot import plot_design
+
+    fig = plot_design(h)        # one panel per design half, the held-out replay hollow on it
+    assert len(fig.axes) == 2 and fig.axes[0].get_title().startswith(f"designed on {halves[0].name}")
+    t = r0.effcap_vs_instcap()
+    assert t is None or t["met"] == (t["throughput_rel"] >= -0.05 and t["p95_diff_s"] <= t["instcap_p95_half_width_s"])
+    with pytest.raises(ValueError, match="its capacity must be a trace"):
+        design_held_out(Scenario(duration=5.0), cands)
+
+
+def test_design_over_psi_is_max_min():
+    psis = (1.0, 20.0)
+    bases = [Scenario.from_normalized(delta=40, bmax=10, psi=x, duration_units=2000) for x in psis]
+    cands = (Candidate("none"), Candidate("instcap"), Candidate("effcap", m=1, n=4))
+    res = design_over_psi(bases, psis, cands, replications=2, seed=1, analysis=False)
+    worst = [min(d.points[i].throughput.mean for d in res.designs) for i in range(3)]
+    assert res.robust == cands[int(np.argmax(worst))] and res.robust_min_throughput == max(worst)
+    lim = min(max(d.points[i].p95_delay.mean for d in res.designs) for i in range(3))
+    tight = design_over_psi(bases, psis, cands, replications=2, seed=1, analysis=False, max_p95_delay=lim)
+    ok = [i for i in range(3) if all(d.points[i].p95_delay.mean <= lim for d in tight.designs)]
+    assert tight.robust == cands[max(ok, key=lambda i: worst[i])]
+    assert "robust design:" in tight.lines()[-1]
+
+
+def test_cli_psi_list_and_trace_refusals(main, capsys):
+    rc = main(["design", "--delta", "40", "--bmax", "10", "--psi", "1,20", "--duration", "50", "--m", "1",
+               "--n", "4", "--utilisation", "0.9", "--replications", "2", "--no-analysis", "--json"])
+    assert rc == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["psi"] == [1.0, 20.0] and len(d["per_psi"]) == 2 and d["robust"] is not None
+    for argv, msg in ((["--whole-trace"], "--whole-trace is invalid without --capacity-trace"),
+                      (["--capacity-trace", str(DATA / "constant_1000pps.down"), "--rtt", "0.05", "--psi", "1,2"],
+                       "--psi 1,2 is invalid with a trace"),
+                      (["--quick", "--m", "3"], "--m is invalid with --quick")):
+        assert main(["design", *argv]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_plot_design_json(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(cli, "_COMMAND_MODULES", ("tcpabr_model.design.cli", "tcpabr_model.plot.cli"))
+    assert cli.main(["design", "--delta", "40", "--bmax", "10", "--psi", "1,20", "--duration", "50", "--m", "1",
+                     "--n", "4", "--utilisation", "0.9", "--replications", "2", "--no-analysis", "--json"]) == 0
+    src = tmp_path / "d.json"
+    src.write_text(capsys.readouterr().out)
+    out = tmp_path / "front.png"
+    assert cli.main(["plot", str(src), "--out", str(out)]) == 0
+    assert out.stat().st_size > 10_000 and "throughput against p95 delay" in capsys.readouterr().out
+    from tcpabr_model.plot import plot_design
+
+    fig = plot_design(json.loads(src.read_text()))
+    assert len(fig.axes) == 2 and "psi = 20" in fig.axes[1].get_title()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"x": 1}')
+    for argv, msg in (([str(bad)], "not the output of tcpabr design --json"),
+                      ([str(src), "--x", "psi"], "--x is invalid with a design result"),
+                      ([str(tmp_path / "t.csv")], "the following arguments are required: --x")):
+        assert cli.main(["plot", *argv]) == 2
+        err = capsys.readouterr().err
+        assert msg in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_capacity_model_and_offset(main, capsys, tmp_path):
+    from tcpabr_model.capacity import from_arrays, save_model
+
+    path = tmp_path / "m.json"
+    save_model(from_arrays([200.0, 600.0], [[0.9, 0.1], [0.1, 0.9]], epoch=0.1, time_unit=1.0, packet_bytes=1500),
+               str(path))
+    # TCP alone and the ABR candidates have different high rates on a physical capacity
+    assert main(["design", "--capacity", str(path), "--rtt", "0.05", "--bmax", "10", "--duration", "20",
+                 "--m", "1", "--n", "4", "--utilisation", "0.9", "--replications", "2", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert [p["candidate"]["label"] for p in d["points"]][:2] == ["TCP alone", "INSTCAP"]
+    assert all(p["evaluated_by"] == "simulator" and p["analysis"] is None for p in d["points"])
+    assert main(["design", "--capacity-trace", str(DATA / "markov3_outage.down"), "--rtt", "0.05",
+                 "--capacity-offset", "3"]) == 2
+    assert "--capacity-offset is invalid with a held-out design" in capsys.readouterr().err
+
+
+def test_analysis_beside_on_a_trace_is_analyze_links():
+    from tcpabr_model.trace_study import analyze_link, fit_link
+
+    half = trace_halves(read_trace(str(DATA / "markov3_outage.down")))[1]
+    base = Scenario(feedback="instcap", rtt=0.05, buffer_packets=10, payload_bytes=1460, capacity=half,
+                    duration=20.0)
+    a = analysis_beside(base, Candidate("instcap"))
+    la = analyze_link(fit_link(half, 0.05), 10, "instcap", wmax=base.tcp.wmax)
+    assert a["throughput"] == pytest.approx(la.prediction, rel=1e-9)
+    assert a["band"] == pytest.approx([la.conservative, la.optimistic], rel=1e-9)
+    # 11 % of its epochs serve nothing: the fitted chain strains the timer's assumption
+    assert not a["holds"] and "serve nothing" in a["validity"] and a["mean_delay_s"] > 0
+
+
+def test_cli_analysis_only(main, capsys):
+    assert main(["design", "--delta", "40", "--bmax", "10", "--psi", "10", "--analysis-only", "--m", "1", "--n", "4",
+                 "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["evaluated_with"] == "analysis" and [r["candidate"] for r in d["points"]] == ["TCP alone", "INSTCAP"]
+    r = analyze(MScenario(delta=40, bmax=10, psi=10, feedback="none"))
+    assert d["points"][0]["throughput"] == pytest.approx(r.prediction, rel=1e-12)
+    assert all("p95" not in k for row in d["points"] for k in row)
+    assert {x["candidate"] for x in d["not_analysed"]} == {"EFFCAP paper rule", "EFFCAP M=1 N=4", "INSTCAP u=0.9",
+                                                             "INSTCAP u=0.95"}
+    assert main(["design", "--psi", "1,10", "--analysis-only"]) == 2
+    assert "--analysis-only is invalid" in capsys.readouterr().err
+
+
+def test_design_targets_script_on_the_constant_trace(tmp_path):
+    """analytics/design_targets.py end to end on the shipped constant trace: on a link whose
+    capacity never changes every EFFCAP is INSTCAP, so the held-out target is met at 0 %."""
+    import os
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    root = DATA.parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root))
+    r = subprocess.run([sys.executable, str(root / "analytics" / "design_targets.py"), "--traces",
+                        str(DATA / "constant_1000pps.down"), "--buffers", "0.5", "--skip-paper", "--workers", "1",
+                        "--out", str(tmp_path)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    df = pd.read_csv(tmp_path / "design_traces.csv")
+    assert list(df["round"]) == ["A->B", "B->A"] and df["met"].all()
+    assert (df["effcap_th"] == df["instcap_th"]).all() and (df["rel"] == 0).all()

@@ -1,12 +1,15 @@
-"""``tcpabr design``: search the rate feedback for a link with the simulator (issue 26 item 3,
-first part): EFFCAP's M, N, interval s and minimum rate, INSTCAP at a target utilisation,
-against TCP alone, INSTCAP and the paper's EFFCAP rule; prints every candidate's throughput
-and p95 delay, the Pareto front and the best design within ``--max-p95-delay``.
+"""``tcpabr design``: search the rate feedback for a link with the simulator (issue 26 items
+3-4): EFFCAP's M, N, interval s and minimum rate, INSTCAP at a target utilisation, against
+TCP alone, INSTCAP and the paper's EFFCAP rule; prints every candidate's throughput and p95
+delay, the Pareto front and the best design within ``--max-p95-delay``, with the Markov
+analysis beside TCP alone and INSTCAP.
 
 The link, round trip, buffer and TCP are given with the flags of ``tcpabr simulate``
 (``--delta``/``--rtt``, ``--bmax``, ``--psi``, ``--rate-ratio``, ``--capacity``,
 ``--capacity-trace``, ``--wmax``, ``--duration``, ...); the design flags below replace
-simulate's ``--m``, ``--n``, ``--interval`` and ``--mcr`` with lists to search.
+simulate's ``--m``, ``--n``, ``--interval`` and ``--mcr`` with lists to search.  A trace is
+designed held out (on each half, reported on the other; ``--whole-trace`` for all of it);
+several ``--psi`` give the max-min design over psi (docs/design.md).
 """
 
 from __future__ import annotations
@@ -43,7 +46,23 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="INSTCAP target utilisations below 1 to search (default 0.9 0.95)")
     p.add_argument("--max-p95-delay", type=float, default=None,
                    help="p95 end-to-end delay limit of the best design, seconds (default: none)")
-    p.add_argument("--replications", type=int, default=3, help="replications per candidate (default 3)")
+    p.add_argument("--replications", type=int, default=None,
+                   help="replications per candidate (default 3; 2 with --quick)")
+    p.add_argument("--psi", type=_floats, nargs="+", default=[[20.0]],
+                   help="mean time per capacity state / max(delta) of the two-state link; several (1,10,100 or "
+                        "1 10 100): the robust design, best worst-case throughput within the p95 limit at every "
+                        "psi (default 20)")
+    p.add_argument("--whole-trace", action="store_true",
+                   help="with --capacity-trace: design on the whole trace (default: held out, design on each "
+                        "half and report on the other)")
+    p.add_argument("--no-analysis", action="store_true",
+                   help="do not report the Markov analysis beside TCP alone and INSTCAP")
+    p.add_argument("--analysis-only", action="store_true",
+                   help="evaluate only TCP alone and INSTCAP, with the Markov analysis (seconds; throughput and mean "
+                        "delay, no p95 and no front)")
+    p.add_argument("--quick", action="store_true",
+                   help="a smaller search: M 1 4, N 4 16, utilisation 0.9, 2 replications, 500 s per replication "
+                        "on the two-state link (a trace: its half, as without --quick)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     for a in p._actions:
         if a.dest in _NOT_USED:
@@ -52,21 +71,88 @@ def register(subparsers) -> argparse.ArgumentParser:
     return p
 
 
+def _floats(text: str) -> list:
+    """``'1,10,100'`` -> [1.0, 10.0, 100.0] (``--psi`` takes commas or spaces)."""
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number or a comma-separated list of numbers") from None
+
+
+def _given(args, dest) -> bool:
+    return getattr(args, dest, None) != args._defaults.get(dest)
+
+
 def handler(args) -> int:
     """Run ``tcpabr design``; returns the exit status."""
     from ..cli import emit
     from ..sim.cli import _scenario
+    from .robust import design_held_out, design_over_psi
     from .search import candidate_grid, design
 
     for dest, flag in _NOT_USED.items():
-        if getattr(args, dest, None) != args._defaults.get(dest):
+        if _given(args, dest):
             raise ValueError(f"{flag} is not used by tcpabr design (it searches the feedback itself)")
+    psis = [x for group in args.psi for x in group]
+    trace = args.capacity_trace is not None
+    if args.whole_trace and not trace:
+        raise ValueError("--whole-trace is invalid without --capacity-trace")
+    if trace and not args.whole_trace and args.capacity_offset is not None:
+        raise ValueError("--capacity-offset is invalid with a held-out design (each replication replays a half from "
+                         "a random start): add --whole-trace or drop it")
+    if len(psis) > 1 and (trace or args.capacity is not None):
+        raise ValueError(f"--psi {','.join(f'{x:g}' for x in psis)} is invalid with a trace or a capacity model: "
+                         "several psi are the two-state link's robust design")
+    if args.quick:
+        for dest in ("m", "n", "utilisation"):
+            if _given(args, dest):
+                raise ValueError(f"--{dest} is invalid with --quick (it fixes the grid): drop one of them")
+        args.m, args.n, args.utilisation = [1, 4], [4, 16], [0.9]
+    reps = args.replications if args.replications is not None else (2 if args.quick else 3)
     ns = copy.copy(args)
     ns.feedback, ns.m, ns.n, ns.k, ns.mcr, ns.source_rate, ns.interval = "instcap", None, None, None, None, None, 0.03
-    base = _scenario(ns)
+    ns.psi = psis[0]
+    if args.duration is None and args.quick and not trace:
+        ns.duration = 500.0
     cands = candidate_grid(m=args.m, n=args.n, interval=tuple(args.interval) if args.interval else (None,),
                            mcr=args.mcr, utilisation=args.utilisation)
-    res = design(base, cands, replications=args.replications, seed=args.seed, workers=args.workers,
-                 max_p95_delay=args.max_p95_delay)
+    kw = {"replications": reps, "seed": args.seed, "workers": args.workers, "max_p95_delay": args.max_p95_delay,
+          "analysis": not args.no_analysis}
+    if args.analysis_only:
+        if args.no_analysis or len(psis) > 1 or (trace and not args.whole_trace):
+            raise ValueError("--analysis-only is invalid with --no-analysis, several --psi or a held-out trace "
+                             "(add --whole-trace)")
+        from .analysis import analysis_only, analysis_only_lines
+
+        res = analysis_only(_trace_base(ns, args) if trace else _scenario(ns), cands)
+        emit(res, args.json, "\n".join(analysis_only_lines(res)))
+        return 0
+    if trace:
+        base = _trace_base(ns, args)
+        if args.whole_trace:
+            res = design(base, cands, **kw)
+        else:
+            res = design_held_out(base, cands, duration=args.duration, **kw)
+    elif len(psis) > 1:
+        bases = []
+        for x in psis:
+            ns_x = copy.copy(ns)
+            ns_x.psi = x
+            bases.append(_scenario(ns_x))
+        res = design_over_psi(bases, psis, cands, **kw)
+    else:
+        res = design(_scenario(ns), cands, **kw)
     emit(res.to_dict(), args.json, "\n".join(res.lines()))
     return 0
+
+
+def _trace_base(ns, args):
+    """The scenario of a trace: simulate's, measured over the trace's period unless --duration
+    (the held-out design replaces it by each half's period)."""
+    from ..sim.cli import _scenario
+
+    if args.duration is None:
+        from ..capacity import read_trace
+
+        ns.duration = read_trace(args.capacity_trace).period_ms / 1000.0
+    return _scenario(ns)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validate import check_choice, check_int, check_real
-from ..sim.scenario import Scenario
+from ..sim.scenario import _DEFAULT_HIGH_RATE, Scenario, capacity_high_rate
 from ..stats import Estimate
 
 __all__ = ["Candidate", "DesignPoint", "Design", "candidate_grid", "pareto_front", "design"]
@@ -99,6 +99,10 @@ class Candidate:
             kw["share"] = None
         if self.interval is not None:
             kw["interval"] = self.interval
+        if base.capacity is not None and capacity_high_rate(base.capacity, base.payload_bytes, 1) is not None:
+            # a trace (or a model in seconds) fixes the peak in link bytes, so the payload's
+            # high rate differs between ATM (cells) and TCP alone (IP packets): derive it again
+            kw["high_rate"] = _DEFAULT_HIGH_RATE
         return base.with_(**kw)
 
     def to_dict(self) -> dict:
@@ -110,11 +114,14 @@ def candidate_grid(*, m=(), n=(), interval=(None,), mcr=(0.0,), utilisation=(1.0
                    references: bool = True) -> tuple:
     """EFFCAP at every (M, N, s, mcr) of the grids, INSTCAP at every (utilisation, s, mcr)
     with utilisation < 1, and (``references``) TCP alone, INSTCAP and EFFCAP with the
-    paper's rule at the base scenario's interval.  Duplicates are dropped, order kept."""
+    paper's rule at the base scenario's interval.  Duplicates are dropped, order kept; EFFCAP
+    with M = N = 1 is left out: it is INSTCAP (the same run, counter for counter)."""
     out = []
     if references:
         out += [Candidate("none"), Candidate("instcap"), Candidate("effcap")]
     for mm, nn, s, r in itertools.product(m, n, interval, mcr):
+        if mm == 1 and nn == 1:     # EFFCAP with M = N = 1 is INSTCAP (sim/feedback.py), run once
+            continue
         out.append(Candidate("effcap", m=mm, n=nn, interval=s, mcr=r))
     for u, s, r in itertools.product(utilisation, interval, mcr):
         if u < 1.0 or s is not None or r != 0.0:
@@ -143,7 +150,9 @@ def pareto_front(throughput, delay) -> np.ndarray:
 class DesignPoint:
     """A candidate's results: ``throughput`` (efficiency_wire), ``p95_delay`` and
     ``mean_delay`` (end to end, seconds), each an Estimate over replications; whether it is
-    on the Pareto front and within the delay limit."""
+    on the Pareto front and within the delay limit.  ``analysis``: the Markov analysis beside
+    it where it has one (:func:`tcpabr_model.design.analysis.analysis_beside`; throughput and
+    mean delays, never a p95), else None."""
 
     candidate: Candidate
     throughput: Estimate
@@ -151,11 +160,21 @@ class DesignPoint:
     mean_delay: Estimate
     on_front: bool
     feasible: bool
+    analysis: dict | None = None
+
+    @property
+    def evaluated_by(self) -> str:
+        """What evaluated what: the simulator always (throughput, p95 and mean delay, the
+        front); the analysis beside it (throughput and mean delay only) where it has one."""
+        if self.analysis is None or "error" in self.analysis:
+            return "simulator"
+        return "simulator; analysis beside (throughput, mean delay)"
 
     def to_dict(self) -> dict:
         return {"candidate": self.candidate.to_dict(), "throughput": self.throughput.to_dict(),
                 "p95_delay_s": self.p95_delay.to_dict(), "mean_delay_s": self.mean_delay.to_dict(),
-                "on_front": self.on_front, "feasible": self.feasible}
+                "on_front": self.on_front, "feasible": self.feasible, "evaluated_by": self.evaluated_by,
+                "analysis": self.analysis}
 
 
 @dataclass(frozen=True)
@@ -190,8 +209,16 @@ class Design:
                "throughput = efficiency_wire, delay = end to end per delivered segment (ms)"]
         for p in self.points:
             mark = (">" if p is self.best else " ") + ("*" if p.on_front else " ")
-            out.append(f"{mark} {p.candidate.label:40s} throughput {p.throughput.format('.4f')}  "
-                       f"p95 {_ms(p.p95_delay)}  mean {_ms(p.mean_delay)}")
+            out.append(f"{mark} {p.candidate.label:28s} throughput {p.throughput.format('.4f')}  "
+                       f"p95 {_ms(p.p95_delay)}  mean {_ms(p.mean_delay)}  [{p.evaluated_by}]")
+            a = p.analysis
+            if a is not None and "error" in a:
+                out.append(f"     analysis: not computed ({a['error']})")
+            elif a is not None:
+                out.append(f"     analysis: throughput {a['throughput']:.4f} (band {a['band'][0]:.4f}-"
+                           f"{a['band'][1]:.4f}; {'holds' if a['holds'] else 'does NOT hold'} here: "
+                           f"{a['validity']}), mean delay {1e3 * a['mean_delay_s']:.4g} ms (biased low), "
+                           f"no p95; {a['seconds']:.2f} s")
         lim = "" if self.max_p95_delay is None else f" with p95 <= {1e3 * self.max_p95_delay:g} ms"
         out.append(f"best{lim}: {'none' if self.best is None else self.best.candidate.label}; * = Pareto front")
         return out
@@ -203,7 +230,7 @@ def _ms(e: Estimate) -> str:
 
 
 def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int = 0, workers: int = 1,
-           max_p95_delay: float | None = None, progress=None) -> Design:
+           max_p95_delay: float | None = None, progress=None, analysis: bool = True) -> Design:
     """Evaluate ``candidates`` (default: :func:`candidate_grid` with the references only) on
     ``base`` with the simulator (:func:`tcpabr_model.sim.simulate`, the same seed for all).
 
@@ -213,12 +240,17 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
         The link, round trip, buffer and TCP; its feedback fields are replaced per candidate.
     candidates : sequence of Candidate, optional
     replications, seed, workers
-        As in :func:`~tcpabr_model.sim.simulate`.
+        As in :func:`~tcpabr_model.sim.simulate`; a deterministic link (a constant trace) gets
+        one replication (every replication is the same run) and no interval.
     max_p95_delay : float, optional
         Delay limit, seconds (> 0): the best design is the highest throughput among the
         candidates whose mean p95 delay is within it; None: no limit.
     progress : callable, optional
         Called with each candidate's label after its evaluation.
+    analysis : bool, optional(default=True)
+        Report the Markov analysis beside the candidates it covers (TCP alone, INSTCAP at
+        utilisation 1; :mod:`tcpabr_model.design.analysis`).  The front and the best design
+        are the simulator's either way.
 
     Returns
     -------
@@ -233,16 +265,22 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
         raise ValueError(f"candidates={candidates!r} is invalid: must be a non-empty sequence of Candidate")
     if max_p95_delay is not None:
         max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
-    rows = []
+    from ..sim.driver import scenario_is_random
+    from .analysis import analysis_beside
+
+    if not scenario_is_random(base):    # a constant trace: every replication is the same run
+        replications = 1
+    rows, beside, cache = [], [], {}
     for c in cands:
         r = simulate(c.scenario(base), replications=replications, seed=seed, workers=workers)
         rows.append((c, r.efficiency_wire, r.delay.total.p95, r.delay.total.mean))
+        beside.append(analysis_beside(base, c, cache) if analysis else None)
         if progress is not None:
             progress(c.label)
     front = pareto_front([x[1].mean for x in rows], [x[2].mean for x in rows])
     pts = tuple(DesignPoint(c, th, p95, mean, bool(f),
-                            max_p95_delay is None or (np.isfinite(p95.mean) and p95.mean <= max_p95_delay))
-                for (c, th, p95, mean), f in zip(rows, front))
+                            max_p95_delay is None or (np.isfinite(p95.mean) and p95.mean <= max_p95_delay), a)
+                for (c, th, p95, mean), f, a in zip(rows, front, beside))
     feas = [p for p in pts if p.feasible and np.isfinite(p.throughput.mean)]
     best = max(feas, key=lambda p: p.throughput.mean) if feas else None
     return Design(points=pts, best=best, max_p95_delay=max_p95_delay, evaluated_with="simulator",

@@ -10,6 +10,11 @@ plot_traces
     Window, queue and source-rate traces from ``simulate(..., trace=True).trace``.
 plot_gap_heatmap
     Heat map of the analysis-vs-simulation gap of a validity map, one panel per (feedback, mode).
+plot_design_front
+    The feedback designer's front: throughput against p95 delay, TCP alone, INSTCAP, the
+    paper's EFFCAP rule and the designed points marked (one ``tcpabr design`` result).
+plot_design
+    A Figure of any ``tcpabr design --json`` result (held-out halves, psi panels).
 """
 
 import importlib
@@ -19,11 +24,14 @@ __all__ = [
     "plot_fairness_vs_psi",
     "plot_traces",
     "plot_gap_heatmap",
+    "plot_design_front",
+    "plot_design",
 ]
 
 # Imported on first use (PEP 562): ``tcpabr plot`` checks its arguments before pandas.
 _HOME = {"plot_efficiency_vs_psi": "._efficiency", "plot_fairness_vs_psi": "._efficiency",
-         "plot_traces": "._traces", "plot_gap_heatmap": "._validity"}
+         "plot_traces": "._traces", "plot_gap_heatmap": "._validity", "plot_design_front": "._design",
+         "plot_design": "._design"}
 
 
 def __getattr__(name):

@@ -1,7 +1,10 @@
-"""``tcpabr plot``: draw a column of a sweep table against another, one curve per group.
+"""``tcpabr plot``: draw a column of a sweep table against another, one curve per group; or
+the front of a ``tcpabr design --json`` result (throughput against p95 delay).
 
     tcpabr sweep simulation --grid psi=logspace:0.1:100:7 --grid feedback=instcap,none --out sweep.csv
     tcpabr plot sweep.csv --x psi --y efficiency --hue feedback --out fig.png
+    tcpabr design --delta 40 --bmax 10 --psi 1 --json > design.json
+    tcpabr plot design.json --out front.png
 """
 
 from __future__ import annotations
@@ -15,12 +18,15 @@ _FIGURE_SUFFIXES = (".png", ".pdf", ".svg")
 def register(sub) -> None:
     """Add the ``plot`` subcommand."""
     p = sub.add_parser(
-        "plot", help="plot a sweep table (CSV or Parquet written by tcpabr sweep --out)",
+        "plot", help="plot a sweep table (CSV or Parquet written by tcpabr sweep --out) or a design's front "
+                     "(JSON written by tcpabr design --json)",
         description=__doc__)
-    p.add_argument("table", metavar="TABLE", help="sweep table, .csv or .parquet (tcpabr sweep --out)")
-    p.add_argument("--x", required=True, help="column on the horizontal axis, e.g. psi")
-    p.add_argument("--y", required=True, help="column on the vertical axis, e.g. efficiency; its 95 %% "
-                                              "half-width column Y_hw, if present, gives error bars")
+    p.add_argument("table", metavar="TABLE", help="sweep table, .csv or .parquet (tcpabr sweep --out); or "
+                                                  ".json printed by tcpabr design --json (its front)")
+    p.add_argument("--x", default=None, help="column on the horizontal axis, e.g. psi (a table: required)")
+    p.add_argument("--y", default=None, help="column on the vertical axis, e.g. efficiency; its 95 %% "
+                                             "half-width column Y_hw, if present, gives error bars (a table: "
+                                             "required)")
     p.add_argument("--hue", default=None, help="column whose values split the rows into curves, e.g. feedback")
     p.add_argument("--logx", choices=("auto", "yes", "no"), default="auto",
                    help="logarithmic x axis; auto: when x > 0 spans a factor of 20 or more")
@@ -47,9 +53,54 @@ def _read(path: str):
                          f"({' '.join(str(exc).split())})") from None
 
 
+def _run_design(args: argparse.Namespace) -> int:
+    """``tcpabr plot DESIGN.json``: the front of a ``tcpabr design --json`` result."""
+    import json
+
+    from ..runtime.paths import check_output_file
+
+    for flag, v in (("--x", args.x), ("--y", args.y), ("--hue", args.hue)):
+        if v is not None:
+            raise ValueError(f"{flag} is invalid with a design result (.json): its axes are p95 delay and throughput")
+    if not os.path.isfile(args.table):
+        raise ValueError(f"TABLE {args.table!r} is invalid: no such file")
+    out = args.out or os.path.splitext(args.table)[0] + "_front.png"
+    check_output_file(out, "--out", _FIGURE_SUFFIXES)
+    try:
+        with open(args.table, encoding="utf-8") as f:
+            d = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"TABLE {args.table!r} is invalid: not JSON ({' '.join(str(exc).split())})") from None
+    import matplotlib
+
+    if matplotlib.get_backend().lower() not in ("agg", "pdf", "svg", "cairo"):
+        matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ._design import plot_design
+
+    if not isinstance(d, dict):
+        raise ValueError(f"TABLE {args.table!r} is invalid: not the output of tcpabr design --json")
+    try:
+        fig = plot_design(d)
+    except (KeyError, TypeError):
+        raise ValueError(f"TABLE {args.table!r} is invalid: not the output of tcpabr design --json") from None
+    if args.title:
+        fig.suptitle(args.title)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    print(f"wrote {out} (throughput against p95 delay)")
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..runtime.paths import check_output_file
 
+    if args.table.lower().endswith(".json"):
+        return _run_design(args)
+    for flag, v in (("--x", args.x), ("--y", args.y)):
+        if v is None:
+            raise ValueError(f"the following arguments are required: {flag} (with a table, .csv or .parquet)")
     out = args.out or os.path.splitext(args.table)[0] + f"_{args.y}_vs_{args.x}.png"
     check_output_file(out, "--out", _FIGURE_SUFFIXES)
     df = _read(args.table)

@@ -1,0 +1,157 @@
+"""The Markov analysis beside the simulator in the designer (issue 26 item 3).
+
+The analysis (:func:`tcpabr_model.markov.analyze`) covers TCP alone and INSTCAP feeding
+back the whole capacity (target utilisation 1, no minimum rate, the paper's interval) for
+one timeout-only connection, on the paper's two-state link or on a trace through the chain
+fitted at epoch = RTT (:func:`tcpabr_model.trace_study.fit_link`).  It gives the throughput
+(``prediction`` and the band) and the MEAN delays by Little's law (docs/model.md sec. 13),
+no quantile: the designer keeps the simulator for the front (p95) and reports the analysis
+beside the candidates it covers, saying whether its throughput holds there:
+
+* two-state link: psi > 5 (docs/validity.md: the prediction is within CI + 5 % of the
+  simulator at 52 of 56 points with psi > 5 and 2 of 32 with psi <= 5);
+* trace: none of :func:`tcpabr_model.trace_study.link_validity`'s strained assumptions.
+
+Its queueing delay is biased low (docs/validity.md "Delay": median 0.68 of the simulator's
+for TCP alone, 0.05 over INSTCAP), which is said in every record.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..capacity import Trace
+from ..sim.scenario import Scenario
+
+__all__ = ["analysable", "analysis_beside", "analysis_only", "PSI_HOLDS", "MAX_STATES"]
+
+#: the designer's cap on the embedded chain (counting stops above it within seconds; a
+#: larger chain is reported as not analysed, with the reason, and the simulator stands alone)
+MAX_STATES = 20_000
+#: and on its estimated build-and-solve time, seconds (:func:`tcpabr_model.markov.estimate_chain`)
+MAX_SECONDS = 10.0
+
+#: the two-state link's psi above which the throughput prediction holds (docs/validity.md)
+PSI_HOLDS = 5.0
+_DELAY_NOTE = ("mean delays by Little's law; the queueing delay is biased low (docs/validity.md 'Delay'); "
+               "no p95 from the analysis")
+
+
+def analysable(base: Scenario, candidate) -> str | None:
+    """None if the analysis covers ``candidate`` on ``base``, else the reason it does not."""
+    if candidate.feedback == "effcap":
+        return "no Markov model of EFFCAP (eq. 28)"
+    if candidate.feedback == "instcap" and (candidate.utilisation != 1.0 or candidate.mcr != 0.0
+                                            or candidate.interval is not None):
+        return "the analysis' INSTCAP feeds back the whole capacity each round trip (utilisation 1, no mcr)"
+    if base.n_connections != 1:
+        return "the analysis has one connection"
+    if base.tcp.variant != "timeout-only":
+        return f"TCP variant {base.tcp.variant!r}: the designer's analysis is the timeout-only engine"
+    if base.capacity is not None and not isinstance(base.capacity, Trace):
+        return "a capacity model: not wired into the designer (use tcpabr analyze --capacity)"
+    return None
+
+
+def analysis_beside(base: Scenario, candidate, cache: dict | None = None) -> dict | None:
+    """The analysis of ``candidate`` on ``base`` as a JSON-ready dict, or None where it has none.
+
+    Keys: ``throughput`` (efficiency, the prediction), ``band`` ([conservative, optimistic]),
+    ``mean_delay_s`` (source + queueing, seconds; the propagation delay is not in it, as in the
+    simulator's ``total``), ``mean_queueing_delay_s``, ``mean_source_delay_s``, ``holds``
+    (whether the throughput prediction is in its validity region here), ``validity`` (why),
+    ``delay_note``, ``seconds`` (the analysis' wall time, the fit of a trace's chain included).
+    ``cache`` (a dict) keeps a trace's fitted chain between candidates.  Where the analysis
+    covers the candidate but cannot be computed (a chain above :data:`MAX_STATES` states, a
+    fit that fails), the dict has ``error`` (the reason) and ``seconds`` only.
+    """
+    from ..errors import ModelError
+
+    if analysable(base, candidate) is not None:
+        return None
+    t0 = time.perf_counter()
+    try:
+        return _analysis(base, candidate, {} if cache is None else cache, t0)
+    except (ModelError, ValueError, MemoryError) as e:
+        return {"error": " ".join(str(e).split()), "seconds": time.perf_counter() - t0}
+
+
+def _analysis(base: Scenario, candidate, cache: dict, t0: float) -> dict:
+    from ..markov import Scenario as MScenario, analyze, estimate_chain
+
+    fb = candidate.feedback
+    if base.capacity is None:
+        unit = base.time_unit
+        ms = MScenario(delta=base.rtt[0] / unit, bmax=base.buffer_packets, psi=base.psi,
+                       rate_ratio=base.rate_ratio, wmax=base.tcp.wmax, feedback=fb, max_states=MAX_STATES)
+        scale = None
+        holds = base.psi > PSI_HOLDS
+        why = f"psi = {base.psi:.4g} {'>' if holds else '<='} {PSI_HOLDS:g} (docs/validity.md)"
+    else:
+        from ..trace_study import fit_link, link_scenario, link_validity
+
+        key = (id(base.capacity), base.rtt[0])
+        if key not in cache:
+            cache[key] = fit_link(base.capacity, base.rtt[0])
+        link = cache[key]
+        ms = link_scenario(link, base.buffer_packets, fb, wmax=base.tcp.wmax, max_states=MAX_STATES)
+        cmax = float(np.max(link.model.levels))
+        unit = 1.0 / cmax                     # delta = rtt x cmax packet times at the peak level
+        scale = cmax / link.mean_rate
+        strained = link_validity(link, base.buffer_packets)["strained"]
+        holds = not strained
+        why = "the fitted chain strains: " + "; ".join(strained) if strained else \
+            f"the chain fitted at epoch = RTT ({link.model.n_levels} levels) strains no assumption"
+    est = estimate_chain(ms, limit=MAX_STATES)
+    if not est.complete or est.seconds > MAX_SECONDS:
+        size = f"more than {MAX_STATES:,} states" if not est.complete else \
+            f"{est.n_states:,} states, {est.nnz:,} nonzeros, about {est.seconds:.0f} s"
+        raise ValueError(f"the embedded chain is beyond the designer's budget ({size}; at most {MAX_STATES:,} "
+                         f"states and {MAX_SECONDS:g} s): tcpabr analyze computes it")
+    r = analyze(ms)
+    q, a = float(r.mean_queueing_delay) * unit, float(r.mean_source_delay) * unit
+    if scale is None:
+        eff = (r.prediction, r.conservative, r.optimistic)
+    else:     # packets per time unit (1/cmax s) over the trace's mean rate, as analyze_link
+        eff = tuple(min(1.0, x * scale) for x in (r.prediction * r.mean_capacity, r.throughput_conservative,
+                                                   r.throughput_optimistic))
+    return {"throughput": eff[0], "band": [eff[1], eff[2]],
+            "mean_delay_s": q + a, "mean_queueing_delay_s": q, "mean_source_delay_s": a,
+            "holds": bool(holds), "validity": why, "delay_note": _DELAY_NOTE,
+            "seconds": time.perf_counter() - t0}
+
+
+def analysis_only(base: Scenario, candidates) -> dict:
+    """The analysis alone (no simulation): :func:`analysis_beside` for each candidate it covers,
+    and the others listed with the reason.  Throughput and MEAN delays only: no p95, hence no
+    front and no choice under a p95 limit (``tcpabr design --analysis-only``)."""
+    t0 = time.perf_counter()
+    cache, rows, skipped = {}, [], []
+    for c in candidates:
+        why = analysable(base, c)
+        if why is not None:
+            skipped.append({"candidate": c.label, "reason": why})
+            continue
+        rows.append({"candidate": c.label, "evaluated_by": "analysis (throughput, mean delay; no p95)",
+                     **analysis_beside(base, c, cache)})
+    return {"evaluated_with": "analysis", "points": rows, "not_analysed": skipped,
+            "seconds": time.perf_counter() - t0}
+
+
+def analysis_only_lines(res: dict) -> list:
+    """A table of :func:`analysis_only`'s result."""
+    out = [f"evaluated with the analysis only ({res['seconds']:.2f} s): throughput prediction and mean delay "
+           "(biased low); no p95, no front"]
+    for r in res["points"]:
+        if "error" in r:
+            out.append(f"  {r['candidate']:28s} not computed: {r['error']}")
+            continue
+        out.append(f"  {r['candidate']:28s} throughput {r['throughput']:.4f} (band {r['band'][0]:.4f}-"
+                   f"{r['band'][1]:.4f}; {'holds' if r['holds'] else 'does NOT hold'}: {r['validity']})  "
+                   f"mean delay {1e3 * r['mean_delay_s']:.4g} ms")
+    if res["not_analysed"]:
+        out.append("not analysed (the simulator evaluates them: drop --analysis-only): "
+                   + ", ".join(r["candidate"] for r in res["not_analysed"]))
+    return out
