@@ -37,24 +37,17 @@ def code_u(c, mmax):
     return 1 + kind
 
 
-@njit(cache=True)
-def loss_interval_counts(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
-    """The whole loss interval, not only up to the first loss (docs/model.md sec. 12).
-
-    Returns ``(J, J2, L, a1)``: arrivals admitted before the first loss (the ``j_loss`` of
-    :func:`bottleneck`), arrivals admitted after it (behind the hole: each returns a
-    duplicate ACK), arrivals lost (the first included) and, over ABR, the packets left in
-    the segmentation buffer at ``Delta`` (sent in the next interval; 0 for TCP alone).
-    ``b + J + J2 + L + a1 = W + N``.  Same event rules as :func:`bottleneck`.
-    """
-    n = fill_arrivals(mode, a, d, n_inc, s, delta, work, phase)
-    q = b
-    next_dep = r if q > 0 else np.inf
+@njit(cache=True, inline="always")
+def _count_admissions(times, n, q, next_dep, r, bmax, admitted):
+    """Arrivals ``times[:n]`` into a FIFO bottleneck of ``bmax`` places holding ``q`` packets,
+    the next departure at ``next_dep`` (service ``r``; departures first at ties, as
+    :func:`~.interval.bottleneck`), every arrival offered even after a loss.  Returns
+    ``(J, admitted, lost)``: the admitted count at the first loss (``admitted`` plus all if
+    none is lost), the admitted count at the end and the arrivals lost."""
     j_before = -1
-    admitted = 0
     lost = 0
     for i in range(n):
-        t = work[i]
+        t = times[i]
         while next_dep <= t + EPS:
             q -= 1
             next_dep = next_dep + r if q > 0 else np.inf
@@ -69,6 +62,21 @@ def loss_interval_counts(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.
             next_dep = t + r
     if j_before < 0:
         j_before = admitted
+    return j_before, admitted, lost
+
+
+@njit(cache=True)
+def loss_interval_counts(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
+    """The whole loss interval, not only up to the first loss (docs/model.md sec. 12).
+
+    Returns ``(J, J2, L, a1)``: arrivals admitted before the first loss (the ``j_loss`` of
+    :func:`bottleneck`), arrivals admitted after it (behind the hole: each returns a
+    duplicate ACK), arrivals lost (the first included) and, over ABR, the packets left in
+    the segmentation buffer at ``Delta`` (sent in the next interval; 0 for TCP alone).
+    ``b + J + J2 + L + a1 = W + N``.  Same event rules as :func:`bottleneck`.
+    """
+    n = fill_arrivals(mode, a, d, n_inc, s, delta, work, phase)
+    j_before, admitted, lost = _count_admissions(work, n, b, r if b > 0 else np.inf, r, bmax, 0)
     a1 = a + d + n_inc - n if mode == MODE_ABR else 0
     return j_before, admitted - j_before, lost, a1
 
@@ -203,24 +211,10 @@ def tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single, phase, work
         departed = _departed_by((n_single - 1 + phase) * g, b + n_single, b, r, g, phase)
         q = b + n_single - departed
         next_dep = _single_departure(departed + 1, b, r, g, phase) if q > 0 else np.inf
-    j_before = -1
-    admitted = n_single
-    lost = 0
-    for i in range(n_single, d):
-        t = (i + phase) * g
-        for _ in range(2):
-            while next_dep <= t + EPS:
-                q -= 1
-                next_dep = next_dep + r if q > 0 else np.inf
-            if q >= bmax:
-                if j_before < 0:
-                    j_before = admitted
-                lost += 1
-                continue
-            admitted += 1
-            q += 1
-            if q == 1:
-                next_dep = t + r
-    if j_before < 0:
-        j_before = admitted
+    k = 0
+    for i in range(n_single, d):   # the doubled ACKs' arrivals, two at each
+        work[k] = (i + phase) * g
+        work[k + 1] = work[k]
+        k += 2
+    j_before, admitted, lost = _count_admissions(work, k, q, next_dep, r, bmax, n_single)
     return j_before, admitted - j_before, lost
