@@ -56,7 +56,9 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
         x, xh = _val(p["p95_delay_s"])
         x, xh = 1e3 * x, 1e3 * xh
         mk, col, size = _STYLE.get(lab, ("o", "0.45", 28))
-        ax.errorbar(x, y, xerr=xh, yerr=yh, fmt="none", ecolor=col, alpha=0.35, lw=0.8)
+        # a delay is >= 0: the interval's lower arm stops at 0 (a t interval of 2-3 replications
+        # can reach below it)
+        ax.errorbar(x, y, xerr=[[min(xh, x)], [xh]], yerr=yh, fmt="none", ecolor=col, alpha=0.35, lw=0.8)
         ax.scatter([x], [y], marker=mk, s=size, color=col, zorder=3,
                    label=lab if lab in _STYLE else None)
         if lab not in _STYLE:
@@ -84,6 +86,8 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
         from ._efficiency import log_axis
 
         log_axis(ax.xaxis)
+    if ax.get_xscale() == "linear":
+        ax.set_xlim(left=0.0)
     lim = d.get("max_p95_delay_s")
     if lim is not None:
         ax.axvline(1e3 * lim, ls="--", color="0.5", lw=0.8, label=f"p95 limit {1e3 * lim:.4g} ms")
