@@ -139,6 +139,7 @@ class LinkAnalysis:
     seconds: float
     model: dict
     validity: dict
+    tcp: str = "timeout-only"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -184,8 +185,9 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 
 
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
-                 max_states: int = 2_000_000, mcr: float = 0.0) -> LinkAnalysis:
-    """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link.
+                 max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only") -> LinkAnalysis:
+    """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
+    the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -196,7 +198,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
 
     from .markov import analyze
 
-    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr)
+    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
     r = analyze(sc)
@@ -208,7 +210,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     return LinkAnalysis(prediction=eff["prediction"], conservative=eff["conservative"], optimistic=eff["optimistic"],
                         feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
                         seconds=time.perf_counter() - t0, model=link.describe(),
-                        validity=link_validity(link, bmax))
+                        validity=link_validity(link, bmax), tcp=sc.tcp)
 
 
 def lift_outage(model, rtt: float):
@@ -316,7 +318,7 @@ def trace_halves(trace):
 
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
-                  max_states: int = 2_000_000, mcr: float = 0.0):
+                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only"):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
@@ -334,4 +336,4 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
         raise ValueError(f"mcr={mcr!r} is invalid with feedback={feedback!r}: the minimum cell rate (packets/s) is "
                          "the INSTCAP source's (give mcr=0)")
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
-                     service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0))
+                     service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp)

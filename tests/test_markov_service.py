@@ -216,3 +216,60 @@ def test_effcap_feedback_series_with_a_minimum_rate():
     assert np.isnan(plain[0]) and np.isnan(floor[0])
     assert np.array_equal(floor[1:], np.maximum(plain[1:], 1.0)) and plain[2] == 0.0 and floor[2] == 1.0
     assert np.array_equal(effcap_feedback_series(x, 1, 2, mcr=0.0), plain, equal_nan=True)
+
+
+@pytest.mark.parametrize("feedback", ["none", "instcap"])
+def test_sack_over_service_patterns(feedback):
+    """tcp='sack' over a measured link's patterns (docs/model.md secs. 11-12): stochastic, the
+    solvers agree, the bounds ordered, fast recovery used, above the timeout-only TCP."""
+    trace, link = _outage_link()
+    r = analyze_link(link, bmax=6, feedback=feedback, tcp="sack")
+    to = analyze_link(link, bmax=6, feedback=feedback)
+    assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0 and r.tcp == "sack"
+    assert r.prediction > to.prediction
+    m = link.model
+    sc = Scenario(delta=link.rtt * float(m.levels.max()), bmax=6, wmax=r.wmax, feedback=feedback, capacity=m,
+                  service=link.service, tcp="sack")
+    sk = skeleton_for(sc)
+    sk.transition_matrix(sc.rate_matrix)                 # raises unless every row sums to 1 (1e-12)
+    assert sk.ls_m.max() > sk.mmax                       # some losses recovered by fast retransmit
+    a = analyze(sc, method="sparse-direct")
+    b = analyze(sc)
+    assert a.residual <= 1e-11 and abs(a.prediction - b.prediction) < 1e-9
+
+
+@settings(max_examples=200, deadline=None)
+@given(abr=st.booleans(), b=st.integers(0, 8), bmax=st.integers(1, 8), d=st.integers(1, 20), ninc=st.integers(0, 4),
+       opp=patterns, s=st.sampled_from([0.25, 0.5, 1.0]), a=st.integers(0, 10))
+def test_pattern_loss_counts_equal_an_event_replay(abr, b, bmax, d, ninc, opp, s, a):
+    """The whole loss interval over a pattern, counted on (J, J2, L), against the merged-event
+    replay that every arrival is offered to."""
+    from tcpabr_model.markov.kernels.recovery import pattern_loss_counts
+
+    b = min(b, bmax)
+    ninc = min(ninc, d)
+    delta = 10.0
+    if abr:
+        n = min(a + d + ninc, int(np.floor(delta / s + 1e-9)))
+        arrivals = [i * s for i in range(n)]
+    else:
+        g = s if d * s <= delta else delta / d
+        arrivals = []
+        for i in range(d):
+            arrivals += [i * g] * (2 if i >= d - ninc else 1)
+    events = sorted([(t, 0) for t in opp] + [(t, 1) for t in arrivals])
+    q, admitted, lost, first = b, 0, 0, -1
+    for t, kind in events:
+        if kind == 0:
+            q = max(q - 1, 0)
+        elif q >= bmax:
+            first = admitted if first < 0 else first
+            lost += 1
+        else:
+            q += 1
+            admitted += 1
+    first = admitted if first < 0 else first
+    opp_arr = np.array(opp, dtype=float)
+    got = pattern_loss_counts(0 if abr else 1, a, b, d, ninc, s, s if d * s <= delta else delta / d, opp_arr, 0,
+                              len(opp), bmax, delta, 0.0, 0, 0, np.empty(200))
+    assert got == (first, admitted - first, lost)

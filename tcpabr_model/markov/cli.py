@@ -87,20 +87,17 @@ def _run_trace(args: argparse.Namespace) -> int:
                              "round trip")
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
-    if args.tcp != "timeout-only":
-        raise ValueError(f"tcp={args.tcp!r} is invalid with --trace: the within-round-trip service of a trace is "
-                         "modelled for the timeout-only TCP only (docs/model.md sec. 12); use --capacity with a "
-                         "fitted model, or tcpabr simulate --capacity-trace TRACE --variant sack")
     trace = read_trace(args.trace)
     patterns = 8 if args.patterns is None else args.patterns
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns)
-    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr)
+    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
+                     tcp=args.tcp)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
     v = r.validity
     text = (
-        f"TCP {'alone' if r.feedback == 'none' else 'over ABR (instcap)'} on {args.trace}: rtt={r.rtt:g} s "
+        f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else 'over ABR (instcap)'} on {args.trace}: rtt={r.rtt:g} s "
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"

@@ -124,8 +124,8 @@ def pattern_args(key: tuple) -> tuple:
 def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray) -> tuple:
     """Every argument of :func:`~.kernels.enumeration.build_skeleton` for the structure ``key``."""
     args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
-    if key[9] != "timeout-only":   # tcp='sack': fast recovery (docs/model.md sec. 12; no service patterns)
-        args += (None, None, None, None, True)
+    if key[9] != "timeout-only":   # tcp='sack': fast recovery (docs/model.md sec. 12)
+        args += ((None, None, None, None) if key[7] is None else ()) + (True,)
     return args
 
 

@@ -114,7 +114,7 @@ class Scenario:
         SACK with fast retransmit and Proportional Rate Reduction (RFC 6675 / RFC 6937, the
         default of Linux and ns-3): a loss with enough duplicate ACKs is recovered in one
         or two round trips with the window halved, a loss without them by a timeout
-        (docs/model.md sec. 12).  Not yet with ``service``.
+        (docs/model.md sec. 12).
     """
 
     delta: float = 40.0
@@ -160,10 +160,6 @@ class Scenario:
             raise ValueError(f"bmax_counts_service={self.bmax_counts_service!r} is invalid: must be True or False")
         check_choice("ack_clock", self.ack_clock, ACK_CLOCKS)
         check_choice("tcp", self.tcp, TCP_MODELS)
-        if self.tcp != "timeout-only" and self.service is not None:
-            raise ValueError(f"tcp={self.tcp!r} is invalid with service: fast recovery over service patterns is "
-                             "not modelled (docs/model.md sec. 12); use tcp='timeout-only' or a capacity model "
-                             "without service, or the simulator (tcpabr simulate --variant sack)")
         object.__setattr__(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
         if self.mcr > 0.0 and self.feedback != "instcap":
             raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: the minimum cell rate "

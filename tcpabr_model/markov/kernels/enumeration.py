@@ -24,7 +24,7 @@ from .occupancy import abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
                         pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, abr_departure_at_loss, add_recovery_windows, code_m,
-                       loss_interval_counts, tcp_alone_after_loss)
+                       loss_interval_counts, pattern_loss_counts, tcp_alone_after_loss)
 
 
 # --- open-addressing hash set of int64 keys (state -> index) ---------------------------
@@ -388,7 +388,12 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             nack_done = nack
                         if fast_recovery:
                             # sec. 12: the whole loss interval decides fast retransmit or timeout
-                            if mode == MODE_ABR and bmax > 1:   # O(1) (recovery.abr_after_loss)
+                            if patterned:      # service at the pattern's opportunities (sec. 11): replayed
+                                _, j2, n_lost = pattern_loss_counts(mode, a, b, d, ninc, s, g, opp_t, opp_ptr[pp],
+                                                                    opp_ptr[pp + 1], bmax, delta, ack_phase,
+                                                                    opp_ptr[qq] if ack_patterned else 0,
+                                                                    opp_ptr[qq + 1] if ack_patterned else 0, work)
+                            elif mode == MODE_ABR and bmax > 1:   # O(1) (recovery.abr_after_loss)
                                 tau0 = tab_nd[b, ri, si]
                                 if tau0 < 0.0:
                                     tau0 = abr_departure_at_loss(b, r, s, bmax, delta)

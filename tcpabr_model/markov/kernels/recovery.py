@@ -218,3 +218,52 @@ def tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single, phase, work
         k += 2
     j_before, admitted, lost = _count_admissions(work, k, q, next_dep, r, bmax, n_single)
     return j_before, admitted - j_before, lost
+
+
+@njit(cache=True)
+def pattern_loss_counts(mode, a, b, d, ninc, s, g, opp, o0, o1, bmax, delta, phase, a0, a1, work):
+    """``(J, J2, L)`` of the whole loss interval with service at the opportunity times
+    ``opp[o0:o1]`` (docs/model.md secs. 11-12): ABR arrivals ``0, s, 2s, ...`` (none at an
+    outage level, ``s = inf``), TCP alone's ACKs at the first ``d`` times of the pattern
+    ``opp[a0:a1]`` when it has that many, else at ``(i + phase) g``, the last ``ninc`` releasing
+    two.  An opportunity sends the head packet if one is queued (departures before arrivals
+    at the same instant), as :func:`~.interval.pattern_abr_entry`."""
+    k = 0
+    if mode == MODE_ABR:
+        m_arr = 0 if math.isinf(s) else int(math.floor(delta / s + EPS))
+        n = a + d + ninc
+        if n > m_arr:
+            n = m_arr
+        for i in range(n):
+            work[i] = i * s
+        k = n
+    else:
+        acks = a1 - a0 >= d
+        for i in range(d):
+            t = opp[a0 + i] if acks else (i + phase) * g
+            work[k] = t
+            k += 1
+            if i >= d - ninc:
+                work[k] = t
+                k += 1
+    q = b
+    j = o0
+    j_before = -1
+    admitted = 0
+    lost = 0
+    for i in range(k):
+        t = work[i]
+        while j < o1 and opp[j] <= t + EPS:
+            if q > 0:
+                q -= 1
+            j += 1
+        if q >= bmax:
+            if j_before < 0:
+                j_before = admitted
+            lost += 1
+            continue
+        admitted += 1
+        q += 1
+    if j_before < 0:
+        j_before = admitted
+    return j_before, admitted - j_before, lost
