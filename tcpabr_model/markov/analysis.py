@@ -49,7 +49,8 @@ class AnalysisResult(ResultMixin):
     (docs/model.md sec. 13; the propagation delay Delta comes on top).  ``mean_queueing_delay``
     is the sojourn in the bottleneck, its own service included; ``mean_waiting_delay`` the wait
     before service, ``(mean_queue - P(busy)) / throughput`` with the server busy a fraction
-    ``prediction`` of the time (**choice**, exact when every packet served is delivered).  ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
+    ``prediction`` of the time (**choice**, exact when every packet served is delivered).
+    ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
     entries of its loss-free and loss parts, an upper bound.
     """
