@@ -43,7 +43,7 @@ the capacity in packets).  Relative errors are ``(x - replay) / replay`` per poi
 Usage::
 
     python analytics/traces.py [--quick] [--holdout | --in-sample | --mechanisms]
-        [--traces FILE ...] [--rtts 0.02,0.05,0.1] [--buffers 0.5,2] [--replications 5]
+        [--traces FILE ...] [--rtts 0.02,0.05,0.1] [--buffers 0.5,2] [--replications 5] [--tcp sack]
         [--duration S] [--workers 2] [--out DIR]
 
 ``--quick``: one trace (the shipped ``tests/data/markov3_outage.down`` unless ``--traces``),
@@ -196,21 +196,21 @@ def _rss_gb() -> float:
         return float("nan")
 
 
-def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit):
+def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only"):
     """Runs in a child process: count the states, then analyse; sends a dict back."""
     from tcpabr_model.markov import estimate_chain
 
     t0 = time.perf_counter()
     out = {"n_states": None, "refused": ""}
     try:
-        est = estimate_chain(link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states),
+        est = estimate_chain(link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, tcp=tcp),
                              limit=min(state_limit, max_states))
         out["n_states"] = int(est.n_states)
         if not est.complete:
             out["refused"] = (f"more than {min(state_limit, max_states):,} states with {len(link.service.weights[0])} "
                               f"patterns per level (counted in {est.count_seconds:.0f} s)")
         else:
-            a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=max_states)
+            a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=max_states, tcp=tcp)
             out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
                        n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
                        sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
@@ -274,10 +274,11 @@ def warm_up() -> None:
 
 def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=2_000_000,
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
-            log=print) -> pd.DataFrame:
+            tcp="timeout-only", log=print) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
-    in packets): the prediction's error in sample, beside the out-of-sample one."""
+    in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
+    the TCP of the analysis and of every simulation ('timeout-only' or 'sack')."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -310,7 +311,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
         log(f"{Path(path).name}: halves of {halves['A'].period_ms / 1000:.0f} s and {halves['B'].period_ms / 1000:.0f} s "
             f"(mean {halves['A'].mean_rate:.0f} and {halves['B'].mean_rate:.0f} packets/s); "
             f"{sum(p['feedback'] != 'effcap' for p in points)} analyses", flush=True)
-        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, state_limit))
+        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, state_limit, tcp))
                 for i, p in enumerate(points) if p["feedback"] != "effcap"]
         res = run_analyses(todo, jobs, timeout, log=log)
         for i, p in enumerate(points):
@@ -319,15 +320,17 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             p.pop("_link")
             d = duration if duration is not None else min(300.0, replay.period_ms / 1000.0)
             ts = time.perf_counter()
-            m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers)
+            m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
+                             tcp)
             fm, fh = im, ih = (float("nan"), float("nan"))
             if in_sample and p["feedback"] != "effcap":
                 im, ih = _simulate(fitted_trace, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications,
                                    duration if duration is not None else min(300.0, fitted_trace.period_ms / 1000.0),
-                                   seed, workers)
+                                   seed, workers, tcp)
             if fitted_sim:
-                fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers)
-            row = {**p, "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
+                fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
+                                   tcp)
+            row = {**p, "tcp": tcp, "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
                    "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
                    "refused": r.get("refused", ""), "strained": r.get("strained", ""),
@@ -511,6 +514,8 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds per replication "
                     "(default: the replayed trace's period, at most 300 s)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tcp", choices=("timeout-only", "sack"), default="timeout-only",
+                    help="holdout: the TCP of the analysis and of every simulation (docs/model.md sec. 12)")
     ap.add_argument("--workers", type=int, default=2, help="simulation processes")
     ap.add_argument("--max-states", type=int, default=2_000_000)
     ap.add_argument("--state-limit", type=int, default=STATE_LIMIT,
@@ -562,7 +567,7 @@ def main(argv=None) -> int:
         return 0
     df = holdout(traces, rtts, buffers, reps, dur, a.seed, a.workers, max_states=a.max_states,
                  state_limit=a.state_limit, timeout=a.timeout, jobs=a.jobs, fitted_sim=not a.no_fitted_sim,
-                 in_sample=not a.no_in_sample)
+                 in_sample=not a.no_in_sample, tcp=a.tcp)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

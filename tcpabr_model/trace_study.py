@@ -250,11 +250,11 @@ def analysis_band(model, rtt: float, bmax: int, wmax: int, feedback: str, max_st
     return r.conservative, r.optimistic, note + f"{r.n_states} states"
 
 
-def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers):
+def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only"):
     from .sim import Scenario, TcpConfig, simulate
 
     sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
-                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax))
+                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=variant))
     r = simulate(sc, replications=replications, seed=seed, workers=workers)
     w = r.efficiency_wire
     return float(w.mean), float(w.half_width) if w.half_width is not None else float("nan")
