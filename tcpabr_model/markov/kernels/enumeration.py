@@ -23,8 +23,8 @@ from numba import njit
 from .occupancy import abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
                         pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
-from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, abr_departure_at_loss, add_recovery_windows, code_m,
-                       loss_interval_counts, pattern_loss_counts, tcp_alone_after_loss)
+from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
+                       pattern_loss_counts, tcp_alone_after_loss)
 
 
 # --- open-addressing hash set of int64 keys (state -> index) ---------------------------
@@ -177,8 +177,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     # ABR: (i_L, K) per (b, R level, S index), filled on first use
     tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
     tab_k = np.zeros((bmax + 1, nlev, n_rs), dtype=np.int64)
-    # fast recovery over ABR: the next departure after the first loss, per (b, R level, S index)
-    tab_nd = np.full((bmax + 1, nlev, n_rs) if fast_recovery else (1, 1, 1), -1.0)
+    # fast recovery over ABR: the next departure after the first loss, filled with (i_L, K)
+    tab_nd = np.full((bmax + 1, nlev, n_rs) if fast_recovery else (1, 1, 1), np.inf)
     # early refusal (docs/model.md sec. 5): a saturated ABR state whose successor keeps its
     # (B, D, R, S) pattern proves the whole run a1..W_max - b - d of that pattern reachable
     steady_a = np.full((bmax + 1, nlev, n_rs), -1, dtype=np.int64)
@@ -270,9 +270,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 m_arr = int(math.floor(delta / s + EPS))
                 il = tab_il[b, ri, si]
                 if il == -2:
-                    il, kk_dep = abr_table_entry(b, r, s, bmax, delta)
+                    il, kk_dep, nd = abr_table_entry(b, r, s, bmax, delta)
                     tab_il[b, ri, si] = il
                     tab_k[b, ri, si] = kk_dep
+                    if fast_recovery:
+                        tab_nd[b, ri, si] = nd
                 kdep = tab_k[b, ri, si]
                 lost_single = 0
                 g = 0.0
@@ -394,11 +396,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                                     opp_ptr[qq] if ack_patterned else 0,
                                                                     opp_ptr[qq + 1] if ack_patterned else 0, work)
                             elif mode == MODE_ABR and bmax > 1:   # O(1) (recovery.abr_after_loss)
-                                tau0 = tab_nd[b, ri, si]
-                                if tau0 < 0.0:
-                                    tau0 = abr_departure_at_loss(b, r, s, bmax, delta)
-                                    tab_nd[b, ri, si] = tau0
-                                j2, n_lost = abr_after_loss(n, jl, r, s, tau0)
+                                j2, n_lost = abr_after_loss(n, jl, r, s, tab_nd[b, ri, si])
                             elif mode == MODE_ABR:
                                 _, j2, n_lost, _ = loss_interval_counts(mode, a, b, d, ninc, r, s, bmax, delta,
                                                                        work, ack_phase)

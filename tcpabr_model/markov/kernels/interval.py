@@ -146,12 +146,13 @@ def _drain(q, next_dep, r, delta):
 
 @njit(cache=True)
 def abr_table_entry(b, r, s, bmax, delta):
-    """(i_L, K) for ABR arrivals 0, s, 2s, ... (M = floor(Delta/s) of them), b queued.
+    """(i_L, K, tau0) for ABR arrivals 0, s, 2s, ... (M = floor(Delta/s) of them), b queued.
 
     ``i_L``: index of the first lost arrival (= packets admitted before it), -1 if none
     of the M arrivals is lost; ``K``: departures in (0, Delta] of the b queued packets and
-    the arrivals admitted before the first loss.  The same event rules as
-    :func:`bottleneck` (departure before an arrival at the same instant).
+    the arrivals admitted before the first loss; ``tau0``: the first departure after that
+    loss (``inf`` without one; fast recovery, ``recovery.abr_after_loss``).  The same event
+    rules as :func:`bottleneck` (departure before an arrival at the same instant).
     """
     m_arr = int(math.floor(delta / s + EPS))
     q = b
@@ -164,11 +165,11 @@ def abr_table_entry(b, r, s, bmax, delta):
             departed += 1
             next_dep = next_dep + r if q > 0 else np.inf
         if q >= bmax:
-            return i, departed + _drain(q, next_dep, r, delta)
+            return i, departed + _drain(q, next_dep, r, delta), next_dep
         q += 1
         if q == 1:
             next_dep = t + r
-    return -1, departed + _drain(q, next_dep, r, delta)
+    return -1, departed + _drain(q, next_dep, r, delta), np.inf
 
 
 @njit(cache=True)
@@ -420,7 +421,7 @@ def pattern_abr_entry(b, opp, o0, o1, s, bmax, delta):
     the source's level is an outage, ``s = inf``) into ``b`` queued packets served at
     ``opp[o0:o1]``: the index of the first lost arrival (-1 if none) and the departures in
     ``(0, Delta]`` of the ``b`` packets and the arrivals admitted before that loss.  As in
-    :func:`~._interval.abr_table_entry`, a prefix of ``n`` arrivals (no loss) leaves
+    :func:`abr_table_entry`, a prefix of ``n`` arrivals (no loss) leaves
     ``min(b + n, K)`` departures: a packet's departure depends only on the packets before
     it."""
     m_arr = 0 if math.isinf(s) else int(math.floor(delta / s + EPS))

@@ -14,8 +14,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .interval import (EPS, MODE_ABR, MODE_TCP_ALONE, PMF_TAIL, _departed_by, _single_departure, ceil_log2,
-                       fill_arrivals)
+from .interval import (EPS, MODE_ABR, MODE_TCP_ALONE, PMF_TAIL, _departed_by, _single_departure, abr_table_entry,
+                       ceil_log2, fill_arrivals)
 
 DUPTHRESH = 3  # duplicate ACKs that trigger fast retransmit (RFC 5681)
 N_CODE_KINDS = 3  # timeout, fast recovery in 2 round trips, fast recovery in 3
@@ -84,22 +84,9 @@ def loss_interval_counts(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.
 @njit(cache=True)
 def abr_departure_at_loss(b, r, s, bmax, delta):
     """Time of the first departure after the first loss of ABR arrivals ``0, s, 2s, ...`` into
-    ``b`` queued packets (the replay of :func:`abr_table_entry` up to that loss); ``inf`` if
-    none of the ``floor(Delta / s)`` arrivals is lost."""
-    m_arr = int(math.floor(delta / s + EPS))
-    q = b
-    next_dep = r if q > 0 else np.inf
-    for i in range(m_arr):
-        t = i * s
-        while next_dep <= t + EPS:
-            q -= 1
-            next_dep = next_dep + r if q > 0 else np.inf
-        if q >= bmax:
-            return next_dep
-        q += 1
-        if q == 1:
-            next_dep = t + r
-    return np.inf
+    ``b`` queued packets (:func:`~.interval.abr_table_entry`'s third value); ``inf`` if none
+    of the ``floor(Delta / s)`` arrivals is lost."""
+    return abr_table_entry(b, r, s, bmax, delta)[2]
 
 
 @njit(cache=True, inline="always")
