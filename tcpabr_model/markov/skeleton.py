@@ -198,17 +198,21 @@ class Skeleton:
         bmax = float(self.scenario_key[1])
         a = self.states[:, 0].astype(float)
         b = self.states[:, 1].astype(float)
-        rows = np.repeat(np.arange(self.n_states), np.diff(self.nl_ptr))
-        tgt = self.nl_t[:, 0]   # every next level leads to the same (A, B, D)
         nl = 1.0 - self.p_loss
-        b_next = np.bincount(rows, self.nl_prob * self.states[tgt, 1], minlength=self.n_states)
-        a_next = np.bincount(rows, self.nl_prob * self.states[tgt, 0], minlength=self.n_states)
+
+        def next_mean(col: int) -> np.ndarray:
+            """E[X_{k+1} 1{no loss} | x] of state component ``col`` (every next level leads to
+            the same (A, B, D), so the first level's target stands for all)."""
+            rows = np.repeat(np.arange(self.n_states), np.diff(self.nl_ptr))
+            return np.bincount(rows, self.nl_prob * self.states[self.nl_t[:, 0], col], minlength=self.n_states)
+
         # loss-free intervals: the exact integral where the kernels have it, else the trapezoid
-        lossfree_q = self.queue_integral if self.queue_integral is not None else 0.5 * delta * (nl * b + b_next)
-        return {
-            "queue": lossfree_q + 0.5 * delta * self.p_loss * (b + bmax),
-            "source": 0.5 * delta * (nl * a + a_next + self.p_loss * a),
-        }
+        if self.queue_integral is not None:
+            lossfree_q = self.queue_integral
+        else:
+            lossfree_q = 0.5 * delta * (nl * b + next_mean(1))
+        source = 0.5 * delta * (nl * a + next_mean(0) + self.p_loss * a) if a.any() else np.zeros(self.n_states)
+        return {"queue": lossfree_q + 0.5 * delta * self.p_loss * (b + bmax), "source": source}
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
