@@ -182,7 +182,8 @@ ANALYSIS_TIMEOUT = 300.0
 
 def with_patterns(link: LinkFit, trace, patterns: int) -> LinkFit:
     """``link`` with ``patterns`` within-epoch patterns per level of the *same* chain."""
-    labels = epoch_labels(trace, link.rtt, link.model.levels)
+    regimes = getattr(link.fit, "regimes", 1)
+    labels = epoch_labels(trace, link.rtt, link.model.levels) if regimes == 1 else link.fit.labels
     return LinkFit(fit=link.fit, service=fit_patterns(trace, link.rtt, labels, per_level=patterns), rtt=link.rtt,
                    mean_rate=link.mean_rate)
 
@@ -274,11 +275,19 @@ def warm_up() -> None:
 
 def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=2_000_000,
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
-            tcp="timeout-only", log=print) -> pd.DataFrame:
+            tcp="timeout-only", regimes=1, regime_window=None, reuse=None, log=print) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
-    the TCP of the analysis and of every simulation ('timeout-only' or 'sack')."""
+    the TCP of the analysis and of every simulation ('timeout-only' or 'sack').
+
+    ``regimes > 1``: the analysis (and the fitted-chain simulation) use the two-timescale
+    regime x level chain (``fit_link(..., regimes=)``); the window stays the one-timescale
+    chain's (:func:`~tcpabr_model.trace_study.window_packets` of its peak level), so that every
+    model is judged against the same replays.  ``reuse``: a DataFrame of an earlier run
+    (``traces_study.csv``) whose replays are taken at the points with the same trace, RTT,
+    halves, buffer, window, feedback and TCP instead of being simulated again (the replays
+    do not depend on the model; same replications, duration and seed required)."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -292,11 +301,13 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
         for rtt in rtts:
             for fit_h, rep_h in (("A", "B"), ("B", "A")):
                 tf = time.perf_counter()
-                link = fit_link(halves[fit_h], rtt, patterns=PATTERNS["none"])
+                link = fit_link(halves[fit_h], rtt, patterns=PATTERNS["none"], regimes=regimes,
+                                regime_window=regime_window)
                 links = {"none": link, "instcap": with_patterns(link, halves[fit_h], PATTERNS["instcap"])}
                 fit_seconds = time.perf_counter() - tf
                 replay = halves[rep_h]
-                peak = float(np.max(link.model.levels))
+                # the window of the study: the one-timescale chain's peak, whatever the model
+                peak = float(np.max((link if regimes == 1 else fit_link(halves[fit_h], rtt, patterns=1)).model.levels))
                 for bf in buffers:
                     bmax = max(1, int(round(bf * replay.mean_rate * rtt)))
                     wmax = window_packets(peak, rtt, bmax)
@@ -304,6 +315,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                         points.append({"trace_file": Path(path).name, "rtt": rtt, "rtt_ms": round(rtt * 1000),
                                        "fit_half": fit_h, "replay_half": rep_h, "buffer_bdp": bf, "bmax": bmax,
                                        "wmax": wmax, "feedback": fb, "states": int(link.fit.states),
+                                       "regimes": int(regimes),
                                        "patterns": PATTERNS.get(fb), "fit_mean_pps": link.mean_rate,
                                        "replay_mean_pps": replay.mean_rate, "fit_seconds": fit_seconds,
                                        "_link": links.get(fb), "_model": link.model, "_replay": replay,
@@ -320,10 +332,16 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             p.pop("_link")
             d = duration if duration is not None else min(300.0, replay.period_ms / 1000.0)
             ts = time.perf_counter()
-            m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
-                             tcp)
+            old = _reused(reuse, p, tcp, d)
+            if old is not None:
+                m, h = old["replay"], old["replay_half_width"]
+            else:
+                m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed,
+                                 workers, tcp)
             fm, fh = im, ih = (float("nan"), float("nan"))
-            if in_sample and p["feedback"] != "effcap":
+            if old is not None and in_sample and p["feedback"] != "effcap":
+                im, ih = old["replay_fitted_half"], old["replay_fitted_half_hw"]
+            elif in_sample and p["feedback"] != "effcap":
                 im, ih = _simulate(fitted_trace, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications,
                                    duration if duration is not None else min(300.0, fitted_trace.period_ms / 1000.0),
                                    seed, workers, tcp)
@@ -352,6 +370,16 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                                         np.nan)
     df["optimistic_holds"] = np.where(df.optimistic.notna(), df.optimistic >= df.replay - df.replay_half_width, np.nan)
     return df
+
+
+def _reused(reuse, p: dict, tcp: str, duration: float):
+    """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None."""
+    if reuse is None:
+        return None
+    m = reuse[(reuse.trace_file == p["trace_file"]) & (reuse.rtt_ms == p["rtt_ms"]) & (reuse.fit_half == p["fit_half"])
+              & (reuse.bmax == p["bmax"]) & (reuse.wmax == p["wmax"]) & (reuse.feedback == p["feedback"])
+              & (reuse.tcp == tcp) & np.isclose(reuse.duration, duration)]
+    return None if m.empty else m.iloc[0]
 
 
 def _num(x) -> str:
@@ -525,6 +553,12 @@ def main(argv=None) -> int:
     ap.add_argument("--no-fitted-sim", action="store_true", help="holdout: skip the simulation of the fitted chain")
     ap.add_argument("--no-in-sample", action="store_true",
                     help="holdout: skip the replay of the fitted half (the in-sample reference)")
+    ap.add_argument("--regimes", type=int, default=1,
+                    help="holdout: the two-timescale regime x level chain with this many regimes (default 1: the "
+                         "one-timescale chain; docs/traces.md sec. 4a)")
+    ap.add_argument("--reuse-replays", metavar="CSV", default=None,
+                    help="holdout: take the replays from an earlier traces_study.csv at the same points (same "
+                         "seed, replications and duration) instead of simulating them again")
     ap.add_argument("--out", default=str(ROOT / "out" / "traces"))
     a = ap.parse_args(argv)
     rtts = [float(x) for x in a.rtts.split(",")]
@@ -567,7 +601,8 @@ def main(argv=None) -> int:
         return 0
     df = holdout(traces, rtts, buffers, reps, dur, a.seed, a.workers, max_states=a.max_states,
                  state_limit=a.state_limit, timeout=a.timeout, jobs=a.jobs, fitted_sim=not a.no_fitted_sim,
-                 in_sample=not a.no_in_sample, tcp=a.tcp)
+                 in_sample=not a.no_in_sample, tcp=a.tcp, regimes=a.regimes,
+                 reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

@@ -107,17 +107,24 @@ class LinkFit:
                 "occupancy": [float(x) for x in m.stationary],
                 "patterns_per_level": [int(len(w)) for w in self.service.weights],
                 "pattern_mean_packets_per_s": [float(x) for x in self.service.mean_rates],
-                "mean_packets_per_s": float(self.mean_rate)}
+                "mean_packets_per_s": float(self.mean_rate),
+                "regimes": int(getattr(self.fit, "regimes", 1)),
+                "regime_window_s": float(getattr(self.fit, "regime_window", 0.0))}
 
 
-def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8, outage: bool = True) -> LinkFit:
+def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8, outage: bool = True,
+             regimes: int = 1, regime_window: float | None = None) -> LinkFit:
     """The chain at epoch = ``rtt`` (:func:`fit_for_rtt`, K by the effective-capacity
-    criterion unless ``states``) and ``patterns`` within-epoch patterns per level of it."""
+    criterion unless ``states``) and ``patterns`` within-epoch patterns per level of it.
+    ``regimes > 1``: the two-timescale regime x level chain
+    (:func:`tcpabr_model.capacity.fit_trace`), patterns per (regime, level) state."""
     from .capacity import epoch_labels, fit_patterns
 
     rtt = check_real("rtt", rtt, 0.001, 100.0)
-    fit = fit_for_rtt(trace, rtt, states=states, outage=outage)
-    labels = epoch_labels(trace, rtt, fit.model.levels)
+    fit = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window)
+    # one regime: the nearest level (the fit's own labels up to k-means' last reassignment,
+    # kept as it was); regimes: the fit's labels (a level value is not enough to name a state)
+    labels = epoch_labels(trace, rtt, fit.model.levels) if fit.regimes == 1 else fit.labels
     service = fit_patterns(trace, rtt, labels, per_level=check_int("patterns", patterns, 1, 1000))
     return LinkFit(fit=fit, service=service, rtt=rtt, mean_rate=float(trace.mean_rate))
 

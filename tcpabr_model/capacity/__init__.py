@@ -24,8 +24,10 @@ from ._fit import (
     MAX_AUTO_STATES,
     TraceFit,
     chain_autocorrelation,
+    correlation_time,
     fit_levels,
     fit_trace,
+    regime_labels,
     trace_autocorrelation,
 )
 from ._io import load_model, save_model
@@ -44,7 +46,7 @@ from ._trace import (
 
 __all__ = [
     "BinnedTrace", "CapacityModel", "ServicePatterns", "epoch_labels", "fit_patterns", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
-    "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "fit_levels", "fit_trace", "from_arrays",
-    "load_model", "read_trace", "save_model", "synthetic_trace", "trace_autocorrelation", "two_state",
+    "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "correlation_time", "fit_levels", "fit_trace", "from_arrays",
+    "load_model", "read_trace", "regime_labels", "save_model", "synthetic_trace", "trace_autocorrelation", "two_state",
     "write_trace",
 ]

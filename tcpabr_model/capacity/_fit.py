@@ -43,7 +43,7 @@ second, ``epoch`` in seconds, ``packet_bytes`` from the trace (1500); ``delta`` 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from scipy.cluster.vq import ClusterError, kmeans2
@@ -55,7 +55,7 @@ from ._model import CapacityModel
 from ._trace import BinnedTrace, Trace, bin_trace, chain_path, read_trace
 
 __all__ = ["TraceFit", "fit_trace", "fit_levels", "chain_autocorrelation", "trace_autocorrelation",
-           "LEVEL_METHODS", "MAX_AUTO_STATES"]
+           "correlation_time", "regime_labels", "LEVEL_METHODS", "MAX_AUTO_STATES"]
 
 LEVEL_METHODS = ("kmeans", "quantile", "hmm")
 #: largest K tried when ``states`` is None
@@ -63,6 +63,8 @@ MAX_AUTO_STATES = 8
 #: EM iterations and tolerance of method="hmm"
 HMM_ITER = 300
 HMM_TOL = 1e-4
+#: regimes > 1: the share of a regime's epochs that must be empty for it to get an outage state
+REGIME_OUTAGE_SHARE = 0.01
 #: delta grid (per packet) = DELTA_DECADES / sd of the block sum, plus inf
 DELTA_DECADES = tuple(10.0 ** np.linspace(-2.0, 2.0, 9))
 
@@ -101,6 +103,12 @@ class TraceFit:
         fitted chain as long as the trace (parametric bootstrap): what sampling alone gives
         when the chain is the truth; empty when ``bootstrap=0``.
     bootstrap : int
+    regimes, regime_window, regime_of_state : int, float, tuple of int
+        The two-timescale fit (``regimes > 1``, :func:`regime_labels`): the number of
+        regimes, the smoothing window that defines them (seconds) and the regime of each of
+        the K states (``()`` for one regime).
+    labels : numpy.ndarray
+        The state of each whole epoch in the fit (not in :meth:`to_dict`).
     """
 
     model: CapacityModel
@@ -125,10 +133,16 @@ class TraceFit:
     mean_trace: float
     ec_error_sampling: tuple = ()
     bootstrap: int = 0
+    regimes: int = 1
+    regime_window: float = 0.0
+    regime_of_state: tuple = ()
+    labels: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict (``inf`` written as the string ``"inf"``)."""
+        """JSON-ready dict (``inf`` written as the string ``"inf"``; the per-epoch ``labels``
+        are left out)."""
         d = asdict(self)
+        d.pop("labels", None)
         d["model"] = self.model.to_dict()
         d["ec_delta"] = [("inf" if math.isinf(x) else x) for x in self.ec_delta]
         d["levels"] = self.model.levels.tolist()
@@ -223,6 +237,73 @@ def fit_levels(rates, states: int, method: str = "kmeans", *, outage: bool = Tru
     lab = rank[lab]
     levels = np.array([x[lab == j].mean() for j in range(k)])
     return levels, lab
+
+
+def correlation_time(x, max_lag: int) -> int:
+    """The e-folding lag of ``x`` (epochs): the smallest lag at which its (cyclic) sample
+    autocorrelation is at most 1/e, or ``max_lag`` if it stays above."""
+    x = np.asarray(x, dtype=float)
+    y = x - x.mean()
+    v = float(y @ y)
+    if v == 0.0:
+        return 1
+    for lag in range(1, max(1, int(max_lag)) + 1):
+        if float(y @ np.roll(y, -lag)) / v <= 1.0 / math.e:
+            return lag
+    return max(1, int(max_lag))
+
+
+def regime_labels(rates, regimes: int, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """The slow component of a capacity trace (two-timescale fit, issue 23 item 1b): the
+    epoch rates smoothed by a centred moving average over ``window`` epochs (cyclic, as the
+    trace repeats), split into ``regimes`` groups by 1-D k-means.  Returns the regimes'
+    mean smoothed rates (increasing) and the regime of each epoch."""
+    x = np.asarray(rates, dtype=float)
+    n = x.size
+    w = check_int("regime_window", window, 1, n)
+    if w > 1:
+        xx = np.concatenate([x[n - w // 2:], x, x[:w - w // 2 - 1]])
+        smooth = np.convolve(xx, np.full(w, 1.0 / w), mode="valid")
+    else:
+        smooth = x.copy()
+    try:
+        return fit_levels(smooth, regimes, "kmeans", outage=False)
+    except ValueError as exc:
+        raise ValueError(f"regimes={regimes} is invalid: the capacity smoothed over {w} epochs cannot be split "
+                         f"into {regimes} regimes ({str(exc).split(': ', 1)[-1]})") from None
+
+
+def _build_regimes(binned: BinnedTrace, per_regime: int, method: str, outage: bool, regime: np.ndarray,
+                   nreg: int):
+    """The regime x level chain: ``per_regime`` levels fitted to each regime's epochs
+    (:func:`fit_levels`, with its outage rule where at least :data:`REGIME_OUTAGE_SHARE` of
+    the regime's epochs are empty), states ordered regime by regime, the
+    transition matrix counted on the joint labels (cyclically, as for one regime)."""
+    x = binned.rates
+    lab = np.zeros(x.size, np.int64)
+    levels, owner = [], []
+    for g in range(nreg):
+        m = regime == g
+        # [choice] a regime gets its own outage state only where at least REGIME_OUTAGE_SHARE of
+        # its epochs are empty; a stray empty epoch joins the regime's lowest level instead of
+        # making a state fitted to one or two epochs
+        own = outage and float(np.mean(x[m] == 0.0)) >= REGIME_OUTAGE_SHARE
+        try:
+            lv, lb = fit_levels(x[m], per_regime, method, outage=own)
+        except ValueError as exc:
+            raise ValueError(f"states={per_regime * nreg} is invalid with regimes={nreg}: in regime {g} "
+                             f"{str(exc).split(': ', 1)[-1]}") from None
+        lab[m] = lb + len(levels)
+        levels.extend(float(v) for v in lv)
+        owner.extend([g] * lv.size)
+    k = len(levels)
+    counts = _transition_counts(lab, k)
+    if np.any(counts.sum(axis=1) == 0):
+        raise ValueError(f"states={k} is invalid with regimes={nreg}: a state has no epoch")
+    lv = np.asarray(levels)
+    model = CapacityModel(lv, transition=counts / counts.sum(axis=1, keepdims=True), epoch=binned.epoch,
+                          time_unit=1.0, packet_bytes=binned.packet_bytes)
+    return model, lab, _loglik(x, lab, lv, counts, binned.epoch), tuple(owner)
 
 
 def _transition_counts(lab: np.ndarray, k: int) -> np.ndarray:
@@ -323,7 +404,8 @@ def _build(binned: BinnedTrace, k: int, method: str, outage: bool) -> tuple[Capa
 
 def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: str = "kmeans",
               block: int = 10, max_lag: int = 20, max_states: int = MAX_AUTO_STATES, outage: bool = True,
-              select: str = "ec", ec_tol: float = 0.05, bootstrap: int = 0, seed: int = 0) -> TraceFit:
+              select: str = "ec", ec_tol: float = 0.05, bootstrap: int = 0, seed: int = 0,
+              regimes: int = 1, regime_window: float | None = None) -> TraceFit:
     """Fit a K-level discrete-time Markov capacity model to a trace and report the fit.
 
     Parameters
@@ -358,6 +440,19 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         gives :attr:`TraceFit.ec_error_sampling` (the error sampling alone produces).
     seed : int >= 0, optional(default=0)
         Seed of the bootstrap paths.
+    regimes : int >= 1, optional(default=1)
+        Two-timescale fit (issue 23 item 1b, ``docs/traces.md`` sec. 4a): with ``regimes``
+        R > 1 the epochs are first grouped into R regimes by their capacity smoothed over
+        ``regime_window`` (:func:`regime_labels`), each regime gets its own ``K / R``
+        levels (k-means or quantiles, outage rule per regime) and the chain runs on the
+        (regime, level) pairs, so that it keeps the slow swings of the link that a chain
+        fitted epoch by epoch forgets.  ``states`` is then the total K (a multiple of R);
+        ``None`` tries ``R x 1 .. R x round(max_states / R)``.  Not with ``method="hmm"``.
+        With ``regimes=1`` (default) the fit is the one-timescale fit, unchanged.
+    regime_window : float > 0, optional
+        Seconds; default **[choice]** the e-folding time of the trace's autocorrelation at
+        this epoch (:func:`correlation_time`, at least 2 epochs, at most a quarter of the
+        trace).
 
     Returns
     -------
@@ -374,6 +469,10 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     ec_tol = check_real("ec_tol", ec_tol, 0.0, low_open=True)
     bootstrap = check_int("bootstrap", bootstrap, 0, 100_000)
     seed = check_int("seed", seed, 0)
+    regimes = check_int("regimes", regimes, 1, 16)
+    if regimes > 1 and method == "hmm":
+        raise ValueError("regimes=%d is invalid with method='hmm': the regimes are fitted with kmeans or quantile "
+                         "levels (give regimes=1)" % regimes)
     if select == "test" and bootstrap == 0 and states is None:
         raise ValueError("bootstrap=0 is invalid with select='test': give the number of bootstrap paths (e.g. 100)")
     binned = bin_trace(trace, epoch)
@@ -382,9 +481,26 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     x = binned.rates
     n = binned.n_epochs
     distinct = int(np.unique(x).size)
+    regime, window_s, owner = None, 0.0, {}
+    if regimes > 1:
+        if regime_window is None:
+            w = min(max(2, correlation_time(x, n // 4)), max(1, n // 4))
+        else:
+            w = max(1, int(round(check_real("regime_window", regime_window, 0.0, low_open=True) / epoch)))
+            if w > n // 2:
+                raise ValueError(f"regime_window={regime_window!r} is invalid: must be at most half the trace "
+                                 f"({n // 2 * epoch:g} s at epoch={epoch:g})")
+        _, regime = regime_labels(x, regimes, w)
+        window_s = w * epoch
     if states is not None:
         ks = [check_int("states", states, 1)]
+        if regimes > 1 and ks[0] % regimes:
+            raise ValueError(f"states={states} is invalid with regimes={regimes}: must be a multiple of it "
+                             "(the same number of levels in each regime)")
         selection = "given"
+    elif regimes > 1:
+        ks = [regimes * j for j in range(1, max(1, round(max_states / regimes)) + 1)]
+        selection = select
     else:
         ks = list(range(1, min(max_states, distinct) + 1))
         selection = select
@@ -392,7 +508,10 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     candidates = []
     for k in ks:
         try:
-            model, lab, ll = _build(binned, k, method, outage)
+            if regimes > 1:
+                model, lab, ll, owner[k] = _build_regimes(binned, k // regimes, method, outage, regime, regimes)
+            else:
+                model, lab, ll = _build(binned, k, method, outage)
         except (ValueError, ModelError):
             if selection == "given" or method == "hmm" and k == ks[0]:
                 raise
@@ -433,4 +552,5 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         block=block, ec_delta=tuple(deltas), ec_empirical=tuple(emp), ec_fitted_eq24=tuple(f24),
         ec_fitted_eq23=tuple(f23), ec_error=err, mean_trace=float(x.mean()),
         ec_error_sampling=sampling, bootstrap=bootstrap,
+        regimes=regimes, regime_window=float(window_s), regime_of_state=owner.get(best, ()), labels=lab,
     )

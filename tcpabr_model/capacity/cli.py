@@ -2,7 +2,7 @@
 
 ``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
 [--outage | --no-outage] [--select ec|bic|test] [--block M] [--bootstrap B] [--rtt SECONDS ...]
-[--out model.json|model.toml] [--json]``
+[--regimes R [--regime-window SECONDS]] [--out model.json|model.toml] [--json]``
 
 Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
 occupancy (trace vs stationary chain), the autocorrelation at a few lags and the
@@ -10,7 +10,9 @@ effective capacity over delta (empirical eq. 25 vs the fitted chain's eq. 24 and
 ``--rtt`` adds the EFFCAP design rule's M and N (Section VI) for that round-trip time with
 the epoch as measurement interval.  ``--outage`` / ``--no-outage`` is
 :func:`~tcpabr_model.capacity.fit_trace`'s ``outage`` (default on: empty epochs form their
-own level 0); without it the levels are fitted to all epochs together, which usually (not
+own level 0); ``--regimes R`` fits the two-timescale regime x level chain (R regimes of the
+capacity smoothed over ``--regime-window``, ``K / R`` levels in each; docs/traces.md sec. 4a);
+without it the levels are fitted to all epochs together, which usually (not
 always) leaves no level 0, and the text output says when one remains.  JSON keys: those of ``TraceFit.to_dict()`` plus
 ``effcap_design`` with ``--rtt``.  The module imports nothing heavy until it runs.
 """
@@ -29,7 +31,8 @@ def _fit(args) -> int:
 
     fit = fit_trace(args.trace, states=args.states, epoch=args.epoch, method=args.method,
                     outage=args.outage, select=args.select, block=args.block, max_lag=args.max_lag,
-                    bootstrap=args.bootstrap, seed=args.seed)
+                    bootstrap=args.bootstrap, seed=args.seed, regimes=args.regimes,
+                    regime_window=args.regime_window)
     m = fit.model
     out = fit.to_dict()
     design = [effcap_design(rtt, m, k=8) for rtt in (args.rtt or [])]
@@ -42,13 +45,19 @@ def _fit(args) -> int:
     lines = [f"{args.trace}: {fit.n_epochs} epochs of {fit.epoch:g} s, mean {fit.mean_trace:.1f} packets/s "
              f"({fit.mean_trace * m.packet_bytes * 8e-6:.3f} Mbit/s); K = {fit.states} ({fit.selection}, "
              f"{fit.method}); dropped {fit.dropped} opportunities of a partial epoch",
-             "level  packets/s  Mbit/s  occupancy(trace)  pi(chain)"]
+             "level  packets/s  Mbit/s  occupancy(trace)  pi(chain)" + ("  regime" if fit.regimes > 1 else "")]
+    if fit.regimes > 1:
+        lines.insert(1, f"{fit.regimes} regimes of the capacity smoothed over {fit.regime_window:g} s, "
+                        f"{fit.states // fit.regimes} levels each (states ordered regime by regime)")
     for i, (c, b, o, p) in enumerate(zip(m.levels, m.bits_per_second, fit.occupancy_trace, fit.occupancy_model)):
-        lines.append(f"{i:5d}  {c:9.1f}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}")
+        lines.append(f"{i:5d}  {c:9.1f}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}"
+                     + (f"  {fit.regime_of_state[i]:6d}" if fit.regimes > 1 else ""))
     if m.has_outage:
         how = ("k-means/quantiles put only empty epochs in the lowest level" if not args.outage
                else "empty epochs form their own level; --no-outage fits the levels to all epochs together")
-        lines.append(f"level 0 is an outage (0 packets/s): {how}")
+        zero = [str(i) for i, c in enumerate(m.levels) if c == 0.0]
+        which = f"level {zero[0]} is an outage" if len(zero) == 1 else f"levels {', '.join(zero)} are outages"
+        lines.append(f"{which} (0 packets/s): {how}")
     lines.append("transition matrix per epoch:")
     lines += ["  " + " ".join(f"{v:6.3f}" for v in row) for row in m.transition]
     show = [lag for lag in (1, 2, 5, 10, 20, 50) if lag <= len(fit.acf_lags)]
@@ -99,6 +108,12 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap paths (default 0)")
     p.add_argument("--rtt", type=float, nargs="+", default=None,
                    help="round-trip times in seconds: print the EFFCAP design rule's M and N")
+    p.add_argument("--regimes", type=int, default=1,
+                   help="two-timescale fit: R regimes of the smoothed capacity, K/R levels each, the chain on "
+                        "(regime, level) (default 1: one timescale)")
+    p.add_argument("--regime-window", type=float, default=None,
+                   help="with --regimes: smoothing window in seconds that defines the regimes (default: the "
+                        "e-folding time of the trace's autocorrelation)")
     p.add_argument("--out", default=None, help="write the model to this .json or .toml file")
     p.add_argument("--json", action="store_true", help="print JSON")
     # effcap_design(rtt, model) names the round trip delta and the epoch s

@@ -47,6 +47,12 @@ def register(sub) -> None:
     p.add_argument("--states", type=int, default=None,
                    help="with --trace: levels of the fitted chain (default: chosen by the effective-capacity "
                         "criterion, at most 8)")
+    p.add_argument("--regimes", type=int, default=None,
+                   help="with --trace: the two-timescale regime x level chain with this many regimes "
+                        "(docs/traces.md sec. 4a; default 1)")
+    p.add_argument("--regime-window", type=float, default=None,
+                   help="with --trace and --regimes: smoothing window in seconds (default: the e-folding time "
+                        "of the trace's autocorrelation)")
     p.add_argument("--wmax", type=int, default=None,
                    help="maximum TCP window in packets (default 128; with --trace twice the peak pipe plus the "
                         "buffer)")
@@ -89,7 +95,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
     trace = read_trace(args.trace)
     patterns = 8 if args.patterns is None else args.patterns
-    link = fit_link(trace, args.rtt, states=args.states, patterns=patterns)
+    link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
+                    regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
                      tcp=args.tcp)
     d = {"trace": args.trace, **r.to_dict(),
@@ -101,7 +108,10 @@ def _run_trace(args: argparse.Namespace) -> int:
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
-        f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s, {sum(r.model['patterns_per_level'])} "
+        f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s"
+        + (f" ({r.model['regimes']} regimes of {r.model['states'] // r.model['regimes']} levels, regime window "
+           f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
+        + f", {sum(r.model['patterns_per_level'])} "
         f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s\n"
         f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage "
         f"{v['outage_share']:.1%} of epochs, service lag inside an epoch {v['service_lag_packets']:.1f} packets\n"
@@ -118,7 +128,8 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.trace is not None:
         return _run_trace(args)
-    ignored = [flag for flag, v in (("--rtt", args.rtt), ("--patterns", args.patterns), ("--states", args.states))
+    ignored = [flag for flag, v in (("--rtt", args.rtt), ("--patterns", args.patterns), ("--states", args.states),
+                                    ("--regimes", args.regimes), ("--regime-window", args.regime_window))
                if v is not None]
     if ignored:   # they describe a measured link: silently dropping them would analyse another scenario
         raise ValueError(f"{', '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} used only with --trace "
