@@ -376,9 +376,10 @@ def _reused(reuse, p: dict, tcp: str, duration: float):
     """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None."""
     if reuse is None:
         return None
+    rtcp = reuse.tcp if "tcp" in reuse.columns else "timeout-only"   # runs before issue 25 had one TCP
     m = reuse[(reuse.trace_file == p["trace_file"]) & (reuse.rtt_ms == p["rtt_ms"]) & (reuse.fit_half == p["fit_half"])
               & (reuse.bmax == p["bmax"]) & (reuse.wmax == p["wmax"]) & (reuse.feedback == p["feedback"])
-              & (reuse.tcp == tcp) & np.isclose(reuse.duration, duration)]
+              & (rtcp == tcp) & np.isclose(reuse.duration, duration)]
     return None if m.empty else m.iloc[0]
 
 

@@ -94,3 +94,29 @@ def test_targets_score_the_band_against_the_replay_ci():
     assert "prediction has it right at 1 of 1 (100 %)" in text
     sg = tr.signs(df)
     assert bool(sg.separated.iloc[0]) and sg.replay_diff.iloc[0] == pytest.approx(0.10)
+
+
+def test_reused_replays_match_only_the_same_point():
+    tr = _analytics()
+    old = pd.DataFrame([{"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40,
+                         "feedback": "none", "duration": 70.0, "replay": 0.4, "replay_half_width": 0.01,
+                         "replay_fitted_half": 0.5, "replay_fitted_half_hw": 0.02}])   # a run without a tcp column
+    p = {"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40, "feedback": "none"}
+    assert tr._reused(old, p, "timeout-only", 70.0).replay == 0.4
+    assert tr._reused(old, p, "sack", 70.0) is None
+    assert tr._reused(old, {**p, "wmax": 41}, "timeout-only", 70.0) is None
+    assert tr._reused(old, p, "timeout-only", 140.0) is None
+    assert tr._reused(None, p, "timeout-only", 70.0) is None
+
+
+def test_holdout_with_regimes_keeps_the_one_timescale_window():
+    """--regimes changes the analysed chain, never the replays' window (same points as R = 1)."""
+    tr = _analytics()
+    kw = dict(replications=1, duration=5.0, seed=1, workers=1, fitted_sim=False, in_sample=False,
+              log=lambda *a, **k: None)
+    path = str(DATA / "markov3_outage.down")
+    one = tr.holdout([path], [0.1], [0.5], **kw)
+    two = tr.holdout([path], [0.1], [0.5], regimes=2, reuse=one, **kw)
+    assert (two.wmax.values == one.wmax.values).all() and (two.replay.values == one.replay.values).all()
+    assert (two.regimes == 2).all() and (one.regimes == 1).all()
+    assert not np.array_equal(two.prediction.values[:2], one.prediction.values[:2])
