@@ -177,10 +177,11 @@ PATTERNS = {"none": 8, "instcap": 4}
 #: states counted before an analysis; above it the point is refused (time budget of the study)
 STATE_LIMIT = 200_000
 #: the same for INSTCAP [choice, from the measured cost, not from any result]: its chains cost
-#: about 30 microseconds and 4 kB per state to build and solve (Verizon-LTE half B, 50 ms, 9
-#: packets: 493,705 states in 16 s and 2.0 GB on the quiet VM) against about 0.3 ms per state
-#: for TCP alone with 8 patterns and its ACK replays, so 10^6 INSTCAP states fit the study's
-#: time and the 4 GB memory target
+#: less per state than TCP alone's with 8 patterns and their ACK replays (Verizon-LTE half B,
+#: 50 ms, 9 packets: 493,705 states in 16 s and 2.0 GB on the quiet VM, about 0.3 ms per state
+#: for TCP alone), so more of them fit the study's time limit; the cost varies (up to 300 s for
+#: 341,369 states at 20 ms on the loaded VM, 4.4 GB for 588,249 states: docs/traces.md sec. 7.2e),
+#: and the time limit still applies
 STATE_LIMIT_INSTCAP = 1_000_000
 #: seconds an analysis may run (count, build and solve) before it is stopped and refused
 ANALYSIS_TIMEOUT = 300.0
