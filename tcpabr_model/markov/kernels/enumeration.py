@@ -22,7 +22,8 @@ from numba import njit
 
 from .occupancy import abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
-                        pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
+                        pattern_abr_entry, pattern_tcp_alone_prefix, pattern_tcp_alone_resume,
+                        tcp_alone_first_loss, tcp_alone_outcome)
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
                        pattern_loss_counts, tcp_alone_after_loss)
 
@@ -187,6 +188,15 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     cur_key = np.empty(256, dtype=np.int64)
     ptab_il = np.full((bmax + 1, npat, n_rs), -2, dtype=np.int64)
     ptab_k = np.zeros((bmax + 1, npat, n_rs), dtype=np.int64)
+    # TCP alone with patterns: per ACK pattern of the current (state, pattern), the replay of the
+    # single ACKs shared by every N (interval.pattern_tcp_alone_prefix)
+    nq = 1
+    if patterned and mode != MODE_ABR:
+        for lv in range(nlev):
+            if pat_ptr[lv + 1] - pat_ptr[lv] > nq:
+                nq = pat_ptr[lv + 1] - pat_ptr[lv]
+    pre = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1, 3), dtype=np.int64)
+    pre_loss = np.empty(nq, dtype=np.int64)
 
     i = 0
     overflow = False
@@ -286,6 +296,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 if d * s > delta + EPS:
                     g = delta / d
                 lost_single = 0 if patterned else tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
+                if patterned:
+                    for qq in range(q_lo, q_hi):
+                        pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
+                                                                       bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
+                                                                       d - nhi, d - nlo, pre, qq - q_lo)
 
             for ninc in range(nlo, nhi + 1):
                 pn0 = pmf_n[ninc] * qw
@@ -325,10 +340,19 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                             p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                     elif patterned:
-                        lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
-                                                                     opp_ptr[pp + 1], bmax, ack_phase,
-                                                                     opp_ptr[qq] if ack_patterned else 0,
-                                                                     opp_ptr[qq + 1] if ack_patterned else 0)
+                        # interval.pattern_tcp_alone_outcome, the d - N single ACKs from the prefix
+                        ll = d - ninc
+                        row = qq - q_lo
+                        if pre_loss[row] < ll:
+                            lost = True
+                            jl = pre_loss[row]
+                            b1 = 0
+                            d1 = 0
+                        else:
+                            lost, jl, b1, d1 = pattern_tcp_alone_resume(d, ll, g, opp_t, opp_ptr[pp + 1], bmax,
+                                                                        ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
+                                                                        pre[row, ll, 0], pre[row, ll, 1],
+                                                                        pre[row, ll, 2])
                         a1 = 0
                     else:
                         lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,

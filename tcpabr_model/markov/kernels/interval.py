@@ -473,3 +473,62 @@ def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase, a0=0, a1=
     rest = o1 - j
     dep = rest if rest < q else q
     return False, -1, q - dep, departed + dep
+
+
+@njit(cache=True)
+def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lmax, pre, row):
+    """The first ``lmax`` ACKs of :func:`pattern_tcp_alone_outcome` as single ACKs, the state
+    before ACK ``L`` kept for ``L = lmin..lmax`` (the build's speed-up, docs/model.md sec. 11:
+    an increment ``N`` doubles the last ``N`` ACKs only, so every ``N`` with ``d - N`` in that
+    range shares this prefix).  ``pre[row, L]`` receives ``(q, j, departed)``, the packets
+    queued, the next opportunity index and the departures so far.  Returns the index of the
+    first lost single ACK, or ``lmax`` when none of the ``lmax`` is lost: with ``L = d - N``
+    single ACKs the outcome is a loss with ``j_loss`` that index when it is below ``L``, else
+    :func:`pattern_tcp_alone_resume` from ``pre[row, L]``.  The same operations in the same
+    order as :func:`pattern_tcp_alone_outcome`."""
+    q = b
+    j = o0
+    departed = 0
+    acks = a1 - a0 >= d
+    for i in range(lmax):
+        if i >= lmin:
+            pre[row, i, 0] = q
+            pre[row, i, 1] = j
+            pre[row, i, 2] = departed
+        t = opp[a0 + i] if acks else (i + phase) * g
+        while j < o1 and opp[j] <= t + EPS:
+            if q > 0:
+                q -= 1
+                departed += 1
+            j += 1
+        if q >= bmax:
+            return i
+        q += 1
+    pre[row, lmax, 0] = q
+    pre[row, lmax, 1] = j
+    pre[row, lmax, 2] = departed
+    return lmax
+
+
+@njit(cache=True)
+def pattern_tcp_alone_resume(d, L, g, opp, o1, bmax, phase, a0, a1, q, j, departed):
+    """:func:`pattern_tcp_alone_outcome` with ``ninc = d - L`` from the state ``(q, j,
+    departed)`` before ACK ``L`` (:func:`pattern_tcp_alone_prefix`, no loss among the ``L``
+    single ACKs): the doubled ACKs ``L..d - 1`` and the rest of the pattern."""
+    acks = a1 - a0 >= d
+    k = L
+    for i in range(L, d):
+        t = opp[a0 + i] if acks else (i + phase) * g
+        while j < o1 and opp[j] <= t + EPS:
+            if q > 0:
+                q -= 1
+                departed += 1
+            j += 1
+        for _ in range(2):
+            if q >= bmax:
+                return True, k, 0, 0
+            q += 1
+            k += 1
+    rest = o1 - j
+    dep = rest if rest < q else q
+    return False, -1, q - dep, departed + dep
