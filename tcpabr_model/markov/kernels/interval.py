@@ -408,6 +408,53 @@ def add_loss_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi):
     return ew, ess, eul, mlo, mhi
 
 
+@njit(cache=True, inline="always")
+def loss_window_moments(pmf, off, klo, khi, w_base, wmax):
+    """The expectations of :func:`add_loss_windows` without its ``lossm`` update, for the
+    law ``pmf[off + k]``, ``k = klo..khi``: ``(ew, ess, eul, mlo, mhi)``, the same sums in
+    the same order (bit for bit), and the range of ``m`` its terms reach (``mlo > mhi`` when
+    every term is below ``PMF_TAIL``).  They depend on the loss outcome only through
+    ``(B + J, N)``: the build computes them once per state and pair
+    (``enumeration.build_skeleton``) and adds ``pn P(m)`` to ``lossm`` with
+    :func:`add_loss_mass`."""
+    ew = 0.0
+    ess = 0.0
+    eul = 0.0
+    mlo = wmax + 1
+    mhi = 0
+    for k in range(klo, khi + 1):
+        pk = pmf[off + k]
+        if pk < PMF_TAIL:
+            continue
+        w = w_base + k
+        if w > wmax:
+            w = wmax
+        m = (w + 1) // 2
+        if m < mlo:
+            mlo = m
+        if m > mhi:
+            mhi = m
+        ew += pk * w
+        c = ceil_log2(m)
+        ess += pk * ((1 << c) - 1)
+        eul += pk * (3 + c)
+    return ew, ess, eul, mlo, mhi
+
+
+@njit(cache=True, inline="always")
+def add_loss_mass(pn, pmf, off, klo, khi, w_base, wmax, lossm):
+    """``lossm[m] += pn P(m)`` of :func:`add_loss_windows` (the same additions in the same
+    order) for the law ``pmf[off + k]``, ``k = klo..khi``."""
+    for k in range(klo, khi + 1):
+        pk = pmf[off + k]
+        if pk < PMF_TAIL:
+            continue
+        w = w_base + k
+        if w > wmax:
+            w = wmax
+        lossm[(w + 1) // 2] += pn * pk
+
+
 # --- service at given opportunity times (docs/model.md sec. 11, issue 23) -------------------
 # With a ServicePatterns the interval at level k serves at the opportunity times of one pattern
 # of that level (drawn with its weight), not every 1 / c_k: an opportunity at time o sends the
@@ -475,7 +522,7 @@ def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase, a0=0, a1=
     return False, -1, q - dep, departed + dep
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lmax, pre, row):
     """The first ``lmax`` ACKs of :func:`pattern_tcp_alone_outcome` as single ACKs, the state
     before ACK ``L`` kept for ``L = lmin..lmax`` (the build's speed-up, docs/model.md sec. 11:
@@ -510,7 +557,7 @@ def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lm
     return lmax
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pattern_tcp_alone_resume(d, L, g, opp, o1, bmax, phase, a0, a1, q, j, departed):
     """:func:`pattern_tcp_alone_outcome` with ``ninc = d - L`` from the state ``(q, j,
     departed)`` before ACK ``L`` (:func:`pattern_tcp_alone_prefix`, no loss among the ``L``
