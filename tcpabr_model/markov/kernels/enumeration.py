@@ -233,6 +233,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 nq = pat_ptr[lv + 1] - pat_ptr[lv]
     pre = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1, 3), dtype=np.int64)
     pre_loss = np.empty(nq, dtype=np.int64)
+    jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
     # per state, filled on first use and valid while the stamp is the state's index (the same
     # numbers as computing them at every use): the law of Binomial(b + J, 1/W) by b + J (pool
     # bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window expectations by (J, N) (timeouts
@@ -379,7 +380,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     for qq in range(q_lo, q_hi):
                         pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
                                                                        bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
-                                                                       d - nhi, d - nlo, pre, qq - q_lo)
+                                                                       d - nhi, d - nlo, pre, jt, qq - q_lo)
 
             for ninc in range(nlo, nhi + 1):
                 pn0 = pmf_n[ninc] * qw
@@ -428,10 +429,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             b1 = 0
                             d1 = 0
                         else:
-                            lost, jl, b1, d1 = pattern_tcp_alone_resume(d, ll, g, opp_t, opp_ptr[pp + 1], bmax,
-                                                                        ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
+                            lost, jl, b1, d1 = pattern_tcp_alone_resume(d, ll, opp_ptr[pp + 1], bmax,
                                                                         pre[row, ll, 0], pre[row, ll, 1],
-                                                                        pre[row, ll, 2])
+                                                                        pre[row, ll, 2], jt, row)
                         a1 = 0
                     else:
                         lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,

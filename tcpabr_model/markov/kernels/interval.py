@@ -523,31 +523,40 @@ def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase, a0=0, a1=
 
 
 @njit(cache=True, inline="always")
-def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lmax, pre, row):
-    """The first ``lmax`` ACKs of :func:`pattern_tcp_alone_outcome` as single ACKs, the state
-    before ACK ``L`` kept for ``L = lmin..lmax`` (the build's speed-up, docs/model.md sec. 11:
-    an increment ``N`` doubles the last ``N`` ACKs only, so every ``N`` with ``d - N`` in that
-    range shares this prefix).  ``pre[row, L]`` receives ``(q, j, departed)``, the packets
-    queued, the next opportunity index and the departures so far.  Returns the index of the
-    first lost single ACK, or ``lmax`` when none of the ``lmax`` is lost: with ``L = d - N``
-    single ACKs the outcome is a loss with ``j_loss`` that index when it is below ``L``, else
-    :func:`pattern_tcp_alone_resume` from ``pre[row, L]``.  The same operations in the same
-    order as :func:`pattern_tcp_alone_outcome`."""
+def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lmax, pre, jt, row):
+    """The first ``lmax`` ACKs of :func:`pattern_tcp_alone_outcome` as single ACKs, for every
+    window increment ``N`` with ``d - N`` in ``lmin..lmax`` at once (the build's speed-up,
+    docs/model.md sec. 11: an increment doubles the last ``N`` ACKs only).
+
+    ``jt[row, i]`` receives the opportunity index after ACK ``i``'s time (the ``j`` of
+    :func:`pattern_tcp_alone_outcome` after its ``while`` loop at ACK ``i``, which does not
+    depend on the queue), ``i = 0..d - 1``; between two ACKs the queue only drains, so the
+    opportunities ``j..jt[row, i] - 1`` serve ``min(q, jt[row, i] - j)`` packets.
+    ``pre[row, L]`` receives ``(q, j, departed)`` before ACK ``L``, ``L = lmin..lmax``.
+    Returns the index of the first lost single ACK, or ``lmax`` when none of the ``lmax`` is
+    lost: with ``L = d - N`` single ACKs the outcome is a loss with ``j_loss`` that index
+    when it is below ``L``, else :func:`pattern_tcp_alone_resume` from ``pre[row, L]``.
+    Integer counts of the same events: the same outcome as :func:`pattern_tcp_alone_outcome`."""
+    j = o0
+    acks = a1 - a0 >= d
+    for i in range(d):
+        t = opp[a0 + i] if acks else (i + phase) * g
+        while j < o1 and opp[j] <= t + EPS:
+            j += 1
+        jt[row, i] = j
     q = b
     j = o0
     departed = 0
-    acks = a1 - a0 >= d
     for i in range(lmax):
         if i >= lmin:
             pre[row, i, 0] = q
             pre[row, i, 1] = j
             pre[row, i, 2] = departed
-        t = opp[a0 + i] if acks else (i + phase) * g
-        while j < o1 and opp[j] <= t + EPS:
-            if q > 0:
-                q -= 1
-                departed += 1
-            j += 1
+        nj = jt[row, i]
+        served = nj - j if nj - j < q else q
+        q -= served
+        departed += served
+        j = nj
         if q >= bmax:
             return i
         q += 1
@@ -558,24 +567,25 @@ def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lm
 
 
 @njit(cache=True, inline="always")
-def pattern_tcp_alone_resume(d, L, g, opp, o1, bmax, phase, a0, a1, q, j, departed):
+def pattern_tcp_alone_resume(d, L, o1, bmax, q, j, departed, jt, row):
     """:func:`pattern_tcp_alone_outcome` with ``ninc = d - L`` from the state ``(q, j,
     departed)`` before ACK ``L`` (:func:`pattern_tcp_alone_prefix`, no loss among the ``L``
-    single ACKs): the doubled ACKs ``L..d - 1`` and the rest of the pattern."""
-    acks = a1 - a0 >= d
+    single ACKs): the doubled ACKs ``L..d - 1`` and the rest of the pattern, O(d - L)."""
     k = L
     for i in range(L, d):
-        t = opp[a0 + i] if acks else (i + phase) * g
-        while j < o1 and opp[j] <= t + EPS:
-            if q > 0:
-                q -= 1
-                departed += 1
-            j += 1
-        for _ in range(2):
-            if q >= bmax:
-                return True, k, 0, 0
-            q += 1
-            k += 1
+        nj = jt[row, i]
+        served = nj - j if nj - j < q else q
+        q -= served
+        departed += served
+        j = nj
+        if q >= bmax:
+            return True, k, 0, 0
+        q += 1
+        k += 1
+        if q >= bmax:
+            return True, k, 0, 0
+        q += 1
+        k += 1
     rest = o1 - j
     dep = rest if rest < q else q
     return False, -1, q - dep, departed + dep
