@@ -26,7 +26,8 @@ from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_w
                         pattern_abr_entry, pattern_tcp_alone_prefix, pattern_tcp_alone_resume,
                         tcp_alone_first_loss, tcp_alone_outcome)
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
-                       pattern_loss_counts, tcp_alone_after_loss)
+                       pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
+                       tcp_alone_after_loss)
 
 
 MW_CAP = 1 << 20     # entries of the per-state (J, N) loss-window cache at most (else computed at each use)
@@ -234,6 +235,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     pre = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1, 3), dtype=np.int64)
     pre_loss = np.empty(nq, dtype=np.int64)
     jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
+    # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
+    pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and fast_recovery) else 1, 5), dtype=np.int64)
     # per state, filled on first use and valid while the stamp is the state's index (the same
     # numbers as computing them at every use): the law of Binomial(b + J, 1/W) by b + J (pool
     # bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window expectations by (J, N) (timeouts
@@ -381,6 +384,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
                                                                        bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
                                                                        d - nhi, d - nlo, pre, jt, qq - q_lo)
+                        if fast_recovery:
+                            pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
+                                                          qq - q_lo)
 
             for ninc in range(nlo, nhi + 1):
                 pn0 = pmf_n[ninc] * qw
@@ -508,7 +514,14 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 in_k = True
                         if fast_recovery:
                             # sec. 12: the whole loss interval decides fast retransmit or timeout
-                            if patterned:      # service at the pattern's opportunities (sec. 11): replayed
+                            if ack_patterned:   # TCP alone over patterns: from the shared prefix (sec. 11)
+                                ll = d - ninc
+                                row = qq - q_lo
+                                _, j2, n_lost = pattern_tcp_alone_loss_resume(d, ll, bmax, pre2[row, ll, 0],
+                                                                              pre2[row, ll, 1], pre2[row, ll, 2],
+                                                                              pre2[row, ll, 3], pre2[row, ll, 4],
+                                                                              jt, row)
+                            elif patterned:      # service at the pattern's opportunities (sec. 11): replayed
                                 _, j2, n_lost = pattern_loss_counts(mode, a, b, d, ninc, s, g, opp_t, opp_ptr[pp],
                                                                     opp_ptr[pp + 1], bmax, delta, ack_phase,
                                                                     opp_ptr[qq] if ack_patterned else 0,
