@@ -21,10 +21,16 @@ from hypothesis import strategies as st
 
 from tcpabr_model.capacity import read_trace
 from tcpabr_model.markov import Scenario, analyze
-from tcpabr_model.markov.kernels.interval import (pattern_tcp_alone_outcome, pattern_tcp_alone_prefix,
-                                                  pattern_tcp_alone_resume)
-from tcpabr_model.markov.kernels.recovery import (pattern_loss_counts, pattern_tcp_alone_loss_prefix,
-                                                  pattern_tcp_alone_loss_resume)
+from tcpabr_model.markov.kernels.interval import (
+    pattern_tcp_alone_outcome,
+    pattern_tcp_alone_prefix,
+    pattern_tcp_alone_resume,
+)
+from tcpabr_model.markov.kernels.recovery import (
+    pattern_loss_counts,
+    pattern_tcp_alone_loss_prefix,
+    pattern_tcp_alone_loss_resume,
+)
 from tcpabr_model.markov.skeleton import skeleton_for
 from tcpabr_model.trace_study import fit_link
 
