@@ -9,6 +9,8 @@ arrays out, no validation (the public API in :mod:`tcpabr_model.markov` validate
     codes (sec. 12);
 ``enumeration``
     the breadth-first enumeration of the reachable states (the skeleton, secs. 5-5a);
+``stateset``
+    the build's state index (a hash set of int64 keys) and growable arrays;
 ``assemble``
     the rate chain multiplied in: rows of T and L, the CSR of P (sec. 8);
 ``structured``

@@ -21,79 +21,18 @@ import numpy as np
 from numba import njit
 
 from .occupancy import abr_queue_integral, tcp_alone_queue_integral
-from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_windows, binomial_window, increment_law,
-                        pattern_abr_entry, pattern_tcp_alone_outcome, tcp_alone_first_loss, tcp_alone_outcome)
+from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, binomial_window,
+                        increment_law, loss_window_moments,
+                        pattern_abr_entry, pattern_tcp_alone_prefix, pattern_tcp_alone_resume,
+                        tcp_alone_first_loss, tcp_alone_outcome)
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
-                       pattern_loss_counts, tcp_alone_after_loss)
+                       pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
+                       tcp_alone_after_loss)
+from .stateset import _add_state, _grow, _grow2n, _put_state, _rehash_for, _slot, _zkey
 
 
-# --- open-addressing hash set of int64 keys (state -> index) ---------------------------
-
-@njit(cache=True)
-def _slot(keys, key):
-    mask = keys.shape[0] - 1
-    h = (key * -7046029254386353131) & 0x7FFFFFFFFFFFFFFF  # Fibonacci hashing
-    j = (h >> 17) & mask
-    while keys[j] != -1 and keys[j] != key:
-        j = (j + 1) & mask
-    return j
-
-
-@njit(cache=True)
-def _rehash(keys, vals):
-    nk = np.full(2 * keys.shape[0], -1, dtype=np.int64)
-    nv = np.empty(2 * keys.shape[0], dtype=np.int64)
-    for j in range(keys.shape[0]):
-        if keys[j] != -1:
-            s = _slot(nk, keys[j])
-            nk[s] = keys[j]
-            nv[s] = vals[j]
-    return nk, nv
-
-
-@njit(cache=True)
-def _key(a, b, d, ri, si, bmax, wmax, nlev):
-    return (((a * (bmax + 1) + b) * (wmax + 1) + d) * nlev + ri) * nlev + si
-
-
-@njit(cache=True, inline="always")
-def _zkey(a, b, d, ri, si, z, bmax, wmax, nlev, patterned):
-    """The state's key; with service patterns the silence flag ``z`` doubles it (sec. 11)."""
-    k = _key(a, b, d, ri, si, bmax, wmax, nlev)
-    return 2 * k + z if patterned else k
-
-
-@njit(cache=True)
-def _grow(x, n):
-    """A copy of the 1-d array ``x`` with room for max(n, 2 len(x)) entries."""
-    y = np.empty(max(n, 2 * x.shape[0]), dtype=x.dtype)
-    y[: x.shape[0]] = x
-    return y
-
-
-@njit(cache=True)
-def _grow2(x):
-    y = np.empty((2 * x.shape[0], x.shape[1]), dtype=x.dtype)
-    y[: x.shape[0]] = x
-    return y
-
-
-@njit(cache=True, inline="always")
-def _add_state(st, hkeys, hvals, j, key, n, a, b, d, ri, si):
-    """Store state number ``n`` = (a, b, d, ri, si) under ``key`` at the free hash slot
-    ``j``; returns ``(st, hkeys, hvals)``, grown or rehashed when full."""
-    if n >= st.shape[0]:
-        st = _grow2(st)
-    hkeys[j] = key
-    hvals[j] = n
-    if 2 * n > hkeys.shape[0]:
-        hkeys, hvals = _rehash(hkeys, hvals)
-    st[n, 0] = a
-    st[n, 1] = b
-    st[n, 2] = d
-    st[n, 3] = ri
-    st[n, 4] = si
-    return st, hkeys, hvals
+MW_CAP = 1 << 20     # entries of the per-state (J, N) loss-window cache at most (else computed at each use)
+POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else computed at each use)
 
 
 @njit(cache=True, nogil=True)
@@ -187,6 +126,33 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     cur_key = np.empty(256, dtype=np.int64)
     ptab_il = np.full((bmax + 1, npat, n_rs), -2, dtype=np.int64)
     ptab_k = np.zeros((bmax + 1, npat, n_rs), dtype=np.int64)
+    # TCP alone with patterns: per ACK pattern of the current (state, pattern), the replay of the
+    # single ACKs shared by every N (interval.pattern_tcp_alone_prefix)
+    nq = 1
+    if patterned and mode != MODE_ABR:
+        for lv in range(nlev):
+            if pat_ptr[lv + 1] - pat_ptr[lv] > nq:
+                nq = pat_ptr[lv + 1] - pat_ptr[lv]
+    pre = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1, 3), dtype=np.int64)
+    pre_loss = np.empty(nq, dtype=np.int64)
+    jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
+    # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
+    pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and fast_recovery) else 1, 5), dtype=np.int64)
+    # per state, filled on first use and valid while the stamp is the state's index (the same
+    # numbers as computing them at every use): the law of Binomial(b + J, 1/W) by b + J (pool
+    # bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window expectations by (J, N) (timeouts
+    # only: interval.loss_window_moments), and the loss-free entries by (A, B, D) (patterns)
+    bc_stamp = np.full(bmax + 2 * wmax + 8, -1, dtype=np.int64)   # b + J <= bmax + wmax
+    bc_off = np.empty(bc_stamp.shape[0], dtype=np.int64)
+    bc_lo = np.empty(bc_stamp.shape[0], dtype=np.int64)
+    bc_hi = np.empty(bc_stamp.shape[0], dtype=np.int64)
+    bpool = np.empty(min(4096, POOL_CAP), dtype=np.float64)
+    mw_stamp = np.full(min(4096, MW_CAP), -1, dtype=np.int64)
+    mw_f = np.empty((mw_stamp.shape[0], 3), dtype=np.float64)
+    mw_m = np.empty((mw_stamp.shape[0], 2), dtype=np.int64)
+    mk_keys = np.full(256, -1, dtype=np.int64)
+    mk_val = np.empty(256, dtype=np.int64)
+    cur_slot = np.empty(256, dtype=np.int64)
 
     i = 0
     overflow = False
@@ -218,6 +184,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         s = s_vals[si]
         pinc = 1.0 / w0
         nlo, nhi = increment_law(d, w0, wmax, pmf_n)
+        nn = nhi - nlo + 1
+        bp_n = 0
 
         mlo = ncodes + 1  # loss-event codes touched: lossm[mlo..mhi] (lossm is zero elsewhere)
         mhi = 0
@@ -227,7 +195,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         u_loss = 0.0
         klo = 0
         khi = -1
-        nack_done = -1
         v_j = 0.0
         v_q = 0.0
         f_p = 0.0
@@ -243,7 +210,6 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             # sec. 11: a second round trip without an ACK: the retransmission timer (2 RTT)
             # expires; a loss of window w = W (no ACK, no growth) and its timeout cycle
             pmf_k[0] = 1.0
-            nack_done = -1
             ew, ess, eul, mlo, mhi = add_loss_windows(1.0, pmf_k, 0, 0, w0, wmax, lossm, mlo, mhi)
             pl = 1.0
             v_post = ew
@@ -253,6 +219,34 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         ack_patterned = patterned and mode != MODE_ABR   # TCP alone: S is the ACK clock
         q_lo = pat_ptr[si] if ack_patterned else 0
         q_hi = pat_ptr[si + 1] if ack_patterned else 1
+        # room for every outcome of this state, grown here and not inside the loops below
+        nout = (p_hi - p_lo) * nn * (q_hi - q_lo)
+        if store and n_nl + nout + 2 > nl_prob.shape[0]:
+            nl_prob = _grow(nl_prob, n_nl + nout + 2)
+            nl_t = _grow2n(nl_t, nl_prob.shape[0])
+        if patterned and nout > cur_key.shape[0]:
+            cur_key = _grow(cur_key, nout)
+            cur_slot = _grow(cur_slot, nout)
+        if patterned and 2 * (nout + 1) > mk_keys.shape[0]:
+            sz = mk_keys.shape[0]
+            while 2 * (nout + 1) > sz:
+                sz *= 2
+            mk_keys = np.full(sz, -1, dtype=np.int64)
+            mk_val = np.empty(sz, dtype=np.int64)
+        if n_states + nout * nlev > st.shape[0]:
+            st = _grow2n(st, n_states + nout * nlev)
+        hkeys, hvals = _rehash_for(hkeys, hvals, n_states + nout * nlev)
+        # the caches of the loss windows: J <= jl_max in this state (a + d + N packets sent)
+        jl_max = a + d + nhi
+        need = (jl_max + 1) * nn
+        if need > mw_stamp.shape[0] and need <= MW_CAP:
+            mw_stamp = np.full(need, -1, dtype=np.int64)
+            mw_f = np.empty((need, 3), dtype=np.float64)
+            mw_m = np.empty((need, 2), dtype=np.int64)
+        mw_ok = need <= mw_stamp.shape[0]
+        need = (jl_max + 1) * (b + jl_max + 1)
+        if need > bpool.shape[0] and bpool.shape[0] < POOL_CAP:
+            bpool = np.empty(min(need, POOL_CAP), dtype=np.float64)
         for pp in range(p_lo, p_hi):
             qw = pat_w[pp] if patterned else 1.0
             # per-(state, pattern) interval data shared by every N
@@ -286,6 +280,14 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 if d * s > delta + EPS:
                     g = delta / d
                 lost_single = 0 if patterned else tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
+                if patterned:
+                    for qq in range(q_lo, q_hi):
+                        pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
+                                                                       bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
+                                                                       d - nhi, d - nlo, pre, jt, qq - q_lo)
+                        if fast_recovery:
+                            pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
+                                                          qq - q_lo)
 
             for ninc in range(nlo, nhi + 1):
                 pn0 = pmf_n[ninc] * qw
@@ -325,10 +327,18 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                             p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                     elif patterned:
-                        lost, jl, b1, d1 = pattern_tcp_alone_outcome(b, d, ninc, g, opp_t, opp_ptr[pp],
-                                                                     opp_ptr[pp + 1], bmax, ack_phase,
-                                                                     opp_ptr[qq] if ack_patterned else 0,
-                                                                     opp_ptr[qq + 1] if ack_patterned else 0)
+                        # interval.pattern_tcp_alone_outcome, the d - N single ACKs from the prefix
+                        ll = d - ninc
+                        row = qq - q_lo
+                        if pre_loss[row] < ll:
+                            lost = True
+                            jl = pre_loss[row]
+                            b1 = 0
+                            d1 = 0
+                        else:
+                            lost, jl, b1, d1 = pattern_tcp_alone_resume(d, ll, opp_ptr[pp + 1], bmax,
+                                                                        pre[row, ll, 0], pre[row, ll, 1],
+                                                                        pre[row, ll, 2], jt, row)
                         a1 = 0
                     else:
                         lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
@@ -342,20 +352,17 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 v_q += pn * tcp_alone_queue_integral(b, d, ninc, g, r, delta, ack_phase)
                         merged = False
                         okey = 0
+                        jm = 0
                         if patterned:
                             # sec. 11: (N, pattern) pairs often lead to the same (A, B, D): one entry each
                             okey = (a1 * (bmax + 1) + b1) * (wmax + 1) + d1
-                            for e in range(n_cur):
-                                if cur_key[e] == okey:
-                                    if store:
-                                        nl_prob[ent0 + e] += pn
-                                    merged = True
-                                    break
+                            jm = _slot(mk_keys, okey)
+                            if mk_keys[jm] == okey:
+                                if store:
+                                    nl_prob[ent0 + mk_val[jm]] += pn
+                                merged = True
                         if not merged:
                             if store:
-                                if n_nl + 1 >= nl_prob.shape[0]:
-                                    nl_prob = _grow(nl_prob, 0)
-                                    nl_t = _grow2(nl_t)
                                 nl_prob[n_nl] = pn
                             si1 = 0 if constant_s else ri
                             for rj in range(nlev):
@@ -370,27 +377,52 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                                     tgt = n_states
-                                    st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1)
-                                    st[tgt, 5] = z1
+                                    _put_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1, z1)
                                     n_states += 1
                                 if store:
                                     nl_t[n_nl, rj] = tgt
                             n_nl += 1
                             if patterned:
-                                if n_cur >= cur_key.shape[0]:
-                                    cur_key = _grow(cur_key, 0)
                                 cur_key[n_cur] = okey
+                                mk_keys[jm] = okey
+                                mk_val[jm] = n_cur
+                                cur_slot[n_cur] = jm
                                 n_cur += 1
                     else:
                         # loss: window achieved w = W + N + Bin(b + J, 1/W), capped at W_max (alpha(x; w))
                         pl += pn
                         nack = b + jl
-                        if nack != nack_done:
+                        # the law of Binomial(b + J, 1/W): cached in bpool, or in pmf_k (uncached)
+                        # where the pool is full
+                        in_k = False
+                        if bc_stamp[nack] == i:
+                            boff = bc_off[nack]
+                            klo = bc_lo[nack]
+                            khi = bc_hi[nack]
+                        else:
                             klo, khi = binomial_window(nack, pinc, pmf_k)
-                            nack_done = nack
+                            if bp_n + khi - klo + 1 <= bpool.shape[0]:
+                                for k in range(klo, khi + 1):
+                                    bpool[bp_n + k - klo] = pmf_k[k]
+                                boff = bp_n - klo
+                                bc_off[nack] = boff
+                                bc_lo[nack] = klo
+                                bc_hi[nack] = khi
+                                bc_stamp[nack] = i
+                                bp_n += khi - klo + 1
+                            else:
+                                boff = 0
+                                in_k = True
                         if fast_recovery:
                             # sec. 12: the whole loss interval decides fast retransmit or timeout
-                            if patterned:      # service at the pattern's opportunities (sec. 11): replayed
+                            if ack_patterned:   # TCP alone over patterns: from the shared prefix (sec. 11)
+                                ll = d - ninc
+                                row = qq - q_lo
+                                _, j2, n_lost = pattern_tcp_alone_loss_resume(d, ll, bmax, pre2[row, ll, 0],
+                                                                              pre2[row, ll, 1], pre2[row, ll, 2],
+                                                                              pre2[row, ll, 3], pre2[row, ll, 4],
+                                                                              jt, row)
+                            elif patterned:      # service at the pattern's opportunities (sec. 11): replayed
                                 _, j2, n_lost = pattern_loss_counts(mode, a, b, d, ninc, s, g, opp_t, opp_ptr[pp],
                                                                     opp_ptr[pp + 1], bmax, delta, ack_phase,
                                                                     opp_ptr[qq] if ack_patterned else 0,
@@ -408,8 +440,13 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             # the segmentation buffer; the next source rate is R_k (III-A.8)
                             if mode == MODE_ABR and (a + d + ninc - n) * s_vals[0 if constant_s else ri] > delta + EPS:
                                 kind = 0
-                            q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
-                                pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm, mlo, mhi, mmax, n_lost, kind)
+                            if in_k:
+                                q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
+                                    pn, pmf_k, klo, khi, w0 + ninc, wmax, lossm, mlo, mhi, mmax, n_lost, kind)
+                            else:   # the pool's terms k = klo.. from index boff + klo: the same w and pk
+                                q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
+                                    pn, bpool[boff + klo:], 0, khi - klo, w0 + ninc + klo, wmax, lossm, mlo, mhi,
+                                    mmax, n_lost, kind)
                             v_post += pn * (q_to * jl + ew_to)
                             v_j += pn * q_to * jl
                             v_ss += pn * ess
@@ -419,8 +456,32 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             f_pred += pn * (q_fr * (b + jl - n_lost) + ew_fr)
                             f_opt += pn * (q_fr * (b + jl) + ew_fr)
                         else:
-                            ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax,
-                                                                      lossm, mlo, mhi)
+                            if in_k:       # uncached law (pool full): add_loss_windows itself
+                                ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax,
+                                                                          lossm, mlo, mhi)
+                            elif not mw_ok:   # no room for the (J, N) cache: the same on the pool's terms
+                                ew, ess, eul, mlo, mhi = add_loss_windows(pn, bpool[boff + klo:], 0, khi - klo,
+                                                                          w0 + ninc + klo, wmax, lossm, mlo, mhi)
+                            else:
+                                # add_loss_windows, its expectations computed once per (J, N)
+                                mkey = jl * nn + ninc - nlo
+                                if mw_stamp[mkey] != i:
+                                    ew, ess, eul, ml, mh = loss_window_moments(bpool, boff, klo, khi, w0 + ninc, wmax)
+                                    mw_f[mkey, 0] = ew
+                                    mw_f[mkey, 1] = ess
+                                    mw_f[mkey, 2] = eul
+                                    mw_m[mkey, 0] = ml
+                                    mw_m[mkey, 1] = mh
+                                    mw_stamp[mkey] = i
+                                ew = mw_f[mkey, 0]
+                                ess = mw_f[mkey, 1]
+                                eul = mw_f[mkey, 2]
+                                add_loss_mass(pn, bpool, boff, klo, khi, w0 + ninc, wmax, lossm)
+                                if mw_m[mkey, 1] >= mw_m[mkey, 0]:
+                                    if mw_m[mkey, 0] < mlo:
+                                        mlo = mw_m[mkey, 0]
+                                    if mw_m[mkey, 1] > mhi:
+                                        mhi = mw_m[mkey, 1]
                             v_post += pn * (jl + ew)
                             v_j += pn * jl
                             v_ss += pn * ess
@@ -445,13 +506,18 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 fr_cons[i] = f_cons
                 fr_pred[i] = f_pred
                 fr_opt[i] = f_opt
+        ncod = mhi - max(mlo, 1) + 1      # room for every loss code and its regeneration states
+        if store and ncod > 0 and n_ls + ncod + 1 > ls_prob.shape[0]:
+            ls_prob = _grow(ls_prob, n_ls + ncod + 1)
+            ls_m = _grow(ls_m, n_ls + ncod + 1)
+        if ncod > 0 and n_states + ncod * nlev * n_rs > st.shape[0]:
+            st = _grow2n(st, n_states + ncod * nlev * n_rs)
+        if ncod > 0:
+            hkeys, hvals = _rehash_for(hkeys, hvals, n_states + ncod * nlev * n_rs)
         for c in range(max(mlo, 1), mhi + 1):
             if lossm[c] <= 0.0:
                 continue
             if store:
-                if n_ls + 1 >= ls_prob.shape[0]:
-                    ls_prob = _grow(ls_prob, 0)
-                    ls_m = _grow(ls_m, 0)
                 ls_prob[n_ls] = lossm[c]
                 ls_m[n_ls] = c
             n_ls += 1
@@ -470,11 +536,13 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
-                    st, hkeys, hvals = _add_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2)
+                    _put_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2, 0)
                     reg[m, ri2, si2] = n_states
                     n_states += 1
         for m in range(mlo, mhi + 1):
             lossm[m] = 0.0
+        for e in range(n_cur):
+            mk_keys[cur_slot[e]] = -1
         if store:
             nl_ptr[i + 1] = n_nl
             ls_ptr[i + 1] = n_ls

@@ -408,6 +408,53 @@ def add_loss_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi):
     return ew, ess, eul, mlo, mhi
 
 
+@njit(cache=True, inline="always")
+def loss_window_moments(pmf, off, klo, khi, w_base, wmax):
+    """The expectations of :func:`add_loss_windows` without its ``lossm`` update, for the
+    law ``pmf[off + k]``, ``k = klo..khi``: ``(ew, ess, eul, mlo, mhi)``, the same sums in
+    the same order (bit for bit), and the range of ``m`` its terms reach (``mlo > mhi`` when
+    every term is below ``PMF_TAIL``).  They depend on the loss outcome only through
+    ``(B + J, N)``: the build computes them once per state and pair
+    (``enumeration.build_skeleton``) and adds ``pn P(m)`` to ``lossm`` with
+    :func:`add_loss_mass`."""
+    ew = 0.0
+    ess = 0.0
+    eul = 0.0
+    mlo = wmax + 1
+    mhi = 0
+    for k in range(klo, khi + 1):
+        pk = pmf[off + k]
+        if pk < PMF_TAIL:
+            continue
+        w = w_base + k
+        if w > wmax:
+            w = wmax
+        m = (w + 1) // 2
+        if m < mlo:
+            mlo = m
+        if m > mhi:
+            mhi = m
+        ew += pk * w
+        c = ceil_log2(m)
+        ess += pk * ((1 << c) - 1)
+        eul += pk * (3 + c)
+    return ew, ess, eul, mlo, mhi
+
+
+@njit(cache=True, inline="always")
+def add_loss_mass(pn, pmf, off, klo, khi, w_base, wmax, lossm):
+    """``lossm[m] += pn P(m)`` of :func:`add_loss_windows` (the same additions in the same
+    order) for the law ``pmf[off + k]``, ``k = klo..khi``."""
+    for k in range(klo, khi + 1):
+        pk = pmf[off + k]
+        if pk < PMF_TAIL:
+            continue
+        w = w_base + k
+        if w > wmax:
+            w = wmax
+        lossm[(w + 1) // 2] += pn * pk
+
+
 # --- service at given opportunity times (docs/model.md sec. 11, issue 23) -------------------
 # With a ServicePatterns the interval at level k serves at the opportunity times of one pattern
 # of that level (drawn with its weight), not every 1 / c_k: an opportunity at time o sends the
@@ -470,6 +517,75 @@ def pattern_tcp_alone_outcome(b, d, ninc, g, opp, o0, o1, bmax, phase, a0=0, a1=
                 return True, k, 0, 0
             q += 1
             k += 1
+    rest = o1 - j
+    dep = rest if rest < q else q
+    return False, -1, q - dep, departed + dep
+
+
+@njit(cache=True, inline="always")
+def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lmax, pre, jt, row):
+    """The first ``lmax`` ACKs of :func:`pattern_tcp_alone_outcome` as single ACKs, for every
+    window increment ``N`` with ``d - N`` in ``lmin..lmax`` at once (the build's speed-up,
+    docs/model.md sec. 11: an increment doubles the last ``N`` ACKs only).
+
+    ``jt[row, i]`` receives the opportunity index after ACK ``i``'s time (the ``j`` of
+    :func:`pattern_tcp_alone_outcome` after its ``while`` loop at ACK ``i``, which does not
+    depend on the queue), ``i = 0..d - 1``; between two ACKs the queue only drains, so the
+    opportunities ``j..jt[row, i] - 1`` serve ``min(q, jt[row, i] - j)`` packets.
+    ``pre[row, L]`` receives ``(q, j, departed)`` before ACK ``L``, ``L = lmin..lmax``.
+    Returns the index of the first lost single ACK, or ``lmax`` when none of the ``lmax`` is
+    lost: with ``L = d - N`` single ACKs the outcome is a loss with ``j_loss`` that index
+    when it is below ``L``, else :func:`pattern_tcp_alone_resume` from ``pre[row, L]``.
+    Integer counts of the same events: the same outcome as :func:`pattern_tcp_alone_outcome`."""
+    j = o0
+    acks = a1 - a0 >= d
+    for i in range(d):
+        t = opp[a0 + i] if acks else (i + phase) * g
+        while j < o1 and opp[j] <= t + EPS:
+            j += 1
+        jt[row, i] = j
+    q = b
+    j = o0
+    departed = 0
+    for i in range(lmax):
+        if i >= lmin:
+            pre[row, i, 0] = q
+            pre[row, i, 1] = j
+            pre[row, i, 2] = departed
+        nj = jt[row, i]
+        served = nj - j if nj - j < q else q
+        q -= served
+        departed += served
+        j = nj
+        if q >= bmax:
+            return i
+        q += 1
+    pre[row, lmax, 0] = q
+    pre[row, lmax, 1] = j
+    pre[row, lmax, 2] = departed
+    return lmax
+
+
+@njit(cache=True, inline="always")
+def pattern_tcp_alone_resume(d, L, o1, bmax, q, j, departed, jt, row):
+    """:func:`pattern_tcp_alone_outcome` with ``ninc = d - L`` from the state ``(q, j,
+    departed)`` before ACK ``L`` (:func:`pattern_tcp_alone_prefix`, no loss among the ``L``
+    single ACKs): the doubled ACKs ``L..d - 1`` and the rest of the pattern, O(d - L)."""
+    k = L
+    for i in range(L, d):
+        nj = jt[row, i]
+        served = nj - j if nj - j < q else q
+        q -= served
+        departed += served
+        j = nj
+        if q >= bmax:
+            return True, k, 0, 0
+        q += 1
+        k += 1
+        if q >= bmax:
+            return True, k, 0, 0
+        q += 1
+        k += 1
     rest = o1 - j
     dep = rest if rest < q else q
     return False, -1, q - dep, departed + dep

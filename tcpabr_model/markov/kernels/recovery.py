@@ -254,3 +254,61 @@ def pattern_loss_counts(mode, a, b, d, ninc, s, g, opp, o0, o1, bmax, delta, pha
     if j_before < 0:
         j_before = admitted
     return j_before, admitted - j_before, lost
+
+
+@njit(cache=True, inline="always")
+def pattern_tcp_alone_loss_prefix(b, d, bmax, o0, lmin, lmax, pre2, jt, row):
+    """The single ACKs of :func:`pattern_loss_counts` for TCP alone (every arrival offered,
+    even after a loss), for every ``N`` with ``d - N`` in ``lmin..lmax`` at once, from the
+    opportunity indices ``jt[row, i]`` of :func:`~.interval.pattern_tcp_alone_prefix` (between
+    two ACKs the queue only drains: ``min(q, jt[row, i] - j)`` served).  ``pre2[row, L]``
+    receives ``(q, j, J, admitted, lost)`` before ACK ``L`` (``J`` = -1 before the first loss),
+    ``L = lmin..lmax``; :func:`pattern_tcp_alone_loss_resume` finishes the interval."""
+    q = b
+    j = o0
+    j_before = -1
+    admitted = 0
+    lost = 0
+    for i in range(lmax + 1):
+        if i >= lmin:
+            pre2[row, i, 0] = q
+            pre2[row, i, 1] = j
+            pre2[row, i, 2] = j_before
+            pre2[row, i, 3] = admitted
+            pre2[row, i, 4] = lost
+        if i == lmax:
+            break
+        nj = jt[row, i]
+        served = nj - j if nj - j < q else q
+        q -= served
+        j = nj
+        if q >= bmax:
+            if j_before < 0:
+                j_before = admitted
+            lost += 1
+        else:
+            admitted += 1
+            q += 1
+
+
+@njit(cache=True, inline="always")
+def pattern_tcp_alone_loss_resume(d, L, bmax, q, j, j_before, admitted, lost, jt, row):
+    """``(J, J2, L)`` of :func:`pattern_loss_counts` for TCP alone with ``ninc = d - L``, from
+    the state before ACK ``L`` (:func:`pattern_tcp_alone_loss_prefix`): the doubled ACKs
+    ``L..d - 1``, two arrivals at each, in O(d - L)."""
+    for i in range(L, d):
+        nj = jt[row, i]
+        served = nj - j if nj - j < q else q
+        q -= served
+        j = nj
+        for _ in range(2):
+            if q >= bmax:
+                if j_before < 0:
+                    j_before = admitted
+                lost += 1
+            else:
+                admitted += 1
+                q += 1
+    if j_before < 0:
+        j_before = admitted
+    return j_before, admitted - j_before, lost

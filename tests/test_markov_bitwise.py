@@ -1,0 +1,113 @@
+"""The chain build's speed-ups change no number (issue 23: "each analysis <= 10 s").
+
+* Bit for bit: small chains over a measured link's service patterns (TCP alone, timeout-only
+  and SACK, both ACK clocks, and INSTCAP) against values stored *before* the build was sped up
+  (the bounds as ``float.hex`` and a SHA-256 of every skeleton array), so that a change of the
+  computation that moves the last bit of any number fails here.
+* The shared-prefix replays of the build (``interval.pattern_tcp_alone_prefix`` / ``_resume``,
+  ``recovery.pattern_tcp_alone_loss_prefix`` / ``_resume``) against the one-call kernels they
+  stand for, on every window increment ``N``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.capacity import read_trace
+from tcpabr_model.markov import Scenario, analyze
+from tcpabr_model.markov.kernels.interval import (
+    pattern_tcp_alone_outcome,
+    pattern_tcp_alone_prefix,
+    pattern_tcp_alone_resume,
+)
+from tcpabr_model.markov.kernels.recovery import (
+    pattern_loss_counts,
+    pattern_tcp_alone_loss_prefix,
+    pattern_tcp_alone_loss_resume,
+)
+from tcpabr_model.markov.skeleton import skeleton_for
+from tcpabr_model.trace_study import fit_link
+
+DATA = Path(__file__).parent / "data"
+
+# (feedback, tcp, ack_clock, states, conservative, prediction, optimistic, loss probability,
+#  SHA-256 of the skeleton arrays), computed with the build of commit e991f92 (before the
+#  speed-ups of the branch speed-tcpalone)
+REFERENCE = [
+    ("none", "timeout-only", "at-epoch", 453, "0x1.2df55c7865704p-2", "0x1.45bbeee2c1011p-2", "0x1.7666f762f42d7p-2",
+     "0x1.299cd57231efcp-3", "401585af6f15db8439bc94a2bb100dc317d2a88946b625236a8dbec39ec62b33"),
+    ("none", "sack", "at-epoch", 453, "0x1.857f88e5c810ap-2", "0x1.a6b815bf7f176p-2", "0x1.b7ac4facd3891p-2",
+     "0x1.1d1b95ff74c93p-3", "e0a0e33cb61ff9d13abb7ba89b10441686f62a629a09e5c93fbacb14e70486ae"),
+    ("none", "timeout-only", "after-service", 687, "0x1.2d3507161c3aep-2", "0x1.44ebe655eb4c9p-2",
+     "0x1.75829a51b4483p-2", "0x1.29430f7a73081p-3",
+     "30f8f637c3c0bf33d4ae1628f9577e4d14c9421fb35e17b7f0dd540c7e882b2e"),
+    ("instcap", "timeout-only", "at-epoch", 1255, "0x1.294fae9c47269p-2", "0x1.3d66bc491e0ecp-2",
+     "0x1.6c086a1712e7ap-2", "0x1.20bfa25209b1cp-3",
+     "2f3e9aff295360da5fe7fe447b989333a32362a6a27b514fd13cff520f6e27f7"),
+]
+
+
+def _digest(sk) -> str:
+    h = hashlib.sha256()
+    for a in (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, sk.ls_ptr, sk.ls_m, sk.ls_prob, sk.p_loss, sk.post, sk.ss,
+              sk.u, sk.reg, sk.j_loss) + (sk.recovery or ()):
+        h.update(np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def outage_link():
+    return fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, states=3, patterns=4)
+
+
+@pytest.mark.parametrize("ref", REFERENCE, ids=lambda r: "-".join(r[:3]))
+def test_chain_over_service_patterns_is_bit_for_bit_the_stored_one(outage_link, ref):
+    fb, tcp, clock, n, cons, pred, opt, ploss, digest = ref
+    m = outage_link.model
+    sc = Scenario(delta=outage_link.rtt * float(m.levels.max()), bmax=6, wmax=40, feedback=fb, capacity=m,
+                  service=outage_link.service, tcp=tcp, ack_clock=clock)
+    r = analyze(sc)
+    sk = skeleton_for(sc)
+    assert sk.n_states == n
+    assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
+        cons, pred, opt, ploss)
+    assert _digest(sk) == digest
+
+
+times = st.lists(st.integers(1, 40), max_size=25).map(lambda xs: sorted(x / 4.0 for x in xs))
+
+
+@settings(max_examples=300, deadline=None)
+@given(b=st.integers(0, 8), bmax=st.integers(1, 8), d=st.integers(0, 14), opp=times, acks=times,
+       g=st.sampled_from([0.25, 1.0, 1.25, 3.0]), phase=st.sampled_from([0.0, 1.0]))
+def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks, g, phase):
+    """Every N = 0..d from one prefix: the outcome of pattern_tcp_alone_outcome and the loss
+    interval's (J, J2, L) of pattern_loss_counts, ACKs at a pattern's times or at the clock."""
+    b = min(b, bmax)
+    o = np.array(opp + acks, dtype=float)
+    o0, o1, a0, a1 = 0, len(opp), len(opp), len(opp) + len(acks)
+    pre = np.full((2, d + 2, 3), -7, dtype=np.int64)
+    pre2 = np.full((2, d + 2, 5), -7, dtype=np.int64)
+    jt = np.full((2, d + 1), -7, dtype=np.int64)
+    row = 1
+    first = pattern_tcp_alone_prefix(b, d, g, o, o0, o1, bmax, phase, a0, a1, 0, d, pre, jt, row)
+    pattern_tcp_alone_loss_prefix(b, d, bmax, o0, 0, d, pre2, jt, row)
+    work = np.empty(4 * d + 8)
+    for ninc in range(d + 1):
+        ll = d - ninc
+        want = tuple(pattern_tcp_alone_outcome(b, d, ninc, g, o, o0, o1, bmax, phase, a0, a1))
+        if first < ll:
+            got = (True, first, 0, 0)
+        else:
+            got = tuple(pattern_tcp_alone_resume(d, ll, o1, bmax, pre[row, ll, 0], pre[row, ll, 1], pre[row, ll, 2],
+                                                 jt, row))
+        assert got == want
+        want2 = tuple(pattern_loss_counts(1, 0, b, d, ninc, g, g, o, o0, o1, bmax, 10.0, phase, a0, a1, work))
+        got2 = tuple(pattern_tcp_alone_loss_resume(d, ll, bmax, *(int(v) for v in pre2[row, ll]), jt, row))
+        assert got2 == want2
