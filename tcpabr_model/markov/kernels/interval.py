@@ -385,27 +385,9 @@ def add_loss_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi):
     ``2^ceil(log2 m) - 1`` (eq. 17) and of the cycle length ``3 + ceil(log2 m)`` (eq. 20),
     with the touched range ``mlo..mhi`` of ``lossm`` widened.
     """
-    ew = 0.0
-    ess = 0.0
-    eul = 0.0
-    for k in range(klo, khi + 1):
-        pk = pmf_k[k]
-        if pk < PMF_TAIL:
-            continue
-        w = w_base + k
-        if w > wmax:
-            w = wmax
-        m = (w + 1) // 2
-        lossm[m] += pn * pk
-        if m < mlo:
-            mlo = m
-        if m > mhi:
-            mhi = m
-        ew += pk * w
-        c = ceil_log2(m)
-        ess += pk * ((1 << c) - 1)
-        eul += pk * (3 + c)
-    return ew, ess, eul, mlo, mhi
+    ew, ess, eul, lo, hi = loss_window_moments(pmf_k, 0, klo, khi, w_base, wmax)
+    add_loss_mass(pn, pmf_k, 0, klo, khi, w_base, wmax, lossm)
+    return ew, ess, eul, min(mlo, lo), max(mhi, hi)
 
 
 @njit(cache=True, inline="always")
