@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from tcpabr_model.capacity import epoch_labels, fit_patterns, read_trace  # noqa: E402
+from tcpabr_model.capacity import fit_patterns, read_trace  # noqa: E402
 from tcpabr_model.errors import ModelError  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import (  # noqa: E402
@@ -75,6 +75,7 @@ from tcpabr_model.trace_study import (  # noqa: E402
     LinkFit,
     analyze_link,
     fit_for_rtt,
+    fit_labels,
     fit_link,
     lift_outage,
     link_scenario,
@@ -189,8 +190,7 @@ ANALYSIS_TIMEOUT = 300.0
 
 def with_patterns(link: LinkFit, trace, patterns: int) -> LinkFit:
     """``link`` with ``patterns`` within-epoch patterns per level of the *same* chain."""
-    regimes = getattr(link.fit, "regimes", 1)
-    labels = epoch_labels(trace, link.rtt, link.model.levels) if regimes == 1 else link.fit.labels
+    labels = fit_labels(link.fit, trace, link.rtt)
     return LinkFit(fit=link.fit, service=fit_patterns(trace, link.rtt, labels, per_level=patterns), rtt=link.rtt,
                    mean_rate=link.mean_rate)
 
@@ -315,7 +315,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                 fit_seconds = time.perf_counter() - tf
                 replay = halves[rep_h]
                 # the window of the study: the one-timescale chain's peak, whatever the model
-                peak = float(np.max((link if regimes == 1 else fit_link(halves[fit_h], rtt, patterns=1)).model.levels))
+                peak = float(np.max((link.model if regimes == 1 else fit_for_rtt(halves[fit_h], rtt).model).levels))
                 for bf in buffers:
                     bmax = max(1, int(round(bf * replay.mean_rate * rtt)))
                     wmax = window_packets(peak, rtt, bmax)

@@ -36,7 +36,7 @@ from ._validate import check_choice, check_int, check_real
 
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
            "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
-           "trace_halves", "link_scenario"]
+           "trace_halves", "link_scenario", "fit_labels"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
 FEEDBACKS = ("none", "instcap", "effcap")
@@ -112,20 +112,27 @@ class LinkFit:
                 "regime_window_s": float(getattr(self.fit, "regime_window", 0.0))}
 
 
+def fit_labels(fit, trace, epoch: float) -> np.ndarray:
+    """The state of each whole epoch of ``trace`` under ``fit`` (the trace it was fitted to):
+    with one regime the nearest level (:func:`tcpabr_model.capacity.epoch_labels`: the fit's
+    own labels up to k-means' last reassignment, kept as it was); with regimes the fit's
+    labels (a level value is not enough to name a state)."""
+    from .capacity import epoch_labels
+
+    return epoch_labels(trace, epoch, fit.model.levels) if getattr(fit, "regimes", 1) == 1 else fit.labels
+
+
 def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8, outage: bool = True,
              regimes: int = 1, regime_window: float | None = None) -> LinkFit:
     """The chain at epoch = ``rtt`` (:func:`fit_for_rtt`, K by the effective-capacity
     criterion unless ``states``) and ``patterns`` within-epoch patterns per level of it.
     ``regimes > 1``: the two-timescale regime x level chain
     (:func:`tcpabr_model.capacity.fit_trace`), patterns per (regime, level) state."""
-    from .capacity import epoch_labels, fit_patterns
+    from .capacity import fit_patterns
 
     rtt = check_real("rtt", rtt, 0.001, 100.0)
     fit = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window)
-    # one regime: the nearest level (the fit's own labels up to k-means' last reassignment,
-    # kept as it was); regimes: the fit's labels (a level value is not enough to name a state)
-    labels = epoch_labels(trace, rtt, fit.model.levels) if fit.regimes == 1 else fit.labels
-    service = fit_patterns(trace, rtt, labels, per_level=check_int("patterns", patterns, 1, 1000))
+    service = fit_patterns(trace, rtt, fit_labels(fit, trace, rtt), per_level=check_int("patterns", patterns, 1, 1000))
     return LinkFit(fit=fit, service=service, rtt=rtt, mean_rate=float(trace.mean_rate))
 
 

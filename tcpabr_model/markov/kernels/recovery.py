@@ -65,6 +65,18 @@ def _count_admissions(times, n, q, next_dep, r, bmax, admitted):
     return j_before, admitted, lost
 
 
+@njit(cache=True, inline="always")
+def _offer(q, bmax, j_before, admitted, lost):
+    """One arrival offered to a bottleneck holding ``q`` of ``bmax`` packets (every arrival is
+    offered, even after a loss): ``(q, j_before, admitted, lost)`` after it, ``j_before`` set
+    to the admitted count at the first loss."""
+    if q >= bmax:
+        if j_before < 0:
+            j_before = admitted
+        return q, j_before, admitted, lost + 1
+    return q + 1, j_before, admitted + 1, lost
+
+
 @njit(cache=True)
 def loss_interval_counts(mode, a, b, d, n_inc, r, s, bmax, delta, work, phase=0.0):
     """The whole loss interval, not only up to the first loss (docs/model.md sec. 12).
@@ -244,13 +256,7 @@ def pattern_loss_counts(mode, a, b, d, ninc, s, g, opp, o0, o1, bmax, delta, pha
             if q > 0:
                 q -= 1
             j += 1
-        if q >= bmax:
-            if j_before < 0:
-                j_before = admitted
-            lost += 1
-            continue
-        admitted += 1
-        q += 1
+        q, j_before, admitted, lost = _offer(q, bmax, j_before, admitted, lost)
     if j_before < 0:
         j_before = admitted
     return j_before, admitted - j_before, lost
@@ -279,16 +285,9 @@ def pattern_tcp_alone_loss_prefix(b, d, bmax, o0, lmin, lmax, pre2, jt, row):
         if i == lmax:
             break
         nj = jt[row, i]
-        served = nj - j if nj - j < q else q
-        q -= served
+        q -= nj - j if nj - j < q else q
         j = nj
-        if q >= bmax:
-            if j_before < 0:
-                j_before = admitted
-            lost += 1
-        else:
-            admitted += 1
-            q += 1
+        q, j_before, admitted, lost = _offer(q, bmax, j_before, admitted, lost)
 
 
 @njit(cache=True, inline="always")
@@ -298,17 +297,10 @@ def pattern_tcp_alone_loss_resume(d, L, bmax, q, j, j_before, admitted, lost, jt
     ``L..d - 1``, two arrivals at each, in O(d - L)."""
     for i in range(L, d):
         nj = jt[row, i]
-        served = nj - j if nj - j < q else q
-        q -= served
+        q -= nj - j if nj - j < q else q
         j = nj
         for _ in range(2):
-            if q >= bmax:
-                if j_before < 0:
-                    j_before = admitted
-                lost += 1
-            else:
-                admitted += 1
-                q += 1
+            q, j_before, admitted, lost = _offer(q, bmax, j_before, admitted, lost)
     if j_before < 0:
         j_before = admitted
     return j_before, admitted - j_before, lost
