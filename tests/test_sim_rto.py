@@ -75,3 +75,21 @@ def test_cli_rto_min(main, capsys):
     assert main(base + ["--rto", "estimator", "--rto-min", "-1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("tcpabr simulate: error: --rto-min=-1.0 is invalid")
+
+
+def test_a_repeated_timeout_keeps_ssthresh():
+    """RFC 5681 Sec. 3.1 (and seed 004 Sec. III-A item 7, the threshold is half the window
+    reached after the loss): when the timer fires again before ``snd_una`` moves, ssthresh is
+    held.  TCP alone over a 2-BDP buffer at the paper's fixed RTO (2 RTT): after a loss at the low
+    rate the retransmission waits behind about 40 queued packets (80 time units > RTO), so the
+    timer fires a second time with cwnd 1; halving that window set ssthresh to 2 and the window
+    then crept back by congestion avoidance (efficiency 0.912, ssthresh 2 after 11 of 26 loss
+    events on this seed)."""
+    sc = Scenario.from_normalized(delta=40, bmax=80, psi=20, rate_ratio=0.5, feedback="none", wmax=256,
+                                  duration_units=60000, interval=0.005)
+    r = simulate(sc, replications=1, seed=1, trace=True)
+    cw, ss = r.trace.cwnd[:, 0], r.trace.ssthresh[:, 0]
+    resets = int(np.sum((cw[1:] <= 1) & (cw[:-1] > 1)))
+    assert resets >= 5 and r.counters["timeouts"] > resets      # repeated timeouts do happen here
+    after_first = np.argmax(cw <= 1)
+    assert ss[after_first:].min() >= 40                          # half of a window of 80 or more, never 2

@@ -233,7 +233,8 @@ S_PRRDEL = 40       # sack: PRR's prr_delivered, segments delivered since recove
 S_PRROUT = 41       # sack: PRR's prr_out, segments sent since recovery start
 S_RECOVFS = 42      # sack: PRR's RecoverFS, the flight at recovery start
 S_LOSTEND = 43      # sack: unSACKed segments below it are lost (dupthresh SACKed above, RFC 6675 IsLost)
-S_NSTATE = 44
+S_RTOUNA = 44       # 1 + snd_una at the last timeout (0: none): a repeated timeout of that segment keeps ssthresh
+S_NSTATE = 45
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0

@@ -58,7 +58,7 @@ from ..arrays.layout import (
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
     S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, S_NSTATE, F_NSTATE,
-    S_LOSTEND, S_PRRDEL, S_PRROUT, S_RECOVFS,
+    S_LOSTEND, S_PRRDEL, S_PRROUT, S_RECOVFS, S_RTOUNA,
 )
 from ..arrays.refcount import keep_alive
 from .prr import prr_ack
@@ -397,11 +397,18 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
 def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
     """Retransmission timeout at slot ``t``: halve ssthresh, cwnd = 1, go back N.
 
+    ssthresh is halved only at the first timeout of a segment: when the timer fires again
+    before ``snd_una`` has moved (the segment already retransmitted by the timer), it is held
+    constant (RFC 5681 Sec. 3.1), so a spurious second timeout behind a deep queue does not
+    set it to 2 (docs/simulator.md, "Repeated timeouts").
+
     Every variant records ``S_RECOVER`` = highest segment sent + 1 (RFC 6582 Sec. 3.2 step
     4; ns Sack1 ``recover_``): no fast retransmit before it is acknowledged.  SACK also
     clears its scoreboard (RFC 2018).
     """
-    fs[c, F_SSTH] = ssthresh_on_timeout(c, fs, cpar)
+    if st[c, S_RTOUNA] != st[c, S_UNA] + 1:   # the first timeout of this segment
+        fs[c, F_SSTH] = ssthresh_on_timeout(c, fs, cpar)
+    st[c, S_RTOUNA] = st[c, S_UNA] + 1
     fs[c, F_CWND] = 1.0
     if cpar[c, CP_VARIANT] == TCP_SACK:
         cap = sb.shape[1]
