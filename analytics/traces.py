@@ -204,7 +204,8 @@ def _rss_gb() -> float:
         return float("nan")
 
 
-def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only"):
+def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
+                    loss_cycle="paper"):
     """Runs in a child process: count the states, then analyse; sends a dict back."""
     from tcpabr_model.markov import estimate_chain
 
@@ -218,7 +219,7 @@ def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, t
             out["refused"] = (f"more than {min(state_limit, max_states):,} states with {len(link.service.weights[0])} "
                               f"patterns per level (counted in {est.count_seconds:.0f} s)")
         else:
-            a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=max_states, tcp=tcp)
+            a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=max_states, tcp=tcp, loss_cycle=loss_cycle)
             out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
                        n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
                        sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
@@ -283,7 +284,7 @@ def warm_up() -> None:
 def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=2_000_000,
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
-            log=print) -> pd.DataFrame:
+            reuse_analyses=None, loss_cycle="paper", log=print) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -295,7 +296,11 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     model is judged against the same replays.  ``reuse``: a DataFrame of an earlier run
     (``traces_study.csv``) whose replays are taken at the points with the same trace, RTT,
     halves, buffer, window, feedback and TCP instead of being simulated again (the replays
-    do not depend on the model; same replications, duration and seed required)."""
+    do not depend on the model; same replications, duration and seed required).
+    ``reuse_analyses``: the same for the analyses (prediction, band, states, seconds, refusal)
+    of an earlier run with the same model, where only the simulator changed; a point it lacks
+    is analysed.  ``loss_cycle``: the analysis' timeout cycle ('paper' or 'drain',
+    docs/model.md sec. 14)."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -332,9 +337,15 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             f"(mean {halves['A'].mean_rate:.0f} and {halves['B'].mean_rate:.0f} packets/s); "
             f"{sum(p['feedback'] != 'effcap' for p in points)} analyses", flush=True)
         lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
-        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp))
-                for i, p in enumerate(points) if p["feedback"] != "effcap"]
-        res = run_analyses(todo, jobs, timeout, log=log)
+        res = {}
+        for i, p in enumerate(points):
+            old = _reused(reuse_analyses, p, tcp, None, regimes, loss_cycle) if p["feedback"] != "effcap" else None
+            if old is not None and not str(old["refused"]).startswith("stopped"):   # a time limit: analyse again
+                res[i] = {k: old[c] for k, c in _ANALYSIS_COLUMNS.items()
+                          if not (isinstance(old[c], float) and np.isnan(old[c]))}
+        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp, loss_cycle))
+                for i, p in enumerate(points) if p["feedback"] != "effcap" and i not in res]
+        res.update(run_analyses(todo, jobs, timeout, log=log))
         for i, p in enumerate(points):
             r = res.get(i, {"refused": "no Markov model of EFFCAP (eq. 28)"})
             replay, model, fitted_trace = p.pop("_replay"), p.pop("_model"), p.pop("_fitted_trace")
@@ -357,7 +368,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             if fitted_sim:
                 fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
                                    tcp)
-            row = {**p, "tcp": tcp, "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
+            row = {**p, "tcp": tcp, "loss_cycle": loss_cycle, "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
                    "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
                    "refused": r.get("refused", ""), "strained": r.get("strained", ""),
@@ -381,14 +392,30 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     return df
 
 
-def _reused(reuse, p: dict, tcp: str, duration: float):
-    """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None."""
+#: analysis result key -> traces_study.csv column (``--reuse-analyses``)
+_ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative", "optimistic": "optimistic",
+                     "n_states": "analysis_states", "seconds": "analysis_seconds", "peak_gb": "analysis_peak_gb",
+                     "refused": "refused", "strained": "strained", "sojourn_rtts": "sojourn_rtts",
+                     "outage_share": "outage_share"}
+
+
+def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,
+            loss_cycle: str | None = None):
+    """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None
+    (``duration`` None: any duration; ``regimes``, ``loss_cycle``: the same model too)."""
     if reuse is None:
         return None
     rtcp = reuse.tcp if "tcp" in reuse.columns else "timeout-only"   # runs before issue 25 had one TCP
-    m = reuse[(reuse.trace_file == p["trace_file"]) & (reuse.rtt_ms == p["rtt_ms"]) & (reuse.fit_half == p["fit_half"])
-              & (reuse.bmax == p["bmax"]) & (reuse.wmax == p["wmax"]) & (reuse.feedback == p["feedback"])
-              & (rtcp == tcp) & np.isclose(reuse.duration, duration)]
+    keep = ((reuse.trace_file == p["trace_file"]) & (reuse.rtt_ms == p["rtt_ms"]) & (reuse.fit_half == p["fit_half"])
+            & (reuse.bmax == p["bmax"]) & (reuse.wmax == p["wmax"]) & (reuse.feedback == p["feedback"])
+            & (rtcp == tcp))
+    if duration is not None:
+        keep &= np.isclose(reuse.duration, duration)
+    if regimes is not None:
+        keep &= (reuse.regimes if "regimes" in reuse.columns else 1) == regimes
+    if loss_cycle is not None:   # runs before the drained cycle had one
+        keep &= (reuse.loss_cycle if "loss_cycle" in reuse.columns else "paper") == loss_cycle
+    m = reuse[keep]
     return None if m.empty else m.iloc[0]
 
 
@@ -568,9 +595,15 @@ def main(argv=None) -> int:
     ap.add_argument("--regimes", type=int, default=1,
                     help="holdout: the two-timescale regime x level chain with this many regimes (default 1: the "
                          "one-timescale chain; docs/traces.md sec. 4a)")
+    ap.add_argument("--loss-cycle", choices=("paper", "drain"), default="paper",
+                    help="holdout: the analysis' timeout cycle (docs/model.md sec. 14; 'drain' for buffers above "
+                         "the BDP)")
     ap.add_argument("--reuse-replays", metavar="CSV", default=None,
                     help="holdout: take the replays from an earlier traces_study.csv at the same points (same "
                          "seed, replications and duration) instead of simulating them again")
+    ap.add_argument("--reuse-analyses", metavar="CSV", default=None,
+                    help="holdout: take the analyses from an earlier traces_study.csv of the same model at the "
+                         "same points (when only the simulator changed) instead of running them again")
     ap.add_argument("--out", default=str(ROOT / "out" / "traces"))
     a = ap.parse_args(argv)
     rtts = [float(x) for x in a.rtts.split(",")]
@@ -615,7 +648,9 @@ def main(argv=None) -> int:
                  state_limit=a.state_limit, timeout=a.timeout, jobs=a.jobs, fitted_sim=not a.no_fitted_sim,
                  in_sample=not a.no_in_sample, tcp=a.tcp, regimes=a.regimes,
                  state_limit_instcap=a.state_limit_instcap,
-                 reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None)
+                 reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None,
+                 reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
+                 if a.reuse_analyses else None, loss_cycle=a.loss_cycle)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

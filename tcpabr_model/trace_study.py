@@ -199,9 +199,11 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 
 
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
-                 max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only") -> LinkAnalysis:
+                 max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
+                 loss_cycle: str = "paper") -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
-    the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12).
+    the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12) and
+    ``loss_cycle`` the length of its timeout cycles (``'paper'`` or ``'drain'``, sec. 14).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -212,7 +214,8 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
 
     from .markov import analyze
 
-    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp)
+    sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp,
+                       loss_cycle=loss_cycle)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
     r = analyze(sc)
@@ -332,7 +335,8 @@ def trace_halves(trace):
 
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
-                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only"):
+                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
+                  loss_cycle: str = "paper"):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
@@ -350,4 +354,5 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
         raise ValueError(f"mcr={mcr!r} is invalid with feedback={feedback!r}: the minimum cell rate (packets/s) is "
                          "the INSTCAP source's (give mcr=0)")
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
-                     service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp)
+                     service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp,
+                     loss_cycle=loss_cycle)

@@ -119,8 +119,12 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         sol = stationary_distribution(sk, Q, method=method, tol=tol, P=P, progress=progress)
         nnz = int(P.nnz)
     pi = sol.pi
-    rewards = sk.rewards(Q)
-    eu = float(pi @ sk.u)
+    if scenario.loss_cycle == "drain":    # docs/model.md sec. 14: longer timeout cycles
+        rewards = sk.rewards(Q, drain=True)
+        eu = float(pi @ (sk.u + sk.p_loss * rewards.pop("drain_extra")))
+    else:
+        rewards = sk.rewards(Q)
+        eu = float(pi @ sk.u)
     delta = scenario.delta
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
@@ -128,7 +132,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
             "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
             "feedback": scenario.feedback, "source_rate": scenario.source_rate,
             "bmax_counts_service": scenario.bmax_counts_service,
-            "ack_clock": scenario.ack_clock, "tcp": scenario.tcp}
+            "ack_clock": scenario.ack_clock, "tcp": scenario.tcp, "loss_cycle": scenario.loss_cycle}
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()

@@ -6,7 +6,7 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import TCP_MODELS  # numpy and the validators only
+from .scenario import LOSS_CYCLES, TCP_MODELS  # numpy and the validators only
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
@@ -65,6 +65,10 @@ def register(sub) -> None:
     p.add_argument("--variant", dest="tcp", choices=TCP_MODELS, default="timeout-only",
                    help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
                         "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")
+    p.add_argument("--loss-cycle", choices=LOSS_CYCLES, default="paper",
+                   help="timeout-only TCP: the timeout cycle of III-B.4 as printed (default) or 'drain': "
+                        "recovery waits for the queue ahead of and behind the lost packet to drain "
+                        "(buffers above the BDP; docs/model.md sec. 14)")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
@@ -98,7 +102,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
                     regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
-                     tcp=args.tcp)
+                     tcp=args.tcp, loss_cycle=args.loss_cycle)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
@@ -150,7 +154,7 @@ def _run(args: argparse.Namespace) -> int:
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
                   max_states=args.max_states, ack_clock=args.ack_clock,
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
-                  tcp=args.tcp)
+                  tcp=args.tcp, loss_cycle=args.loss_cycle)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
@@ -160,7 +164,8 @@ def _run(args: argparse.Namespace) -> int:
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
         f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}"
         + (f" source_rate={sc.source_rate:g}" if sc.feedback == "constant" else "")
-        + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + f" variant={sc.tcp}\n"
+        + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + f" variant={sc.tcp}"
+        + (f" loss_cycle={sc.loss_cycle}" if sc.loss_cycle != "paper" else "") + "\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"

@@ -25,13 +25,15 @@ from .._validate import check_choice, check_int, check_real
 if TYPE_CHECKING:  # the capacity package is imported only when a model is given
     from ..capacity import CapacityModel, ServicePatterns
 
-__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "MAX_PSI"]
+__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "LOSS_CYCLES", "MAX_PSI"]
 
 FEEDBACKS = ("instcap", "none", "constant")
 ACK_CLOCKS = ("at-epoch", "after-service")
 #: The TCPs the embedded chain models, named as the simulator's ``--variant``: the paper's
 #: timeout-only TCP (III-A.7) and SACK with fast retransmit and PRR (docs/model.md sec. 12).
 TCP_MODELS = ("timeout-only", "sack")
+#: the timeout cycle's length: III-B.4 as printed, or with the queue drained (docs/model.md sec. 14)
+LOSS_CYCLES = ("paper", "drain")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -115,6 +117,13 @@ class Scenario:
         default of Linux and ns-3): a loss with enough duplicate ACKs is recovered in one
         or two round trips with the window halved, a loss without them by a timeout
         (docs/model.md sec. 12).
+    loss_cycle : {'paper', 'drain'}
+        How long a timeout cycle lasts (docs/model.md sec. 14, issue 23).  'paper' (default):
+        III-B.4, recovery three round trips after the start of the loss interval.  'drain': the
+        timer starts only when the ACKs of the packets queued ahead of the lost one stop, and the
+        retransmission waits behind the packets sent after it; the cycle is longer by the
+        intervals this takes at the loss interval's level, and those packets (delivered to a
+        receiver that keeps out-of-order segments) are credited.  Timeout-only TCP only.
     """
 
     delta: float = 40.0
@@ -131,6 +140,7 @@ class Scenario:
     service: "ServicePatterns | None" = None
     mcr: float = 0.0
     tcp: str = "timeout-only"
+    loss_cycle: str = "paper"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -160,6 +170,10 @@ class Scenario:
             raise ValueError(f"bmax_counts_service={self.bmax_counts_service!r} is invalid: must be True or False")
         check_choice("ack_clock", self.ack_clock, ACK_CLOCKS)
         check_choice("tcp", self.tcp, TCP_MODELS)
+        check_choice("loss_cycle", self.loss_cycle, LOSS_CYCLES)
+        if self.loss_cycle != "paper" and self.tcp != "timeout-only":
+            raise ValueError(f"loss_cycle={self.loss_cycle!r} is invalid with tcp={self.tcp!r}: the drained loss "
+                             "cycle is derived for the timeout-only TCP (give loss_cycle='paper')")
         object.__setattr__(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
         if self.mcr > 0.0 and self.feedback != "instcap":
             raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: the minimum cell rate "

@@ -106,7 +106,53 @@ class Skeleton:
         """W = A + B + D of every state (eq. 9)."""
         return self.states[:, :3].sum(axis=1)
 
-    def rewards(self, rates, p10: float | None = None) -> dict[str, np.ndarray]:
+    def drain_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x)
+        of a timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one
+        that pass the bottleneck before recovery (a receiver that keeps out-of-order segments
+        delivers them when the retransmission fills the hole).
+
+        ``C[n, i]``: the expected packets the bottleneck serves in the ``n`` intervals from one
+        at level ``i`` (the loss interval is the first).  With ``J`` and the loss window ``w`` at
+        their expectations given the loss (**choice**): the ``b + J`` packets ahead of the lost
+        one have left by the end of interval ``n_a`` (the least ``n`` with ``C[n, i] >= b + J``);
+        their ACKs keep the source sending for one more round trip, so ``behind = min(w - 1,
+        C[n_a + 1, i] - C[n_a, i] + B_max)`` packets follow it (at most a round trip's service
+        and a full buffer), and they have left by the end of interval ``n_e`` (the least ``n``
+        with ``C[n, i] >= b + J + behind``).  The timer, restarted by the last ACK, expires two
+        intervals after ``n_a`` (III-B.4 with ``n_a = 1``) and the retransmission is served once
+        the queue is empty, so recovery starts at epoch ``max(n_a + 2, n_e)`` instead of 3:
+        ``E = max(n_a + 2, n_e) - 3`` (**choice**: expected service, not a sampled rate path).
+        """
+        if self.recovery is not None:
+            raise ModelError("loss_cycle='drain' is derived for the timeout-only TCP")
+        bmax = float(self.scenario_key[1])
+        p = self.p_loss
+        lost = p > 0
+        ps = np.where(lost, p, 1.0)
+        ri = self.states[:, 3]
+        jbar = np.where(lost, self.j_loss / ps, 0.0)
+        wbar = np.where(lost, (self.post - self.j_loss) / ps, 0.0)
+        ahead = self.states[:, 1] + jbar
+        nmax = C.shape[0] - 1
+
+        def first_n(need):
+            """The least n >= 1 with C[n, ri] >= need, per state (nmax where none)."""
+            n = np.full(need.shape[0], nmax, dtype=np.int64)
+            for lvl in range(C.shape[1]):
+                sel = ri == lvl
+                k = np.searchsorted(C[1:, lvl], need[sel] - 1e-9, side="left") + 1
+                n[sel] = np.minimum(k, nmax)
+            return n
+
+        n_a = first_n(ahead)
+        nxt = np.minimum(n_a + 1, nmax)
+        behind = np.clip(np.minimum(wbar - 1.0, C[nxt, ri] - C[n_a, ri] + bmax), 0.0, None)
+        n_e = first_n(ahead + behind)
+        extra = np.maximum(np.maximum(n_a + 2, n_e) - 3, 0)
+        return np.where(lost, extra, 0).astype(np.int64), np.where(lost, p * behind, 0.0)
+
+    def rewards(self, rates, p10: float | None = None, drain: bool = False) -> dict[str, np.ndarray]:
         """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
 
         ``rates``: the K x K rate chain per round trip, or ``p01`` with ``p10`` (two states).
@@ -125,6 +171,11 @@ class Skeleton:
         receiver in order; what follows the lost one is sent again), under the optimistic
         bound's two caps.  Every cap acts on the expectation given the state, and the
         cycle cap's room is floored at 0 (docs/model.md sec. 6).
+
+        ``drain`` (``loss_cycle='drain'``, :meth:`drain_terms`): each timeout cycle is ``E(x)``
+        round trips longer (both caps count them; returned as ``"drain_extra"``) and the
+        prediction credits the ``behind`` packets beside the ``J`` ones, under the same cap
+        before recovery.
         """
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
@@ -143,6 +194,21 @@ class Skeleton:
         for n in range(1, umax + 1):
             C[n] = C[n - 1] + Pj @ served
             Pj = Pj @ P
+        extra = behind = None
+        if drain:
+            # expected service until every drain fits (b + J + behind <= B_max + 2 W_max + a pipe)
+            need = self.scenario_key[1] + 2 * self.scenario_key[3] + served.max()
+            rows_c = [C]
+            last, n = C[-1], umax
+            while last.min() < need and n < 100_000:
+                last = last + Pj @ served
+                Pj = Pj @ P
+                rows_c.append(last[None, :])
+                n += 1
+            Cd = np.vstack(rows_c)
+            extra, behind = self.drain_terms(Cd)
+            C = Cd if extra.max(initial=0) + umax < Cd.shape[0] else np.vstack(
+                [Cd, np.repeat(Cd[-1:], extra.max() + umax - Cd.shape[0] + 1, axis=0)])
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
         # loss-event codes (sec. 12): kind 0 the timeout to (0, 0, m), kinds 1-2 fast recovery
         kind = (self.ls_m - 1) // mmax
@@ -150,12 +216,14 @@ class Skeleton:
         u_of = 3 + np.frexp(m_of - 1)[1].astype(int)  # 3 + ceil(log2 m) = 3 + bit_length(m - 1)
         if self.recovery is not None:
             u_of = np.where(kind == 0, u_of, 1 + kind)
+        if extra is not None:
+            u_of = u_of + extra[rows]
         cycle_room = np.zeros(self.n_states)
         np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - m_of))
         cycle_room = np.maximum(cycle_room, 0.0)
         if self.recovery is None:
             credit = self.p_loss * b + self.ss
-            room3 = self.p_loss * np.maximum(C[3, ri] - b, 0.0)
+            room3 = self.p_loss * np.maximum(C[3 if extra is None else 3 + extra, ri] - b, 0.0)
             before_recovery = np.minimum(self.post, room3)
             out = {
                 "eq18": d + credit + self.post,
@@ -163,7 +231,10 @@ class Skeleton:
                 "conservative": d + np.minimum(credit, cycle_room),
             }
             if self.j_loss is not None:
-                out["prediction"] = d + np.minimum(credit + np.minimum(self.j_loss, room3), cycle_room)
+                sent = self.j_loss if behind is None else self.j_loss + behind
+                out["prediction"] = d + np.minimum(credit + np.minimum(sent, room3), cycle_room)
+            if extra is not None:
+                out["drain_extra"] = extra
             return out
         # tcp='sack' (sec. 12): the timeout cycles as above (their probability p - p_FR), the
         # fast-recovery cycles with their own credits, both under the one cycle cap
