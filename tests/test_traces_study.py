@@ -120,3 +120,32 @@ def test_holdout_with_regimes_keeps_the_one_timescale_window():
     assert (two.wmax.values == one.wmax.values).all() and (two.replay.values == one.replay.values).all()
     assert (two.regimes == 2).all() and (one.regimes == 1).all()
     assert not np.array_equal(two.prediction.values[:2], one.prediction.values[:2])
+
+
+def test_reused_analyses_match_only_the_same_model():
+    """--reuse-analyses: the same point, any duration, and the same regimes and loss cycle (a run
+    without those columns is R = 1 with III-B.4's cycle)."""
+    tr = _analytics()
+    old = pd.DataFrame([{"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40,
+                         "feedback": "none", "duration": 70.0, "prediction": 0.45}])
+    p = {"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40, "feedback": "none"}
+    assert tr._reused(old, p, "timeout-only", None, 1, "paper").prediction == 0.45
+    assert tr._reused(old, p, "timeout-only", None, 2, "paper") is None
+    assert tr._reused(old, p, "timeout-only", None, 1, "drain") is None
+    drained = old.assign(loss_cycle="drain", regimes=1)
+    assert tr._reused(drained, p, "timeout-only", None, 1, "drain").prediction == 0.45
+
+
+def test_holdout_reuses_analyses_and_resimulates_replays():
+    tr = _analytics()
+    kw = dict(replications=1, duration=5.0, seed=1, workers=1, fitted_sim=False, in_sample=False,
+              log=lambda *a, **k: None)
+    path = str(DATA / "markov3_outage.down")
+    one = tr.holdout([path], [0.1], [0.5], **kw)
+    fake = one.assign(prediction=one.prediction + 0.125)
+    two = tr.holdout([path], [0.1], [0.5], reuse_analyses=fake, **kw)
+    got = two.prediction.dropna().values
+    assert len(got) and np.allclose(got, one.prediction.dropna().values + 0.125)
+    assert (two.replay.values == one.replay.values).all()                  # simulated again, same seed
+    drained = tr.holdout([path], [0.1], [0.5], loss_cycle="drain", reuse=one, **kw)
+    assert (drained.loss_cycle == "drain").all() and (drained.replay.values == one.replay.values).all()
