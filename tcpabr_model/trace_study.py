@@ -154,6 +154,7 @@ class LinkAnalysis:
     model: dict
     validity: dict
     tcp: str = "timeout-only"
+    loss_cycle: str = "paper"
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -227,7 +228,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     return LinkAnalysis(prediction=eff["prediction"], conservative=eff["conservative"], optimistic=eff["optimistic"],
                         feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
                         seconds=time.perf_counter() - t0, model=link.describe(),
-                        validity=link_validity(link, bmax), tcp=sc.tcp)
+                        validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle)
 
 
 def lift_outage(model, rtt: float):

@@ -66,3 +66,21 @@ def test_drain_is_the_timeout_only_tcps():
         _sc(loss_cycle="drain", tcp="sack")
     with pytest.raises(ValueError, match="loss_cycle"):
         _sc(loss_cycle="later")
+
+
+def test_cli_trace_reports_the_loss_cycle(capsys):
+    from pathlib import Path
+
+    import json
+
+    import tcpabr_model.cli as cli
+
+    trace = str(Path(__file__).parent / "data" / "markov3_outage.down")
+    argv = ["analyze", "--trace", trace, "--rtt", "0.05", "--bmax", "10", "--feedback", "none"]
+    assert cli.main(argv + ["--loss-cycle", "drain", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["loss_cycle"] == "drain" and d["conservative"] <= d["prediction"] <= d["optimistic"]
+    assert cli.main(argv + ["--loss-cycle", "drain"]) == 0
+    assert "loss_cycle=drain" in capsys.readouterr().out.splitlines()[0]
+    assert cli.main(argv) == 0
+    assert "loss_cycle" not in capsys.readouterr().out.splitlines()[0]

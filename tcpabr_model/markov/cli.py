@@ -109,7 +109,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     v = r.validity
     text = (
         f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else 'over ABR (instcap)'} on {args.trace}: rtt={r.rtt:g} s "
-        f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)\n"
+        f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)"
+        + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "") + "\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
         f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s"
