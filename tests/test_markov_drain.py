@@ -27,7 +27,7 @@ def test_drain_extra_round_trips_by_hand():
     it, so recovery starts at max(n_a + 2, n_e) with n_e = ceil((80 + behind) / 40)."""
     sk = skeleton_for(_sc(rate_ratio=1.0))
     C = np.repeat(np.arange(0, 200, dtype=float)[:, None] * 40.0, 2, axis=1)   # C[n] = 40 n (both levels are 1)
-    extra, behind = sk.drain_terms(C)
+    extra, behind, draining = sk.drain_terms(C)
     lost = sk.p_loss > 0
     p = sk.p_loss[lost]
     ahead = sk.states[lost, 1] + sk.j_loss[lost] / p
@@ -38,6 +38,7 @@ def test_drain_extra_round_trips_by_hand():
     np.testing.assert_array_equal(extra[lost], np.maximum(np.maximum(n_a + 2, n_e) - 3, 0))
     np.testing.assert_allclose(behind[lost], p * beh, rtol=1e-12)
     assert (extra[~lost] == 0).all() and (behind[~lost] == 0).all()
+    np.testing.assert_array_equal(draining[lost], p * np.maximum(n_e - 1, 0))
     assert extra.max() >= 2                        # this buffer does delay recovery
 
 

@@ -119,9 +119,11 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         sol = stationary_distribution(sk, Q, method=method, tol=tol, P=P, progress=progress)
         nnz = int(P.nnz)
     pi = sol.pi
+    drain_queue = None
     if scenario.loss_cycle == "drain":    # docs/model.md sec. 14: longer timeout cycles
         rewards = sk.rewards(Q, drain=True)
         eu = float(pi @ (sk.u + sk.p_loss * rewards.pop("drain_extra")))
+        drain_queue = rewards.pop("drain_queue")
     else:
         rewards = sk.rewards(Q)
         eu = float(pi @ sk.u)
@@ -139,6 +141,8 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
     clipped = {k: (v if v > 1.0 else None) for k, v in eff.items()}   # unclipped value, None if <= 1
     occ = sk.occupancy_rewards()
+    if drain_queue is not None:
+        occ["queue"] = occ["queue"] + drain_queue
     mean_q = float(pi @ occ["queue"]) / (eu * delta)
     mean_a = float(pi @ occ["source"]) / (eu * delta)
     thr_pred = min(thr["prediction"], cap)

@@ -106,7 +106,7 @@ class Skeleton:
         """W = A + B + D of every state (eq. 9)."""
         return self.states[:, :3].sum(axis=1)
 
-    def drain_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def drain_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x)
         of a timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one
         that pass the bottleneck before recovery (a receiver that keeps out-of-order segments
@@ -123,6 +123,9 @@ class Skeleton:
         intervals after ``n_a`` (III-B.4 with ``n_a = 1``) and the retransmission is served once
         the queue is empty, so recovery starts at epoch ``max(n_a + 2, n_e)`` instead of 3:
         ``E = max(n_a + 2, n_e) - 3`` (**choice**: expected service, not a sampled rate path).
+        The third array is ``p(x) (n_e - 1)``: the intervals after the loss interval in which the
+        queue is still draining (the occupancy of sec. 13 counts a linear drain from ``B_max``
+        over them, **choice**).
         """
         if self.recovery is not None:
             raise ModelError("loss_cycle='drain' is derived for the timeout-only TCP")
@@ -150,7 +153,8 @@ class Skeleton:
         behind = np.clip(np.minimum(wbar - 1.0, C[nxt, ri] - C[n_a, ri] + bmax), 0.0, None)
         n_e = first_n(ahead + behind)
         extra = np.maximum(np.maximum(n_a + 2, n_e) - 3, 0)
-        return np.where(lost, extra, 0).astype(np.int64), np.where(lost, p * behind, 0.0)
+        return (np.where(lost, extra, 0).astype(np.int64), np.where(lost, p * behind, 0.0),
+                np.where(lost, p * np.maximum(n_e - 1, 0), 0.0))
 
     def rewards(self, rates, p10: float | None = None, drain: bool = False) -> dict[str, np.ndarray]:
         """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
@@ -206,7 +210,7 @@ class Skeleton:
                 rows_c.append(last[None, :])
                 n += 1
             Cd = np.vstack(rows_c)
-            extra, behind = self.drain_terms(Cd)
+            extra, behind, draining = self.drain_terms(Cd)
             C = Cd if extra.max(initial=0) + umax < Cd.shape[0] else np.vstack(
                 [Cd, np.repeat(Cd[-1:], extra.max() + umax - Cd.shape[0] + 1, axis=0)])
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
@@ -235,6 +239,9 @@ class Skeleton:
                 out["prediction"] = d + np.minimum(credit + np.minimum(sent, room3), cycle_room)
             if extra is not None:
                 out["drain_extra"] = extra
+                # sec. 13 with the drained cycle: the queue falls linearly from B_max over the
+                # intervals after the loss interval until it is empty (packets x time units)
+                out["drain_queue"] = 0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * draining
             return out
         # tcp='sack' (sec. 12): the timeout cycles as above (their probability p - p_FR), the
         # fast-recovery cycles with their own credits, both under the one cycle cap
