@@ -148,3 +148,29 @@ def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks,
         want2 = tuple(pattern_loss_counts(1, 0, b, d, ninc, g, g, o, o0, o1, bmax, 10.0, phase, a0, a1, work))
         got2 = tuple(pattern_tcp_alone_loss_resume(d, ll, bmax, *(int(v) for v in pre2[row, ll]), jt, row))
         assert got2 == want2
+
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "traces"
+
+
+@pytest.mark.skipif(not (SHARED / "TMobile-LTE-short.down").is_file(), reason="the shared cellular traces are absent")
+def test_instcap_on_a_measured_link_has_the_same_bits_at_any_blas_thread_count():
+    """A study point whose SCC blocks (up to 167 states) and dot products (43,385 states) are
+    large enough for OpenBLAS to split over threads: the analysis pins BLAS to one thread
+    (solvers.SOLVE_BLAS_THREADS), so the caller's thread count changes no bit.  Stored from
+    ec06507 run with OPENBLAS_NUM_THREADS=1 (its default on 2 cores gave other last bits)."""
+    from tcpabr_model.markov import skeleton as _skeleton
+    from tcpabr_model.markov.solvers import blas_threads
+    from tcpabr_model.trace_study import link_scenario, trace_halves
+
+    link = fit_link(trace_halves(read_trace(SHARED / "TMobile-LTE-short.down"))[0], 0.05, patterns=4)
+    sc = link_scenario(link, 5, "instcap")
+    for threads in (2, 1):
+        _skeleton._CACHE.clear()
+        with blas_threads(threads):
+            r = analyze(sc)
+        sk = skeleton_for(sc)
+        assert sk.n_states == 43385
+        assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
+            "0x1.db080580ada5fp-5", "0x1.1bc4f78117ba2p-4", "0x1.6c3c96ae976afp-4", "0x1.15ad6a67f241dp-2")
+        assert _digest(sk) == "8ffb6b75352824676c8f9714ab8d0efc4fd142f165dfd6ab13b8555322bad5a2"
