@@ -4,6 +4,10 @@
   and SACK, both ACK clocks, and INSTCAP) against values stored *before* the build was sped up
   (the bounds as ``float.hex`` and a SHA-256 of every skeleton array), so that a change of the
   computation that moves the last bit of any number fails here.
+* Bit for bit, INSTCAP over service patterns (``feedback='instcap'``, the patterned ABR build,
+  K = 3 levels: the matrix-free structured solve with its SCC blocks inverted once): timeout-only
+  and SACK, two buffers, a minimum cell rate, the drained loss cycle with ``bmax_counts_service``
+  off, against values stored from the tree before the INSTCAP speed-ups (branch speed-instcap).
 * The shared-prefix replays of the build (``interval.pattern_tcp_alone_prefix`` / ``_resume``,
   ``recovery.pattern_tcp_alone_loss_prefix`` / ``_resume``) against the one-call kernels they
   stand for, on every window increment ``N``.
@@ -53,6 +57,23 @@ REFERENCE = [
 ]
 
 
+# INSTCAP over the same link: (bmax, wmax, tcp, mcr, loss_cycle, bmax_counts_service, states, conservative,
+#  prediction, optimistic, loss probability, SHA-256 of the skeleton arrays), computed with the tree of
+#  commit ec06507 (before the branch speed-instcap)
+REFERENCE_INSTCAP = [
+    (6, 40, "sack", 0.0, "paper", True, 1255, "0x1.70bd2c084d491p-2", "0x1.8ac6bf4faebe7p-2", "0x1.a10428e5ca519p-2",
+     "0x1.163f8b7c6f0fep-3", "963b0a4e558ca0f778daa10f12852b2531e15e1ca297d64e980794b14ade2ed5"),
+    (10, 60, "timeout-only", 0.0, "paper", True, 1816, "0x1.664d834ecd596p-2", "0x1.81ce24c5bc141p-2",
+     "0x1.af52d513d0a89p-2", "0x1.d3e47f538d6b9p-4", "4569d77c754f661615080951e203425c2563cddb1f10d575e9be174c8b3d01ec"),
+    (10, 60, "sack", 0.0, "paper", True, 1816, "0x1.acf47a9af110fp-2", "0x1.c8598fe7d78d4p-2", "0x1.d54a54c8dadfap-2",
+     "0x1.cae0e0aa18f1dp-4", "15500a9d905aa97aa5554c9f145fa2d642b8e671e02489e3ecc7af8cc08de047"),
+    (8, 50, "timeout-only", 0.25, "paper", True, 724, "0x1.4f711a7b01710p-2", "0x1.69d6c59a09d7ap-2",
+     "0x1.99ba9f47c29f3p-2", "0x1.06aad1cae0f6dp-3", "b67d14af561e509b1869ef49c67e53ec9575a54f7276c61ac32d768309189a6c"),
+    (8, 50, "timeout-only", 0.0, "drain", False, 1555, "0x1.4e5f5cd532b2dp-2", "0x1.94667db14ce0ep-2",
+     "0x1.97d4d70782950p-2", "0x1.e7f03763e795bp-4", "23b94eef336305e839b93eeed1960cbcb1f844680b9b1cc38cb48dbe18ab912c"),
+]
+
+
 def _digest(sk) -> str:
     h = hashlib.sha256()
     for a in (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, sk.ls_ptr, sk.ls_m, sk.ls_prob, sk.p_loss, sk.post, sk.ss,
@@ -75,6 +96,22 @@ def test_chain_over_service_patterns_is_bit_for_bit_the_stored_one(outage_link, 
     r = analyze(sc)
     sk = skeleton_for(sc)
     assert sk.n_states == n
+    assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
+        cons, pred, opt, ploss)
+    assert _digest(sk) == digest
+
+
+@pytest.mark.parametrize("ref", REFERENCE_INSTCAP, ids=lambda r: "-".join(str(v) for v in r[:6]))
+def test_instcap_over_service_patterns_is_bit_for_bit_the_stored_one(outage_link, ref):
+    bmax, wmax, tcp, mcr, loss_cycle, counts_service, n, cons, pred, opt, ploss, digest = ref
+    m = outage_link.model
+    sc = Scenario(delta=outage_link.rtt * float(m.levels.max()), bmax=bmax, wmax=wmax, feedback="instcap", capacity=m,
+                  service=outage_link.service, tcp=tcp, mcr=mcr, loss_cycle=loss_cycle,
+                  bmax_counts_service=counts_service)
+    r = analyze(sc)
+    sk = skeleton_for(sc)
+    assert sk.n_states == n
+    assert r.method == "structured (matrix-free)"
     assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
         cons, pred, opt, ploss)
     assert _digest(sk) == digest
@@ -111,3 +148,29 @@ def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks,
         want2 = tuple(pattern_loss_counts(1, 0, b, d, ninc, g, g, o, o0, o1, bmax, 10.0, phase, a0, a1, work))
         got2 = tuple(pattern_tcp_alone_loss_resume(d, ll, bmax, *(int(v) for v in pre2[row, ll]), jt, row))
         assert got2 == want2
+
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "traces"
+
+
+@pytest.mark.skipif(not (SHARED / "TMobile-LTE-short.down").is_file(), reason="the shared cellular traces are absent")
+def test_instcap_on_a_measured_link_has_the_same_bits_at_any_blas_thread_count():
+    """A study point whose SCC blocks (up to 167 states) and dot products (43,385 states) are
+    large enough for OpenBLAS to split over threads: the analysis pins BLAS to one thread
+    (solvers.SOLVE_BLAS_THREADS), so the caller's thread count changes no bit.  Stored from
+    ec06507 run with OPENBLAS_NUM_THREADS=1 (its default on 2 cores gave other last bits)."""
+    from tcpabr_model.markov import skeleton as _skeleton
+    from tcpabr_model.markov.solvers import blas_threads
+    from tcpabr_model.trace_study import link_scenario, trace_halves
+
+    link = fit_link(trace_halves(read_trace(SHARED / "TMobile-LTE-short.down"))[0], 0.05, patterns=4)
+    sc = link_scenario(link, 5, "instcap")
+    for threads in (2, 1):
+        _skeleton._CACHE.clear()
+        with blas_threads(threads):
+            r = analyze(sc)
+        sk = skeleton_for(sc)
+        assert sk.n_states == 43385
+        assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
+            "0x1.db080580ada5fp-5", "0x1.1bc4f78117ba2p-4", "0x1.6c3c96ae976afp-4", "0x1.15ad6a67f241dp-2")
+        assert _digest(sk) == "8ffb6b75352824676c8f9714ab8d0efc4fd142f165dfd6ab13b8555322bad5a2"

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
-from .solvers import DEFAULT_TOL, stationary_distribution, structured_matrix_free
+from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_distribution,
+                      structured_matrix_free)
 
 __all__ = ["AnalysisResult", "analyze", "sweep_psi"]
 
@@ -103,6 +104,14 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
+    # BLAS at SOLVE_BLAS_THREADS for the whole analysis: the block inverses of the solve and
+    # the dot products of the rewards (OpenBLAS splits a long dot product over its threads) then
+    # give the same last bits on every machine (docs/model.md sec. 5a item 6)
+    with blas_threads(SOLVE_BLAS_THREADS):
+        return _analyze(scenario, method, tol, progress)
+
+
+def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> AnalysisResult:
     t0 = time.perf_counter()
     sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0

@@ -415,11 +415,51 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
     return inv_diag, blk_off, blk_inv
 
 
+@njit(cache=True, inline="always")
+def _apply_inverse(blk_inv, o, k, acc, pi, order, lo, buf):
+    """pi_C = M acc_C for the SCC at ``order[lo:lo + k]`` and its inverse ``M`` (row-major at
+    ``blk_inv[o:]``): each row's sum over j = 0..k-1 in that order from 0.0, four rows at a
+    time (four independent sums instead of one chain of dependent additions) from acc_C
+    gathered once into ``buf``.  The same operations per row as one row at a time: the
+    same numbers bit for bit."""
+    for j in range(k):
+        buf[j] = acc[order[lo + j]]
+    i = 0
+    while i + 4 <= k:
+        r0 = o + i * k
+        r1 = r0 + k
+        r2 = r1 + k
+        r3 = r2 + k
+        v0 = 0.0
+        v1 = 0.0
+        v2 = 0.0
+        v3 = 0.0
+        for j in range(k):
+            aj = buf[j]
+            v0 += blk_inv[r0 + j] * aj
+            v1 += blk_inv[r1 + j] * aj
+            v2 += blk_inv[r2 + j] * aj
+            v3 += blk_inv[r3 + j] * aj
+        pi[order[lo + i]] = v0
+        pi[order[lo + i + 1]] = v1
+        pi[order[lo + i + 2]] = v2
+        pi[order[lo + i + 3]] = v3
+        i += 4
+    while i < k:
+        r0 = o + i * k
+        v0 = 0.0
+        for j in range(k):
+            v0 += blk_inv[r0 + j] * buf[j]
+        pi[order[lo + i]] = v0
+        i += 1
+
+
 @njit(cache=True)
 def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_diag, blk_off, blk_inv):
     """:func:`forward_pi` with the factors of :func:`prepare_forward` (same result up to
     rounding: a block is applied as its inverse instead of an LU solve)."""
     acc, pi, rc, rv, n_scc = _forward_start(nu, ptr, nl_ptr, Q)
+    buf = np.empty(int(np.max(ptr[1:] - ptr[:-1])) if n_scc > 0 else 1)
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
         k = ptr[c + 1] - lo
@@ -433,12 +473,7 @@ def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_
                     if y != x:
                         acc[y] += px * rv[e]
         else:
-            o = blk_off[c]
-            for i in range(k):
-                v = 0.0
-                for j in range(k):
-                    v += blk_inv[o + i * k + j] * acc[order[lo + j]]
-                pi[order[lo + i]] = v
+            _apply_inverse(blk_inv, blk_off[c], k, acc, pi, order, lo, buf)
             for a in range(k):
                 x = order[lo + a]
                 px = pi[x]

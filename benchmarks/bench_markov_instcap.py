@@ -1,0 +1,126 @@
+"""Cost of INSTCAP's chains (``feedback='instcap'``) over a measured link's within-epoch service
+patterns, the study's setting (analytics/traces.py: 4 patterns per level, rtt 50 ms, the window
+of ``trace_study.window_packets``); a script: it measures, never asserts.
+
+Each point is one half of a shared cellular trace fitted by ``trace_study.fit_link(half, rtt,
+patterns=4)`` and one buffer ``B_max``; one ``analyze`` with the skeleton cache cleared.  Columns:
+the exact state count (``estimate_chain``, its own call, "count s"), ``build_seconds`` of the
+analysis (the count again and the build), the SCC blocks' preparation and the GMRES products of
+the matrix-free structured solve ("solve s", ``solve_seconds``), the wall time of the whole
+``analyze`` and the process's peak resident memory (``ru_maxrss``; each tree runs its points
+in a fresh process).
+
+``--baseline DIR`` (repeatable) times other checkouts of the package in the same run (for
+example ``git worktree add /tmp/old <commit>``): each repeat runs the baselines and this tree
+alternately, each in a fresh process with ``PYTHONPATH`` set to its tree (numba compiled
+beforehand by a small analysis of the same link); the best of the repeats is reported, and
+the last bits of the results are compared.  BLAS threads are left as the environment sets
+them (``OPENBLAS_NUM_THREADS``).
+
+    python benchmarks/bench_markov_instcap.py [--baseline DIR ...] [--repeat 1] [--points SPEC ...]
+
+``SPEC`` is ``trace:half:bmax`` (half 0 or 1), default the three points below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+SHARED = HERE.parent / "shared" / "traces"
+POINTS = ["TMobile-LTE-short.down:0:5", "TMobile-UMTS-driving.down:0:5", "Verizon-LTE-short.down:0:5"]
+
+
+def measure(points: list[str], rtt: float, shared: str) -> list[dict]:
+    """One process: every point once, after a small analysis that compiles the kernels."""
+    import resource
+    import time
+
+    from tcpabr_model.capacity import read_trace
+    from tcpabr_model.markov import analyze, estimate_chain
+    from tcpabr_model.markov import skeleton as _skeleton
+    from tcpabr_model.trace_study import fit_link, link_scenario, trace_halves
+
+    out = []
+    compiled = False
+    for spec in points:
+        name, half, bmax = spec.split(":")
+        link = fit_link(trace_halves(read_trace(str(Path(shared) / name)))[int(half)], rtt, patterns=4)
+        if not compiled:
+            analyze(link_scenario(link, 2, "instcap", wmax=16))     # compile (or load) the kernels
+            compiled = True
+        sc = link_scenario(link, int(bmax), "instcap")
+        _skeleton._CACHE.clear()
+        t0 = time.perf_counter()
+        est = estimate_chain(sc)
+        t_count = time.perf_counter() - t0
+        _skeleton._CACHE.clear()
+        t0 = time.perf_counter()
+        r = analyze(sc)
+        out.append({"point": spec, "wmax": sc.wmax, "states": r.n_states, "count": t_count, "build": r.build_seconds,
+                    "solve": r.solve_seconds, "total": time.perf_counter() - t0,
+                    "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
+                    "bits": [r.prediction.hex(), r.conservative.hex(), r.optimistic.hex(),
+                             r.loss_probability.hex()], "states_counted": est.n_states})
+    return out
+
+
+def run_tree(tree: Path, args) -> list[dict]:
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--rtt", str(args.rtt), "--shared",
+           str(args.shared), "--points", *args.points]
+    res = subprocess.run(cmd, env=env, cwd=str(tree), capture_output=True, text=True, check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--baseline", type=Path, action="append", default=[],
+                    help="another checkout of the package, timed in the same run (repeatable)")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--rtt", type=float, default=0.05)
+    ap.add_argument("--shared", default=str(SHARED), help="folder of the shared traces")
+    ap.add_argument("--points", nargs="+", default=POINTS)
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure(args.points, args.rtt, args.shared)))
+        return 0
+    trees = [(f"baseline {i + 1}" if len(args.baseline) > 1 else "baseline", b.resolve())
+             for i, b in enumerate(args.baseline)] + [("this tree", HERE)]
+    best: dict[tuple, dict] = {}
+    for _ in range(args.repeat):
+        for name, tree in trees:
+            for row in run_tree(tree, args):
+                key = (name, row["point"])
+                if key not in best or row["total"] < best[key]["total"]:
+                    best[key] = row
+    print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; trees: " +
+          ", ".join(f"{n} = {t}" for n, t in trees))
+    print("| tree | point (trace:half:B_max) | W_max | states | count s | build s | solve s | total s | peak GB | "
+          "prediction |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for p in args.points:
+        for name, _ in trees:
+            r = best[(name, p)]
+            print(f"| {name} | {p} | {r['wmax']} | {r['states']} | {r['count']:.2f} | {r['build']:.2f} | "
+                  f"{r['solve']:.2f} | {r['total']:.2f} | {r['rss_gb']:.2f} | {r['bits'][0]} |")
+    for p in args.points:
+        ref = best[("this tree", p)]
+        for name, _ in trees[:-1]:
+            a = best[(name, p)]
+            same = "the same four results bit for bit" if a["bits"] == ref["bits"] else \
+                "RESULTS DIFFER in the last bits: " + ", ".join(f"{x} vs {y}" for x, y in zip(a["bits"], ref["bits"])
+                                                                 if x != y)
+            print(f"{p}: {name} {a['total']:.2f} s -> this tree {ref['total']:.2f} s "
+                  f"({a['total'] / ref['total']:.1f}x); {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
