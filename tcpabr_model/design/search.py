@@ -7,7 +7,9 @@ window, so TCP alone (no cell tax) and the ABR sources compare on one scale.  De
 end-to-end ``total`` of :mod:`tcpabr_model.sim.delay` (segmentation buffer + bottleneck
 queue; the round trip Delta is on the ACK path and adds the same to every candidate).
 Every candidate runs with the same seed, so with the same capacity paths (common random
-numbers).
+numbers).  :func:`submit` hands every replication of every candidate to one process pool at
+once (:func:`tcpabr_model.sim.driver.simulate_many`) and :func:`finish` collects them, the
+analysis computed meanwhile; :func:`design` is the two in one pool (docs/design.md "Time").
 """
 
 from __future__ import annotations
