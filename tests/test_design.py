@@ -225,7 +225,10 @@ def test_cli_capacity_model_and_offset(main, capsys, tmp_path):
                  "--m", "1", "--n", "4", "--utilisation", "0.9", "--replications", "2", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert [p["candidate"]["label"] for p in d["points"]][:2] == ["TCP alone", "INSTCAP"]
-    assert all(p["evaluated_by"] == "simulator" and p["analysis"] is None for p in d["points"])
+    # the model steps every 2 round trips: the engine cannot take it, and the designer says why
+    assert all(p["evaluated_by"] == "simulator" for p in d["points"])
+    assert all("is not the round trip (0.05 s) over an integer" in p["analysis"]["error"] for p in d["points"][:2])
+    assert all(p["analysis"] is None for p in d["points"][2:])
     assert main(["design", "--capacity-trace", str(DATA / "markov3_outage.down"), "--rtt", "0.05",
                  "--capacity-offset", "3"]) == 2
     assert "--capacity-offset is invalid with a held-out design" in capsys.readouterr().err

@@ -2,15 +2,22 @@
 
 The analysis (:func:`tcpabr_model.markov.analyze`) covers TCP alone and INSTCAP feeding
 back the whole capacity (target utilisation 1, no minimum rate, the paper's interval) for
-one timeout-only connection, on the paper's two-state link or on a trace through the chain
-fitted at epoch = RTT (:func:`tcpabr_model.trace_study.fit_link`).  It gives the throughput
+one timeout-only connection, on the paper's two-state link, on a trace through the chain
+fitted at epoch = RTT (:func:`tcpabr_model.trace_study.fit_link`), or on a K-level capacity
+model (``tcpabr design --capacity``; docs/model.md sec. 10: the round trip in packet times at
+the peak level, the model's chain per round trip).  It gives the throughput
 (``prediction`` and the band) and the MEAN delays by Little's law (docs/model.md sec. 13),
 no quantile: the designer keeps the simulator for the front (p95) and reports the analysis
 beside the candidates it covers, saying whether its throughput holds there:
 
 * two-state link: psi > 5 (docs/validity.md: the prediction is within CI + 5 % of the
   simulator at 52 of 56 points with psi > 5 and 2 of 32 with psi <= 5);
-* trace: none of :func:`tcpabr_model.trace_study.link_validity`'s strained assumptions.
+* trace: none of :func:`tcpabr_model.trace_study.link_validity`'s strained assumptions;
+* capacity model: the occupancy-weighted mean sojourn of a level above 5 round trips (the
+  two-state criterion, psi being that sojourn there; not measured on K-level models).  A
+  model the engine cannot take (an outage level, under one packet per round trip at the
+  lowest level, an epoch that is not the round trip over an integer, a chain beyond
+  :data:`MAX_STATES` or :data:`MAX_SECONDS`) is reported with the reason, never analysed.
 
 Its queueing delay is biased low (docs/validity.md "Delay": median 0.68 of the simulator's
 for TCP alone, 0.05 over INSTCAP), which is said in every record.
@@ -50,8 +57,6 @@ def analysable(base: Scenario, candidate) -> str | None:
         return "the analysis has one connection"
     if base.tcp.variant != "timeout-only":
         return f"TCP variant {base.tcp.variant!r}: the designer's analysis is the timeout-only engine"
-    if base.capacity is not None and not isinstance(base.capacity, Trace):
-        return "a capacity model: not wired into the designer (use tcpabr analyze --capacity)"
     return None
 
 
@@ -79,31 +84,14 @@ def analysis_beside(base: Scenario, candidate, cache: dict | None = None) -> dic
 
 
 def _analysis(base: Scenario, candidate, cache: dict, t0: float) -> dict:
-    from ..markov import Scenario as MScenario, analyze, estimate_chain
+    from ..markov import analyze, estimate_chain
 
-    fb = candidate.feedback
     if base.capacity is None:
-        unit = base.time_unit
-        ms = MScenario(delta=base.rtt[0] / unit, bmax=base.buffer_packets, psi=base.psi,
-                       rate_ratio=base.rate_ratio, wmax=base.tcp.wmax, feedback=fb, max_states=MAX_STATES)
-        scale = None
-        holds = base.psi > PSI_HOLDS
-        why = f"psi = {base.psi:.4g} {'>' if holds else '<='} {PSI_HOLDS:g} (docs/validity.md)"
+        ms, unit, scale, holds, why = _two_state_scenario(base, candidate.feedback)
+    elif isinstance(base.capacity, Trace):
+        ms, unit, scale, holds, why = _trace_scenario(base, candidate.feedback, cache)
     else:
-        from ..trace_study import fit_link, link_scenario, link_validity
-
-        key = (id(base.capacity), base.rtt[0])
-        if key not in cache:
-            cache[key] = fit_link(base.capacity, base.rtt[0])
-        link = cache[key]
-        ms = link_scenario(link, base.buffer_packets, fb, wmax=base.tcp.wmax, max_states=MAX_STATES)
-        cmax = float(np.max(link.model.levels))
-        unit = 1.0 / cmax                     # delta = rtt x cmax packet times at the peak level
-        scale = cmax / link.mean_rate
-        strained = link_validity(link, base.buffer_packets)["strained"]
-        holds = not strained
-        why = "the fitted chain strains: " + "; ".join(strained) if strained else \
-            f"the chain fitted at epoch = RTT ({link.model.n_levels} levels) strains no assumption"
+        ms, unit, scale, holds, why = _model_scenario(base, candidate.feedback)
     est = estimate_chain(ms, limit=MAX_STATES)
     if not est.complete or est.seconds > MAX_SECONDS:
         size = f"more than {MAX_STATES:,} states" if not est.complete else \
@@ -121,6 +109,110 @@ def _analysis(base: Scenario, candidate, cache: dict, t0: float) -> dict:
             "mean_delay_s": q + a, "mean_queueing_delay_s": q, "mean_source_delay_s": a,
             "holds": bool(holds), "validity": why, "delay_note": _DELAY_NOTE,
             "seconds": time.perf_counter() - t0}
+
+
+def _two_state_scenario(base: Scenario, feedback: str) -> tuple:
+    """``(markov scenario, seconds per engine time unit, None, holds, why)`` of the paper's
+    two-state link: delta in packet times at the high rate, psi and the rate ratio as given."""
+    from ..markov import Scenario as MScenario
+
+    unit = base.time_unit
+    ms = MScenario(delta=base.rtt[0] / unit, bmax=base.buffer_packets, psi=base.psi, rate_ratio=base.rate_ratio,
+                   wmax=base.tcp.wmax, feedback=feedback, max_states=MAX_STATES)
+    holds = base.psi > PSI_HOLDS
+    return ms, unit, None, holds, f"psi = {base.psi:.4g} {'>' if holds else '<='} {PSI_HOLDS:g} (docs/validity.md)"
+
+
+def _trace_scenario(base: Scenario, feedback: str, cache: dict) -> tuple:
+    """``(markov scenario, seconds per engine time unit, scale, holds, why)`` of a trace: the
+    chain fitted at epoch = RTT (:func:`tcpabr_model.trace_study.fit_link`, kept in ``cache``)
+    and its patterns; ``scale`` turns the engine's packets per time unit into an efficiency
+    over the trace's mean rate (:func:`tcpabr_model.trace_study.analyze_link`)."""
+    from ..trace_study import fit_link, link_scenario, link_validity
+
+    key = (id(base.capacity), base.rtt[0])
+    if key not in cache:
+        cache[key] = fit_link(base.capacity, base.rtt[0])
+    link = cache[key]
+    ms = link_scenario(link, base.buffer_packets, feedback, wmax=base.tcp.wmax, max_states=MAX_STATES)
+    cmax = float(np.max(link.model.levels))
+    strained = link_validity(link, base.buffer_packets)["strained"]
+    why = "the fitted chain strains: " + "; ".join(strained) if strained else \
+        f"the chain fitted at epoch = RTT ({link.model.n_levels} levels) strains no assumption"
+    # delta = rtt x cmax packet times at the peak level: one time unit is 1/cmax s
+    return ms, 1.0 / cmax, cmax / link.mean_rate, not strained, why
+
+
+def model_seconds(base: Scenario) -> float:
+    """Seconds per time unit of ``base``'s capacity model: its ``time_unit``, or (a model in
+    the paper's unit, largest level 1) the scenario's packet time at the high rate."""
+    tu = base.capacity.time_unit
+    return float(tu) if tu is not None else float(base.time_unit)
+
+
+def model_sojourn_rtts(model, rtt_units: float) -> np.ndarray:
+    """Mean sojourn of each level of ``model`` in round trips of ``rtt_units`` model time
+    units: ``epoch / (1 - P_kk)`` (discrete time) or ``1 / -Q_kk`` (continuous), over the
+    round trip; inf for a level never left (a one-level model)."""
+    if model.time == "discrete":
+        stay = np.clip(np.diag(np.asarray(model.transition)), 0.0, 1.0)
+        with np.errstate(divide="ignore"):
+            soj = float(model.epoch) / (1.0 - stay)
+    else:
+        with np.errstate(divide="ignore"):
+            soj = 1.0 / -np.diag(np.asarray(model.generator))
+    return soj / rtt_units
+
+
+def model_refusal(base: Scenario) -> str | None:
+    """Why the Markov engine cannot take ``base``'s capacity model as the designer gives it
+    (docs/model.md sec. 10), or None: an outage level (no service time ``1/c_k``; the
+    designer has no within-epoch patterns of a model), fewer than one packet per round trip
+    at the lowest level, or a discrete-time epoch that is not the round trip over an integer."""
+    cm = base.capacity
+    if cm.has_outage:
+        i = int(np.flatnonzero(cm.levels == 0.0)[0])
+        return (f"the capacity model has an outage level (levels[{i}] = 0): the Markov engine needs a service time "
+                "1/c_k at every level (docs/model.md sec. 10 item 3; the designer has no within-epoch service patterns of a model)")
+    tu = model_seconds(base)
+    rtt_units = base.rtt[0] / tu
+    low = float(np.min(cm.levels)) * rtt_units
+    if np.floor(low + 1e-9) < 1:
+        return (f"the capacity model's lowest level carries {low:.3g} packets per round trip (rtt "
+                f"{base.rtt[0]:g} s): the Markov engine needs at least 1 (docs/model.md sec. 10 item 3)")
+    if cm.time == "discrete":
+        n = rtt_units / float(cm.epoch)
+        if round(n) < 1 or abs(n - round(n)) > 1e-9 * max(n, 1.0):
+            return (f"the capacity model's epoch ({float(cm.epoch) * tu:g} s) is not the round trip ({base.rtt[0]:g} "
+                    "s) over an integer: the embedded chain steps once per round trip (docs/model.md sec. 10 item 2)")
+    return None
+
+
+def _model_scenario(base: Scenario, feedback: str) -> tuple:
+    """``(markov scenario, seconds per engine time unit, None, holds, why)`` of a K-level
+    capacity model (docs/model.md sec. 10): the round trip in packet times at the peak level
+    (``delta = rtt / time_unit x c_max``, as :func:`tcpabr_model.trace_study.link_scenario`),
+    the model's own chain; the efficiency is the engine's (throughput over the model's mean,
+    which is what the simulator measures on the model).  Holds where the occupancy-weighted
+    mean sojourn of a level exceeds :data:`PSI_HOLDS` round trips (the two-state map's psi
+    > 5, docs/validity.md, applied to the model: psi is that sojourn on the two-state link).
+    ValueError with the reason where the engine cannot take the model (:func:`model_refusal`)."""
+    from ..markov import Scenario as MScenario
+
+    why_not = model_refusal(base)
+    if why_not is not None:
+        raise ValueError(why_not)
+    cm = base.capacity
+    tu, cmax = model_seconds(base), float(np.max(cm.levels))
+    rtt_units = base.rtt[0] / tu
+    ms = MScenario(delta=rtt_units * cmax, bmax=base.buffer_packets, wmax=base.tcp.wmax, feedback=feedback,
+                   capacity=cm, max_states=MAX_STATES)
+    sojourn = float(np.dot(cm.stationary, model_sojourn_rtts(cm, rtt_units)))
+    holds = sojourn > PSI_HOLDS
+    why = (f"mean sojourn of a level {sojourn:.4g} round trips {'>' if holds else '<='} {PSI_HOLDS:g} (the two-state "
+           f"map's psi > {PSI_HOLDS:g}, docs/validity.md, applied to the {cm.n_levels}-level model; not measured "
+           "on K-level models)")
+    return ms, tu / cmax, None, holds, why
 
 
 def analysis_only(base: Scenario, candidates) -> dict:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validate import check_real
 from ..sim.scenario import _DEFAULT_HIGH_RATE, Scenario
-from .search import Candidate, Design, candidate_grid, design
+from .search import Candidate, Design, candidate_grid, finish, submit
 
 __all__ = ["HeldOutRound", "HeldOut", "design_held_out", "PsiDesign", "design_over_psi", "best_within"]
 
@@ -130,6 +130,10 @@ def design_held_out(base: Scenario, candidates=None, *, replications: int = 3, s
     duration : float, optional
         Measured seconds per replication on each half; None: the half's period (each
         replication replays the whole half once, from a random start).
+
+    Both halves' designs go to one pool of ``workers`` at once, then both replays on the
+    other halves (:func:`~tcpabr_model.design.search.submit`): the numbers do not depend on
+    it (docs/design.md "Time").
     """
     from ..capacity import Trace
     from ..trace_study import trace_halves
@@ -148,28 +152,45 @@ def design_held_out(base: Scenario, candidates=None, *, replications: int = 3, s
         # each half has its own busiest ms, hence its own high rate (derived again)
         bases.append(base.with_(capacity=h, capacity_offset=None, duration=d, high_rate=_DEFAULT_HIGH_RATE,
                                 warmup=min(base.warmup, d / 10.0)))
-    rounds = []
-    for k in (0, 1):
-        own, other = bases[k], bases[1 - k]
-        d = design(own, cands, replications=replications, seed=seed, workers=workers, analysis=analysis,
-                   progress=progress)
-        inst = next(p for p in d.points if p.candidate == _INSTCAP)
-        limit, src = (max_p95_delay, "given") if max_p95_delay is not None else \
-            (float(inst.p95_delay.mean), "INSTCAP's p95 on the design half")
-        if not np.isfinite(limit):
-            limit, src = None, "none: INSTCAP's p95 on the design half is undefined"
-        best, beff = best_within(d.points, limit), best_within(d.points, limit, "effcap")
-        pts = tuple(replace(p, feasible=bool(limit is None or p.p95_delay.mean <= limit)) for p in d.points)
-        best = None if best is None else pts[d.points.index(best)]
-        d = Design(points=pts, best=best, max_p95_delay=limit, evaluated_with=d.evaluated_with,
-                   replications=d.replications, seed=d.seed, scenario=d.scenario)
-        test_c = tuple(dict.fromkeys(c for c in (best and best.candidate, beff and beff.candidate, _INSTCAP, _TCP)
-                                     if c is not None))
-        t = design(other, test_c, replications=replications, seed=seed + 1, workers=workers, analysis=False,
-                   progress=progress)
-        rounds.append(HeldOutRound(halves[k].name, halves[1 - k].name, limit, src, d,
-                                   best and best.candidate, beff and beff.candidate, t))
+    from ..sim.driver import replication_pool
+
+    with replication_pool(workers) as pool:
+        # both halves' designs in the pool at once, then both replays on the other halves
+        subs = [submit(b, cands, replications=replications, seed=seed, pool=pool) for b in bases]
+        designed = [_choose(finish(sub, analysis=analysis, progress=progress), max_p95_delay) for sub in subs]
+        tests = [submit(bases[1 - k], _test_candidates(designed[k]), replications=replications, seed=seed + 1,
+                        pool=pool) for k in (0, 1)]
+        rounds = []
+        for k in (0, 1):
+            d, limit, src, best, beff = designed[k]
+            t = finish(tests[k], analysis=False, progress=progress)
+            rounds.append(HeldOutRound(halves[k].name, halves[1 - k].name, limit, src, d,
+                                       best and best.candidate, beff and beff.candidate, t))
     return HeldOut(tuple(rounds))
+
+
+def _choose(d: Design, max_p95_delay: float | None) -> tuple:
+    """A held-out round's choice on its design half: ``(design with the limit's feasibility,
+    limit, where the limit comes from, best point, best EFFCAP point)``; the limit is
+    ``max_p95_delay`` or INSTCAP's p95 on the design half."""
+    inst = next(p for p in d.points if p.candidate == _INSTCAP)
+    limit, src = (max_p95_delay, "given") if max_p95_delay is not None else \
+        (float(inst.p95_delay.mean), "INSTCAP's p95 on the design half")
+    if not np.isfinite(limit):
+        limit, src = None, "none: INSTCAP's p95 on the design half is undefined"
+    best, beff = best_within(d.points, limit), best_within(d.points, limit, "effcap")
+    pts = tuple(replace(p, feasible=bool(limit is None or p.p95_delay.mean <= limit)) for p in d.points)
+    best = None if best is None else pts[d.points.index(best)]
+    d = Design(points=pts, best=best, max_p95_delay=limit, evaluated_with=d.evaluated_with,
+               replications=d.replications, seed=d.seed, scenario=d.scenario)
+    return d, limit, src, best, beff
+
+
+def _test_candidates(chosen: tuple) -> tuple:
+    """What a round replays on the held-out half: its choices, INSTCAP and TCP alone."""
+    _, _, _, best, beff = chosen
+    return tuple(dict.fromkeys(c for c in (best and best.candidate, beff and beff.candidate, _INSTCAP, _TCP)
+                               if c is not None))
 
 
 @dataclass(frozen=True)
@@ -223,8 +244,13 @@ def design_over_psi(bases, psis, candidates=None, *, replications: int = 3, seed
     if not bases or len(bases) != len(psis):
         raise ValueError(f"psis={list(psis)!r} is invalid: need one scenario per psi, got {len(bases)}")
     cands = candidate_grid() if candidates is None else tuple(candidates)
-    ds = tuple(design(b, cands, replications=replications, seed=seed, workers=workers,
-                      max_p95_delay=max_p95_delay, analysis=analysis, progress=progress) for b in bases)
+    if max_p95_delay is not None:
+        max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
+    from ..sim.driver import replication_pool
+
+    with replication_pool(workers) as pool:     # every psi's replications in one pool
+        subs = [submit(b, cands, replications=replications, seed=seed, pool=pool) for b in bases]
+        ds = tuple(finish(sub, max_p95_delay=max_p95_delay, analysis=analysis, progress=progress) for sub in subs)
     best, val = None, None
     for i, c in enumerate(cands):
         pts = [d.points[i] for d in ds]

@@ -7,7 +7,9 @@ window, so TCP alone (no cell tax) and the ABR sources compare on one scale.  De
 end-to-end ``total`` of :mod:`tcpabr_model.sim.delay` (segmentation buffer + bottleneck
 queue; the round trip Delta is on the ACK path and adds the same to every candidate).
 Every candidate runs with the same seed, so with the same capacity paths (common random
-numbers).
+numbers).  :func:`submit` hands every replication of every candidate to one process pool at
+once (:func:`tcpabr_model.sim.driver.simulate_many`) and :func:`finish` collects them, the
+analysis computed meanwhile; :func:`design` is the two in one pool (docs/design.md "Time").
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from .._validate import check_choice, check_int, check_real
 from ..sim.scenario import _DEFAULT_HIGH_RATE, Scenario, capacity_high_rate
 from ..stats import Estimate
 
-__all__ = ["Candidate", "DesignPoint", "Design", "candidate_grid", "pareto_front", "design"]
+__all__ = ["Candidate", "DesignPoint", "Design", "candidate_grid", "pareto_front", "design", "submit", "finish",
+           "Submitted"]
 
 FEEDBACKS = ("effcap", "instcap", "none")
 
@@ -232,7 +235,9 @@ def _ms(e: Estimate) -> str:
 def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int = 0, workers: int = 1,
            max_p95_delay: float | None = None, progress=None, analysis: bool = True) -> Design:
     """Evaluate ``candidates`` (default: :func:`candidate_grid` with the references only) on
-    ``base`` with the simulator (:func:`tcpabr_model.sim.simulate`, the same seed for all).
+    ``base`` with the simulator (:func:`tcpabr_model.sim.simulate`, the same seed for all;
+    every replication of every candidate in one pool of ``workers``: :func:`submit`,
+    :func:`finish`).
 
     Parameters
     ----------
@@ -256,25 +261,59 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
     -------
     Design
     """
-    from ..sim import simulate
+    from ..sim.driver import replication_pool
+
+    if max_p95_delay is not None:       # before anything is submitted
+        max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
+    with replication_pool(workers) as pool:
+        return finish(submit(base, candidates, replications=replications, seed=seed, pool=pool),
+                      max_p95_delay=max_p95_delay, analysis=analysis, progress=progress)
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A design whose simulations are submitted (:func:`submit`) and not yet collected
+    (:func:`finish`): the base, the candidates, the replications (1 for a deterministic
+    link), the seed and the iterator of their :class:`~tcpabr_model.sim.SimulationResult`."""
+
+    base: Scenario
+    candidates: tuple
+    replications: int
+    seed: int
+    results: object
+
+
+def submit(base: Scenario, candidates=None, *, replications: int = 3, seed: int = 0, pool=None) -> Submitted:
+    """Submit every replication of every candidate on ``base`` to ``pool`` at once
+    (:func:`tcpabr_model.sim.driver.simulate_many`; None: run them in this process when
+    :func:`finish` collects them).  Several designs submitted to one pool keep all its
+    workers busy (docs/design.md "Time"); the numbers are :func:`design`'s either way."""
+    from ..sim.driver import scenario_is_random, simulate_many
 
     if not isinstance(base, Scenario):
         raise ValueError(f"base={base!r} is invalid: must be a Scenario")
     cands = candidate_grid() if candidates is None else tuple(candidates)
     if not cands or not all(isinstance(c, Candidate) for c in cands):
         raise ValueError(f"candidates={candidates!r} is invalid: must be a non-empty sequence of Candidate")
-    if max_p95_delay is not None:
-        max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
-    from ..sim.driver import scenario_is_random
-    from .analysis import analysis_beside
-
     if not scenario_is_random(base):    # a constant trace: every replication is the same run
         replications = 1
-    rows, beside, cache = [], [], {}
-    for c in cands:
-        r = simulate(c.scenario(base), replications=replications, seed=seed, workers=workers)
+    res = simulate_many([c.scenario(base) for c in cands], replications=replications, seed=seed, pool=pool)
+    return Submitted(base, cands, replications, seed, res)
+
+
+def finish(sub: Submitted, *, max_p95_delay: float | None = None, analysis: bool = True, progress=None) -> Design:
+    """The :class:`Design` of a :func:`submit`: the analysis beside the candidates it covers
+    (computed here, while the pool simulates), then the simulations collected in order, the
+    front and the best within ``max_p95_delay`` (see :func:`design`)."""
+    from .analysis import analysis_beside
+
+    if max_p95_delay is not None:
+        max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
+    cache = {}
+    beside = [analysis_beside(sub.base, c, cache) if analysis else None for c in sub.candidates]
+    rows = []
+    for c, r in zip(sub.candidates, sub.results):
         rows.append((c, r.efficiency_wire, r.delay.total.p95, r.delay.total.mean))
-        beside.append(analysis_beside(base, c, cache) if analysis else None)
         if progress is not None:
             progress(c.label)
     front = pareto_front([x[1].mean for x in rows], [x[2].mean for x in rows])
@@ -284,4 +323,4 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
     feas = [p for p in pts if p.feasible and np.isfinite(p.throughput.mean)]
     best = max(feas, key=lambda p: p.throughput.mean) if feas else None
     return Design(points=pts, best=best, max_p95_delay=max_p95_delay, evaluated_with="simulator",
-                  replications=replications, seed=seed, scenario=base)
+                  replications=sub.replications, seed=sub.seed, scenario=sub.base)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -167,17 +168,34 @@ def run_with_progress(fn, args: tuple, progress: np.ndarray, total: int | None, 
     return out[0]
 
 
+#: the last counts (:func:`_count`) by (structure key, limit): a caller that estimates a chain
+#: before analysing it (``tcpabr design``, ``tcpabr analyze --trace``) and the build's own
+#: estimate (:func:`~.skeleton.skeleton_for`) count it once
+_COUNTS: "OrderedDict[tuple, tuple]" = OrderedDict()
+_COUNTS_SIZE = 16
+
+
 def _count(key: tuple, limit: int, progress: bool):
     """Run the counting enumeration up to ``limit``: (found, overflow, loss-free entries, loss
-    entries, states processed, seconds)."""
+    entries, states processed, seconds).  The enumeration is deterministic: a count already
+    made (the same key and limit) is returned again, its seconds those of the first count."""
     from .kernels.enumeration import build_skeleton
 
+    ck = (key, int(limit))
+    got = _COUNTS.get(ck)
+    if got is not None:
+        _COUNTS.move_to_end(ck)
+        return got
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
     out = run_with_progress(build_skeleton, build_args(key, limit, True, prog), prog, None,
                             "counting states", progress)
-    return (out[0].shape[0], bool(out[12]), int(out[13]), int(out[14]), max(1, int(prog[0])),
-            time.perf_counter() - t0)
+    got = (out[0].shape[0], bool(out[12]), int(out[13]), int(out[14]), max(1, int(prog[0])),
+           time.perf_counter() - t0)
+    _COUNTS[ck] = got
+    if len(_COUNTS) > _COUNTS_SIZE:
+        _COUNTS.popitem(last=False)
+    return got
 
 
 def _mirrored_limit(key: tuple, fit: int) -> int | None:

@@ -12,6 +12,8 @@ Scenario, TcpConfig
     :class:`Network`.
 simulate, SimulationResult, Trace
     Replications of a :class:`Scenario` on the fast path.
+simulate_many
+    :func:`simulate` of several scenarios with one seed, their replications in one pool.
 Network, Port, Vc, VbrSource, TcpParams, DropPolicy, CapacityProcess
     A network (topology) description.
 simulate_network, NetResult
@@ -35,8 +37,8 @@ _WHERE = {
     "from_sim_scenario": ".scenario", "effcap_reference": ".feedback", "m_from_delta": ".feedback",
     "n_from_k": ".feedback", "CapacityProcess": ".network", "DropPolicy": ".network", "Network": ".network",
     "Port": ".network", "TcpParams": ".network", "VbrSource": ".network", "Vc": ".network",
-    "NetResult": ".results", "simulate_network": ".driver", "preset": ".presets.catalogue",
-    "preset_names": ".presets.catalogue", "SimulationResult": ".results", "Trace": ".results", "simulate": ".driver",
+    "NetResult": ".results", "simulate_network": ".driver", "simulate_many": ".driver",
+    "preset": ".presets.catalogue", "preset_names": ".presets.catalogue", "SimulationResult": ".results", "Trace": ".results", "simulate": ".driver",
     "Scenario": ".scenario", "TcpConfig": ".scenario", "VARIANTS": ".tcp.variants",
 }
 

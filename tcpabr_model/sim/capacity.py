@@ -28,6 +28,8 @@ from its seed.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from dataclasses import dataclass
@@ -41,6 +43,8 @@ __all__ = ["capacity_path", "capacity_integral", "CapacityPath", "build_path", "
 
 #: bin of a replayed trace: Mahimahi's time resolution, one millisecond
 TRACE_BIN_SECONDS = 1e-3
+#: trace_levels of each live Trace (a Trace is immutable and hashed by identity)
+_TRACE_LEVELS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def capacity_path(rng: np.random.Generator, horizon: float, tau: float, mode: str = "continuous",
@@ -239,12 +243,21 @@ def trace_levels(trace) -> tuple[np.ndarray, np.ndarray, int]:
     """(level index of each 1-ms bin of one period, opportunities of each level, peak count).
 
     Bin ``k`` is ``(k, k+1]`` ms of the cycle (:func:`~tcpabr_model.capacity.bin_trace`'s
-    convention, 0 counting as the period ``T``); the levels are the distinct counts."""
-    from ..capacity import bin_trace
+    convention, 0 counting as the period ``T``); the levels are the distinct counts.
+    Computed once per :class:`~tcpabr_model.capacity.Trace` object (a scenario's checks ask
+    for it several times per run: 160 times in a held-out design), the arrays read-only."""
+    got = _TRACE_LEVELS.get(trace)
+    if got is None:
+        from ..capacity import bin_trace
 
-    counts = bin_trace(trace, TRACE_BIN_SECONDS).counts
-    uniq = np.unique(counts)
-    return np.searchsorted(uniq, counts).astype(np.int64), uniq, int(uniq[-1])
+        counts = bin_trace(trace, TRACE_BIN_SECONDS).counts
+        uniq = np.unique(counts)
+        sidx = np.searchsorted(uniq, counts).astype(np.int64)
+        sidx.setflags(write=False)
+        uniq.setflags(write=False)
+        got = (sidx, uniq, int(uniq[-1]))
+        _TRACE_LEVELS[trace] = got
+    return got
 
 
 def check_trace_window(trace, duration: float) -> None:

@@ -38,7 +38,7 @@ from .results import (NETWORK_COUNTERS, SCENARIO_COUNTERS, Estimate, NetResult, 
                       batch_metrics, network_metrics, replication_metrics)
 from .scenario import Scenario
 
-__all__ = ["simulate", "simulate_network", "run_replication", "run_network_replication", "fast_path_args",
+__all__ = ["simulate", "simulate_many", "simulate_network", "run_replication", "run_network_replication", "fast_path_args",
            "scenario_path", "replication_args", "replication_pool", "run_tasks", "check_resources",
            "estimated_kernel_seconds", "SimulationResult", "NetResult", "Trace", "Estimate"]
 
@@ -53,10 +53,15 @@ def replication_args(replications, seed, level, workers) -> tuple:
 @contextmanager
 def replication_pool(workers: int):
     """A process pool of ``workers`` processes, or None (in-process) for one worker; shut
-    down on exit however the block ends."""
+    down on exit however the block ends (on an exception the tasks not started are
+    cancelled, not run: :func:`simulate_many` may have queued many)."""
     pool = process_pool(workers) if workers > 1 else None
     try:
         yield pool
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
     finally:
         if pool is not None:
             pool.shutdown()
@@ -263,74 +268,145 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     max_replications = check_int("max_replications", max_replications, replications)
     if target_rel_halfwidth is not None:
         target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
+    _check_run(scenario, replications, trace, target_rel_halfwidth is not None)
+    ss = np.random.SeedSequence(seed)
+    tally = _Tally(scenario, ci_method, batches, trace)
+    with replication_pool(workers) as pool:
+        while True:
+            tasks = [(scenario, child, force_drops, trace and tally.trace is None and i == 0)
+                     for i, child in enumerate(ss.spawn(replications))]
+            for res in run_tasks(_replication_task, tasks, pool):  # replication order, whatever the workers
+                tally.add(*res)
+                if progress is not None:
+                    progress(1)
+            eff = Estimate.from_samples(tally.samples["eff"], level)
+            if target_rel_halfwidth is None or tally.nrep >= max_replications:
+                break
+            if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
+                break
+    return tally.result(seed, level, eff)
+
+
+def _check_run(scenario: Scenario, replications: int, trace: bool, adaptive: bool) -> None:
+    """Refuse a run :func:`simulate` cannot make: one that would exhaust memory
+    (:func:`check_resources`), or several replications of a deterministic scenario."""
     check_resources(scenario, trace)
-    if not scenario_is_random(scenario) and (replications > 1 or target_rel_halfwidth is not None):
+    if not scenario_is_random(scenario) and (replications > 1 or adaptive):
         raise ValueError(f"replications={replications} is invalid for this scenario: its capacity "
                          f"({scenario.capacity_kind}) is deterministic (one level, or a trace at a fixed "
                          "capacity_offset), so every replication is the same run; use replications=1 "
                          "(with ci_method='batch' for a confidence interval)")
-    ss = np.random.SeedSequence(seed)
-    samples = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": [], "clr": [], "flr": []}
-    counters = {k: 0 for k in SCENARIO_COUNTERS}
-    cells = 0
-    slots = 0
-    ktime = 0.0
-    tr = None
-    nrep = 0
-    delays = []
-    with replication_pool(workers) as pool:
-        while True:
-            tasks = [(scenario, child, force_drops, trace and tr is None and i == 0)
-                     for i, child in enumerate(ss.spawn(replications))]
-            results = run_tasks(_replication_task, tasks, pool)
-            for out, dt, g, dly in results:  # replication order, whatever the number of workers
-                st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
-                delays.append(dly)
-                ktime += dt
-                nrep += 1
-                if progress is not None:
-                    progress(1)
-                slots += int(g[L.G_NSLOTS])
-                cells += int(st[:, L.S_CSENT].sum() + st[:, L.S_CSERVED].sum() + st[:, L.S_CDROP].sum())
-                for k, col in SCENARIO_COUNTERS.items():
-                    counters[k] += int(st[:, col].sum())
-                m = replication_metrics(scenario, st, gout, g)
-                samples["clr"].append(m["clr"])
-                samples["flr"].append(m["flr"])
-                if ci_method == "replications":
-                    for k in ("eff", "eff_wire", "eff_c", "goodput", "jain"):
-                        samples[k].append(m[k])
-                else:
-                    b = batch_metrics(scenario, smp_i, smp_g, g, batches)
-                    for k in b:
-                        samples[k].extend(b[k])
-                if trace and tr is None:
-                    dts = scenario.slot_seconds
-                    tr = Trace(time=smp_g[:, 0] * dts, queue=smp_g[:, 1].copy(), capacity=smp_g[:, 3].copy(),
+
+
+class _Tally:
+    """The replications of one scenario summed in replication order into a
+    :class:`SimulationResult`: the one place :func:`simulate` and :func:`simulate_many`
+    combine them (so both give the same numbers for the same seed)."""
+
+    def __init__(self, scenario: Scenario, ci_method: str, batches: int, keep_trace: bool):
+        self.scenario, self.ci_method, self.batches, self.keep_trace = scenario, ci_method, batches, keep_trace
+        self.samples = {"eff": [], "eff_wire": [], "eff_c": [], "goodput": [], "jain": [], "clr": [], "flr": []}
+        self.counters = {k: 0 for k in SCENARIO_COUNTERS}
+        self.cells = self.slots = self.nrep = 0
+        self.ktime = 0.0
+        self.trace = None
+        self.delays = []
+
+    def add(self, out, dt, g, dly) -> None:
+        """One replication's kernel outputs, kernel seconds, gpar and delays (:func:`_replication_task`)."""
+        sc, samples = self.scenario, self.samples
+        st, fs, gout, meas, fbv, smp_i, smp_f, smp_g = out
+        self.delays.append(dly)
+        self.ktime += dt
+        self.nrep += 1
+        self.slots += int(g[L.G_NSLOTS])
+        self.cells += int(st[:, L.S_CSENT].sum() + st[:, L.S_CSERVED].sum() + st[:, L.S_CDROP].sum())
+        for k, col in SCENARIO_COUNTERS.items():
+            self.counters[k] += int(st[:, col].sum())
+        m = replication_metrics(sc, st, gout, g)
+        samples["clr"].append(m["clr"])
+        samples["flr"].append(m["flr"])
+        if self.ci_method == "replications":
+            for k in ("eff", "eff_wire", "eff_c", "goodput", "jain"):
+                samples[k].append(m[k])
+        else:
+            b = batch_metrics(sc, smp_i, smp_g, g, self.batches)
+            for k in b:
+                samples[k].extend(b[k])
+        if self.keep_trace and self.trace is None:
+            dts = sc.slot_seconds
+            self.trace = Trace(time=smp_g[:, 0] * dts, queue=smp_g[:, 1].copy(), capacity=smp_g[:, 3].copy(),
                                cwnd=smp_f[:, :, 0].copy(), ssthresh=smp_f[:, :, 2].copy(),
                                source_rate=smp_f[:, :, 1].copy(), segmentation_cells=smp_i[:, :, 1].copy(),
                                delivered=smp_i[:, :, 0].copy(), measured=meas.copy(), feedback=fbv.T.copy())
+
+    def result(self, seed: int, level: float, eff: Estimate | None = None) -> SimulationResult:
+        """The :class:`SimulationResult` of the replications added (``eff``: the efficiency's
+        Estimate if already computed)."""
+        sc, samples, ktime = self.scenario, self.samples, self.ktime
+        if eff is None:
             eff = Estimate.from_samples(samples["eff"], level)
-            if target_rel_halfwidth is None or nrep >= max_replications:
-                break
-            if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
-                break
-    nc = scenario.n_connections
-    effc = np.array(samples["eff_c"]).reshape(-1, nc)
-    gp = np.array(samples["goodput"]).reshape(-1, nc)
-    return SimulationResult(
-        scenario=scenario, seed=seed, replications=nrep, ci_method=ci_method,
-        efficiency=eff,
-        efficiency_wire=Estimate.from_samples(samples["eff_wire"], level),
-        per_connection_efficiency=tuple(Estimate.from_samples(effc[:, c], level) for c in range(nc)),
-        goodput_bps=tuple(Estimate.from_samples(gp[:, c], level) for c in range(nc)),
-        fairness=Estimate.from_samples(samples["jain"], level),
-        cell_loss_ratio=Estimate.from_samples(samples["clr"], level),
-        frame_loss_ratio=Estimate.from_samples(samples["flr"], level),
-        counters=counters, cells_simulated=cells, kernel_seconds=ktime,
-        cells_per_second=cells / ktime if ktime > 0 else float("nan"), slots_simulated=slots, trace=tr,
-        delay=delay_stats(delays, scenario.slot_seconds, level),
-    )
+        nc = sc.n_connections
+        effc = np.array(samples["eff_c"]).reshape(-1, nc)
+        gp = np.array(samples["goodput"]).reshape(-1, nc)
+        return SimulationResult(
+            scenario=sc, seed=seed, replications=self.nrep, ci_method=self.ci_method,
+            efficiency=eff,
+            efficiency_wire=Estimate.from_samples(samples["eff_wire"], level),
+            per_connection_efficiency=tuple(Estimate.from_samples(effc[:, c], level) for c in range(nc)),
+            goodput_bps=tuple(Estimate.from_samples(gp[:, c], level) for c in range(nc)),
+            fairness=Estimate.from_samples(samples["jain"], level),
+            cell_loss_ratio=Estimate.from_samples(samples["clr"], level),
+            frame_loss_ratio=Estimate.from_samples(samples["flr"], level),
+            counters=self.counters, cells_simulated=self.cells, kernel_seconds=ktime,
+            cells_per_second=self.cells / ktime if ktime > 0 else float("nan"), slots_simulated=self.slots,
+            trace=self.trace, delay=delay_stats(self.delays, sc.slot_seconds, level),
+        )
+
+
+def simulate_many(scenarios, replications: int = 10, seed: int = 0, *, level: float = 0.95, pool=None):
+    """:func:`simulate` of each of ``scenarios`` with the same ``replications`` and ``seed``,
+    every replication of every scenario submitted at once to ``pool`` (a
+    :func:`replication_pool`; None: in this process, one at a time).
+
+    The numbers are :func:`simulate`'s, bit for bit (each replication is the same task,
+    seed child r of ``SeedSequence(seed)`` for every scenario, combined in replication order
+    by the same code), with ``ci_method='replications'``, no trace and no forced drops.  What
+    it saves is the pool's idle time: ``workers`` processes run the replications of all
+    the scenarios, not of one scenario at a time (docs/design.md "Time").
+
+    Parameters
+    ----------
+    scenarios : sequence of Scenario
+    replications, seed, level
+        As in :func:`simulate`.
+    pool : concurrent.futures.Executor, optional
+        The tasks are submitted when this function is called, so the caller can do other
+        work while the pool runs them.
+
+    Returns
+    -------
+    iterator of SimulationResult
+        One per scenario, in order; each is complete when it is yielded.
+    """
+    scenarios = tuple(scenarios)
+    if not scenarios or not all(isinstance(s, Scenario) for s in scenarios):
+        raise ValueError(f"scenarios={scenarios!r} is invalid: must be a non-empty sequence of Scenario")
+    replications, seed, level, _ = replication_args(replications, seed, level, 1)
+    for sc in scenarios:
+        _check_run(sc, replications, False, False)
+    tasks = [(sc, child, (), False) for sc in scenarios for child in np.random.SeedSequence(seed).spawn(replications)]
+    return _collect(scenarios, run_tasks(_replication_task, tasks, pool), replications, seed, level)
+
+
+def _collect(scenarios, results, replications: int, seed: int, level: float):
+    """:func:`simulate_many`'s results, ``replications`` task results per scenario, in order."""
+    it = iter(results)
+    for sc in scenarios:
+        tally = _Tally(sc, "replications", 20, False)
+        for _ in range(replications):
+            tally.add(*next(it))
+        yield tally.result(seed, level)
 
 
 def run_network_replication(net: Network, rng: np.random.Generator, force_drops=(), kernel: str = "general"):

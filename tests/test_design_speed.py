@@ -1,0 +1,94 @@
+"""The designer's speed-ups change no number (issue 26: "one design at one point in < 30 s").
+
+:func:`tcpabr_model.sim.driver.simulate_many` runs the replications of several scenarios in
+one pool and is :func:`~tcpabr_model.sim.simulate` bit for bit; the designer submits every
+candidate (both halves of a held-out design, every psi) to one pool.  The golden file
+``tests/data/design_golden.json`` is the designer's output on a small case from the tree
+before those changes (commit 84c0736); regenerate it on purpose only, with
+``PYTHONPATH=$PWD python tests/test_design_speed.py`` (docs/design.md "Time").
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tcpabr_model.capacity import Trace, read_trace
+from tcpabr_model.design import Candidate, design, design_held_out, design_over_psi
+from tcpabr_model.sim import Scenario, TcpConfig, simulate
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = DATA / "design_golden.json"
+_TIMES = ("seconds", "kernel_seconds", "cells_per_second")
+
+
+def _strip(x):
+    """``x`` without wall-clock times (they differ from run to run), NaN as ``"nan"``."""
+    if isinstance(x, dict):
+        return {k: _strip(v) for k, v in x.items() if k not in _TIMES}
+    if isinstance(x, list):
+        return [_strip(v) for v in x]
+    return "nan" if isinstance(x, float) and x != x else x     # NaN == NaN for the comparison
+
+
+def _jsonable(x):
+    from tcpabr_model.cli import jsonable
+
+    return json.loads(json.dumps(jsonable(x)))
+
+
+def _cases(workers: int = 1) -> dict:
+    """The small cases of the golden file: a held-out design on the shipped 3-level trace
+    and a design over psi 1 and 10 on the two-state link (2 replications, short runs)."""
+    t = read_trace(str(DATA / "markov3_outage.down"))
+    t = Trace(t.times_ms, name="markov3_outage.down", packet_bytes=t.packet_bytes)
+    cands = (Candidate("effcap", m=2, n=1), Candidate("instcap", utilisation=0.9))
+    base = Scenario(feedback="instcap", rtt=0.05, buffer_packets=6, payload_bytes=1460, capacity=t, duration=20.0,
+                    tcp=TcpConfig(wmax=16))
+    held = design_held_out(base, cands, replications=2, seed=0, workers=workers)
+    psi = [Scenario.from_normalized(delta=40, bmax=10, psi=x, duration_units=4000) for x in (1.0, 10.0)]
+    robust = design_over_psi(psi, (1.0, 10.0), (Candidate("none"), Candidate("instcap"),
+                                                Candidate("effcap", m=2, n=4)),
+                             replications=2, seed=0, workers=workers, max_p95_delay=0.2)
+    return {"held_out": _strip(_jsonable(held.to_dict())), "over_psi": _strip(_jsonable(robust.to_dict()))}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_design_tables_equal_the_golden_ones(workers):
+    golden = json.loads(GOLDEN.read_text())
+    assert _cases(workers) == golden
+
+
+def test_simulate_many_is_simulate_bit_for_bit():
+    from tcpabr_model.sim.driver import replication_pool, simulate_many
+
+    base = Scenario.from_normalized(delta=40, bmax=10, psi=5, duration_units=3000)
+    scs = [Candidate(fb).scenario(base) for fb in ("none", "instcap")] + [
+        Candidate("effcap", m=2, n=4).scenario(base)]
+    ref = [_strip(_jsonable(simulate(s, replications=3, seed=7).to_dict())) for s in scs]
+    assert [_strip(_jsonable(r.to_dict())) for r in simulate_many(scs, replications=3, seed=7)] == ref
+    with replication_pool(2) as pool:
+        got = [_strip(_jsonable(r.to_dict())) for r in simulate_many(scs, replications=3, seed=7, pool=pool)]
+    assert got == ref
+    with pytest.raises(ValueError, match="scenarios=\\(\\) is invalid"):
+        simulate_many([])
+
+
+def test_design_points_are_simulate_of_each_candidate():
+    """What design() did before it pooled the candidates: one simulate() per candidate."""
+    base = Scenario.from_normalized(delta=40, bmax=10, psi=3, duration_units=3000)
+    cands = (Candidate("none"), Candidate("instcap"), Candidate("effcap", m=1, n=4))
+    d = design(base, cands, replications=2, seed=5, workers=2, analysis=False)
+    for c, p in zip(cands, d.points):
+        r = simulate(c.scenario(base), replications=2, seed=5)
+        assert p.throughput == r.efficiency_wire and p.p95_delay == r.delay.total.p95
+        assert p.mean_delay == r.delay.total.mean
+    assert np.isfinite([p.throughput.mean for p in d.points]).all()
+
+
+if __name__ == "__main__":     # regenerate the golden file (on purpose only)
+    GOLDEN.write_text(json.dumps(_cases(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {GOLDEN}")
