@@ -119,6 +119,10 @@ def design_held_out(base: Scenario, candidates=None, *, replications: int = 3, s
                     analysis: bool = True, progress=None) -> HeldOut:
     """Design on each half of ``base``'s trace and report on the other half.
 
+    Both halves' designs go to one pool of ``workers`` at once, then both replays on the
+    other halves (:func:`~tcpabr_model.design.search.submit`): the numbers do not depend on
+    it (docs/design.md "Time").
+
     Parameters
     ----------
     base : Scenario
@@ -130,10 +134,6 @@ def design_held_out(base: Scenario, candidates=None, *, replications: int = 3, s
     duration : float, optional
         Measured seconds per replication on each half; None: the half's period (each
         replication replays the whole half once, from a random start).
-
-    Both halves' designs go to one pool of ``workers`` at once, then both replays on the
-    other halves (:func:`~tcpabr_model.design.search.submit`): the numbers do not depend on
-    it (docs/design.md "Time").
     """
     from ..capacity import Trace
     from ..trace_study import trace_halves
