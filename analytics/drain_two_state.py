@@ -13,7 +13,7 @@ Usage::
 
     python analytics/drain_two_state.py [--quick] [--feedbacks none,instcap] [--out DIR]
 
-About 4 min on 2 cores (``--quick``: TCP alone, Bmax 80, psi 20, 2 x 500 s).
+About 20 s on 2 cores (``--quick``: TCP alone, Bmax 80, psi 20, 2 x 500 s).
 """
 
 from __future__ import annotations
