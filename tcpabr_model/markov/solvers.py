@@ -36,16 +36,21 @@ DENSE_LIMIT = 20_000  # states; beyond this dense methods would need > 3 GB
 GMRES_RTOL = 1e-12  # relative residual of the loss-event system (above its rounding floor)
 #: SCC blocks of at least this many states are factored sparse (SuperLU through scipy's
 #: ``splu``) instead of inverted dense by the matrix-free solve (K > 2; docs/model.md sec. 5a
-#: item 8) [choice, measured]: the blocks are sparse (6-10 nonzeros per row) and SuperLU's
-#: factors beat the dense inverse from about 32-64 states (mean per block on the study's
-#: chains, one BLAS thread: 64-127 states 0.17 ms against 0.32 ms, 128-255 0.30 against 1.0,
-#: 256-511 0.77 against 6.5, 512-1023 1.5 against 22; L + U hold 8 % of k^2 entries from 256
-#: states), but the INSTCAP chains' block sizes are bimodal (a few blocks of <= 14 states, a
-#: handful of 64-255, then hundreds of 256-1,779 that carry all of ``sum k^3``), so 256 keeps
-#: the dense inverse, and the bits, of every chain whose blocks stay below 256 states (all the
-#: stored bit-for-bit references, the largest a 167-state block at 43,385 states) for a
-#: cost of about 1 ms per 128-255-state block.
+#: item 8) [choice, measured]: the blocks are sparse (4-10 nonzeros per row) and SuperLU's
+#: factors beat the dense inverse from about 32 states (mean per block over the blocks of three
+#: study chains, one BLAS thread, ``SPARSE_LU_OPTIONS``: 32-63 states 0.06 ms against 0.09 ms,
+#: 64-127 0.11 against 0.32, 128-255 0.18 against 1.1, 256-511 0.40 against 6.4, 512-1023 0.70
+#: against 22; L + U hold 5-7 % of the k^2 entries of an inverse from 256 states), but the
+#: INSTCAP chains' block sizes are bimodal (blocks of <= 15 states, one or two of 64-255, then
+#: tens to hundreds of 256-2,719 that carry all of ``sum k^3``), so 256 keeps the dense
+#: inverse, and the bits, of every chain whose blocks stay below 256 states (every stored
+#: bit-for-bit reference, the largest a 167-state block at 43,385 states) for about 1 ms per
+#: 128-255-state block.
 SPARSE_BLOCK_FROM = 256
+#: ``splu`` options of those blocks [measured]: Verizon-LTE half A, B_max 12 (140 blocks of
+#: 286-2,719 states): the block's order without pivoting factors in 0.9 s with 2.2e7 entries in
+#: L + U, COLAMD (scipy's default) in 1.5 s with 3.2e7, MMD on A^T + A in 3.8 s with 1.7e7.
+SPARSE_LU_OPTIONS = {"permc_spec": "NATURAL", "diag_pivot_thresh": 0.0}
 
 
 @dataclass(frozen=True)
@@ -276,22 +281,28 @@ def _sparse_blocks(s: _Structure, t_args: tuple, sparse_from: int) -> tuple:
         sl = slice(e_ptr[b], e_ptr[b + 1])
         A = sp.csc_matrix((vals[sl], (rows[sl], cols[sl])), shape=(k, k))
         try:
-            lu = spla.splu(A)
+            # the block's own order, no pivoting: A is a nonsingular M-matrix (column diagonally
+            # dominant), so its LU exists without pivots and is stable, and the SCC's order
+            # (Tarjan's) fills less than COLAMD's at a third less time (SPARSE_LU_OPTIONS)
+            lu = spla.splu(A, **SPARSE_LU_OPTIONS)
         except RuntimeError as err:   # SuperLU: "Factor is exactly singular"
             raise SolveError(f"structured: an SCC block of {k} states could not be factored ({err})") from err
         v = int(lu_vo[b])
         perm_r[v:v + k] = lu.perm_r
         perm_c[v:v + k] = lu.perm_c
-        udiag[v:v + k] = lu.U.diagonal()
-        Lo = sp.tril(lu.L, k=-1, format="csc")
-        Uo = sp.triu(lu.U, k=1, format="csc")
-        l_ptr[v + b:v + b + k + 1] = Lo.indptr + l_n
-        u_ptr[v + b:v + b + k + 1] = Uo.indptr + u_n
-        l_n += Lo.nnz
-        u_n += Uo.nnz
-        l_parts.append((Lo.indices.astype(np.int32), Lo.data))
-        u_parts.append((Uo.indices.astype(np.int32), Uo.data))
-        del lu, A, Lo, Uo
+        U = lu.U
+        udiag[v:v + k] = U.diagonal()
+        for M, ptr_out, parts, base in ((lu.L, l_ptr, l_parts, l_n), (U, u_ptr, u_parts, u_n)):
+            col = np.repeat(np.arange(k), np.diff(M.indptr))
+            keep = M.indices != col            # the off-diagonal entries (L's diagonal is 1)
+            counts = np.bincount(col[keep], minlength=k)
+            ptr_out[v + b] = base
+            np.cumsum(counts, out=ptr_out[v + b + 1:v + b + k + 1])
+            ptr_out[v + b + 1:v + b + k + 1] += base
+            parts.append((M.indices[keep].astype(np.int32), M.data[keep]))
+        l_n = int(l_ptr[v + b + k])
+        u_n = int(u_ptr[v + b + k])
+        del lu, A, U
 
     def cat(parts, i, dtype):
         return np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dtype=dtype)
