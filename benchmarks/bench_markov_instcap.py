@@ -14,7 +14,8 @@ in a fresh process).
 example ``git worktree add /tmp/old <commit>``): each repeat runs the baselines and this tree
 alternately, each in a fresh process with ``PYTHONPATH`` set to its tree (numba compiled
 beforehand by a small analysis of the same link); the best of the repeats is reported, and
-the last bits of the results are compared.  BLAS threads are left as the environment sets
+the last bits of the results are compared (and the largest relative difference of the three
+bounds, prediction, conservative and optimistic, printed).  BLAS threads are left as the environment sets
 them (``OPENBLAS_NUM_THREADS``).
 
     python benchmarks/bench_markov_instcap.py [--baseline DIR ...] [--repeat 1] [--points SPEC ...]
@@ -117,8 +118,11 @@ def main(argv=None) -> int:
             same = "the same four results bit for bit" if a["bits"] == ref["bits"] else \
                 "RESULTS DIFFER in the last bits: " + ", ".join(f"{x} vs {y}" for x, y in zip(a["bits"], ref["bits"])
                                                                  if x != y)
+            rel = max(abs(float.fromhex(x) - float.fromhex(y)) / abs(float.fromhex(y))
+                      for x, y in zip(a["bits"][:3], ref["bits"][:3]))
             print(f"{p}: {name} {a['total']:.2f} s -> this tree {ref['total']:.2f} s "
-                  f"({a['total'] / ref['total']:.1f}x); {same}")
+                  f"({a['total'] / ref['total']:.1f}x); {same}; max relative difference of the three bounds "
+                  f"{rel:.2g}")
     return 0
 
 

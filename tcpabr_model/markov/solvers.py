@@ -24,8 +24,8 @@ from ..errors import ErgodicityError, SolveError
 from .kernels.assemble import rate_law_powers
 from .kernels.recovery import code_m, code_u
 from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, factored_graph, forward_pi,
-                          forward_pi_prepared, has_closed_lossfree_class, leaving_classes, left_lossfree,
-                          loss_events, prepare_forward, tarjan_scc)
+                          forward_pi_prepared, has_closed_lossfree_class, large_block_entries, leaving_classes,
+                          left_lossfree, loss_events, prepare_forward, tarjan_scc)
 from .skeleton import Skeleton, rate_chain
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
@@ -34,6 +34,23 @@ METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power",
 DEFAULT_TOL = 1e-11
 DENSE_LIMIT = 20_000  # states; beyond this dense methods would need > 3 GB
 GMRES_RTOL = 1e-12  # relative residual of the loss-event system (above its rounding floor)
+#: SCC blocks of at least this many states are factored sparse (SuperLU through scipy's
+#: ``splu``) instead of inverted dense by the matrix-free solve (K > 2; docs/model.md sec. 5a
+#: item 8) [choice, measured]: the blocks are sparse (4-10 nonzeros per row) and SuperLU's
+#: factors beat the dense inverse from about 32 states (mean per block over the blocks of three
+#: study chains, one BLAS thread, ``SPARSE_LU_OPTIONS``: 32-63 states 0.06 ms against 0.09 ms,
+#: 64-127 0.11 against 0.32, 128-255 0.18 against 1.1, 256-511 0.40 against 6.4, 512-1023 0.70
+#: against 22; L + U hold 5-7 % of the k^2 entries of an inverse from 256 states), but the
+#: INSTCAP chains' block sizes are bimodal (blocks of <= 15 states, one or two of 64-255, then
+#: tens to hundreds of 256-2,719 that carry all of ``sum k^3``), so 256 keeps the dense
+#: inverse, and the bits, of every chain whose blocks stay below 256 states (every stored
+#: bit-for-bit reference, the largest a 167-state block at 43,385 states) for about 1 ms per
+#: 128-255-state block.
+SPARSE_BLOCK_FROM = 256
+#: ``splu`` options of those blocks [measured]: Verizon-LTE half A, B_max 12 (140 blocks of
+#: 286-2,719 states): the block's order without pivoting factors in 0.9 s with 2.2e7 entries in
+#: L + U, COLAMD (scipy's default) in 1.5 s with 3.2e7, MMD on A^T + A in 3.8 s with 1.7e7.
+SPARSE_LU_OPTIONS = {"permc_spec": "NATURAL", "diag_pivot_thresh": 0.0}
 
 
 @dataclass(frozen=True)
@@ -197,7 +214,11 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     lam_full = np.zeros(s.n_events)
     calls = [0]
     # K > 2 (matrix-free path): invert the SCC blocks once for all the GMRES products
-    factors = prepare_forward(s.order, s.ptr, *t_args, s.comp, s.pos) if prepared else None
+    factors = None
+    if prepared:
+        sparse_from = max(int(SPARSE_BLOCK_FROM), 2)
+        factors = prepare_forward(s.order, s.ptr, *t_args, s.comp, s.pos, sparse_from) + \
+            _sparse_blocks(s, t_args, sparse_from)
     bar = _LazyBar(progress, "solving (GMRES products)", "product")
 
     def left_K(v_act):
@@ -230,6 +251,64 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     _, pi = left_K(np.clip(x, 0.0, None))
     bar.close()
     return pi, calls[0]
+
+
+def _sparse_blocks(s: _Structure, t_args: tuple, sparse_from: int) -> tuple:
+    """Sparse LU factors of ``A = (I - T_CC)^T`` for every SCC C of ``sparse_from`` states or
+    more, packed for :func:`~.kernels.structured.forward_pi_prepared`: ``(lu_of, lu_vo,
+    perm_r, perm_c, udiag, l_ptr, l_idx, l_val, u_ptr, u_idx, u_val)`` with ``lu_of[c]`` the
+    block index of SCC ``c`` (-1: dense), block ``b``'s k-vectors at ``lu_vo[b]``, its k + 1
+    column pointers (absolute) at ``lu_vo[b] + b``, and L's strictly lower, U's strictly upper
+    parts in CSC (SuperLU's ``Pr A Pc = L U``, L with unit diagonal).  A block that SuperLU
+    finds singular raises :class:`SolveError`."""
+    blocks, e_ptr, rows, cols, vals = large_block_entries(s.order, s.ptr, *t_args, s.comp, s.pos, sparse_from)
+    lu_of = np.full(s.ptr.size - 1, -1, dtype=np.int64)
+    lu_of[blocks] = np.arange(blocks.size)
+    sizes = np.diff(s.ptr)[blocks]
+    lu_vo = np.zeros(blocks.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=lu_vo[1:])
+    tot = int(lu_vo[-1])
+    perm_r = np.empty(tot, dtype=np.int64)
+    perm_c = np.empty(tot, dtype=np.int64)
+    udiag = np.empty(tot)
+    l_ptr = np.zeros(tot + blocks.size, dtype=np.int64)
+    u_ptr = np.zeros(tot + blocks.size, dtype=np.int64)
+    l_parts: list = []
+    u_parts: list = []
+    l_n = u_n = 0
+    for b in range(blocks.size):
+        k = int(sizes[b])
+        sl = slice(e_ptr[b], e_ptr[b + 1])
+        A = sp.csc_matrix((vals[sl], (rows[sl], cols[sl])), shape=(k, k))
+        try:
+            # the block's own order, no pivoting: A is a nonsingular M-matrix (column diagonally
+            # dominant), so its LU exists without pivots and is stable, and the SCC's order
+            # (Tarjan's) fills less than COLAMD's at a third less time (SPARSE_LU_OPTIONS)
+            lu = spla.splu(A, **SPARSE_LU_OPTIONS)
+        except RuntimeError as err:   # SuperLU: "Factor is exactly singular"
+            raise SolveError(f"structured: an SCC block of {k} states could not be factored ({err})") from err
+        v = int(lu_vo[b])
+        perm_r[v:v + k] = lu.perm_r
+        perm_c[v:v + k] = lu.perm_c
+        U = lu.U
+        udiag[v:v + k] = U.diagonal()
+        for M, ptr_out, parts, base in ((lu.L, l_ptr, l_parts, l_n), (U, u_ptr, u_parts, u_n)):
+            col = np.repeat(np.arange(k), np.diff(M.indptr))
+            keep = M.indices != col            # the off-diagonal entries (L's diagonal is 1)
+            counts = np.bincount(col[keep], minlength=k)
+            ptr_out[v + b] = base
+            np.cumsum(counts, out=ptr_out[v + b + 1:v + b + k + 1])
+            ptr_out[v + b + 1:v + b + k + 1] += base
+            parts.append((M.indices[keep].astype(np.int32), M.data[keep]))
+        l_n = int(l_ptr[v + b + k])
+        u_n = int(u_ptr[v + b + k])
+        del lu, A, U
+
+    def cat(parts, i, dtype):
+        return np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dtype=dtype)
+
+    return (lu_of, lu_vo, perm_r, perm_c, udiag, l_ptr, cat(l_parts, 0, np.int32), cat(l_parts, 1, float), u_ptr,
+            cat(u_parts, 0, np.int32), cat(u_parts, 1, float))
 
 
 def _structured_direct(sk: Skeleton, Q: np.ndarray):

@@ -378,11 +378,13 @@ def has_closed_lossfree_class(order, ptr, comp, st, nl_ptr, nl_prob, nl_t, Q, p_
 
 
 @njit(cache=True)
-def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
+def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from):
     """Per-solve factors of :func:`forward_pi_prepared`: ``inv_diag[x] = 1 / (1 - T[x, x])``
-    for singleton SCCs, and for every larger SCC C the inverse of ``(I - T_CC)^T`` (flat,
-    block ``c`` at ``blk_off[c]``, row-major k x k).  T is fixed during a solve while the
-    substitution is repeated once per GMRES product, so the blocks are inverted once."""
+    for singleton SCCs, and for every SCC C of 2 .. ``sparse_from - 1`` states the inverse of
+    ``(I - T_CC)^T`` (flat, block ``c`` at ``blk_off[c]``, row-major k x k).  T is fixed during
+    a solve while the substitution is repeated once per GMRES product, so the blocks are
+    inverted once.  Blocks of ``sparse_from`` states or more get no inverse here (an empty
+    slot): they are factored sparse (:func:`large_block_entries`, ``solvers._sparse_blocks``)."""
     n = order.shape[0]
     n_scc = ptr.shape[0] - 1
     rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
@@ -390,7 +392,7 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
     blk_off = np.zeros(n_scc + 1, dtype=np.int64)
     for c in range(n_scc):
         k = ptr[c + 1] - ptr[c]
-        blk_off[c + 1] = blk_off[c] + (k * k if k > 1 else 0)
+        blk_off[c + 1] = blk_off[c] + (k * k if 1 < k < sparse_from else 0)
     blk_inv = np.zeros(blk_off[n_scc])
     for c in range(n_scc):
         lo = ptr[c]
@@ -399,7 +401,7 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
             x = order[lo]
             m = t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
             inv_diag[x] = 1.0 / (1.0 - _self_loop(x, rc, rv, m))
-        else:
+        elif k < sparse_from:
             A = np.eye(k)
             for a in range(k):
                 x = order[lo + a]
@@ -413,6 +415,86 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
                 for j in range(k):
                     blk_inv[o + i * k + j] = M[i, j]
     return inv_diag, blk_off, blk_inv
+
+
+@njit(cache=True)
+def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from):
+    """The SCCs of ``sparse_from`` states or more and the entries of their ``(I - T_CC)^T``
+    (as :func:`prepare_forward` assembles the dense ones: the identity, then ``-T[x_a, y]`` at
+    ``(pos[y], a)`` in T's stored order; duplicates not summed): returns ``(blocks, e_ptr,
+    rows, cols, vals)``, block ``blocks[b]``'s entries at ``e_ptr[b]:e_ptr[b + 1]``."""
+    n_scc = ptr.shape[0] - 1
+    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
+    nb = 0
+    for c in range(n_scc):
+        if ptr[c + 1] - ptr[c] >= sparse_from:
+            nb += 1
+    blocks = np.empty(nb, dtype=np.int64)
+    e_ptr = np.zeros(nb + 1, dtype=np.int64)
+    b = 0
+    for c in range(n_scc):
+        lo = ptr[c]
+        k = ptr[c + 1] - lo
+        if k < sparse_from:
+            continue
+        cnt = k
+        for a in range(k):
+            m = t_row(order[lo + a], st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
+            for e in range(m):
+                if comp[rc[e]] == c:
+                    cnt += 1
+        blocks[b] = c
+        e_ptr[b + 1] = e_ptr[b] + cnt
+        b += 1
+    rows = np.empty(e_ptr[nb], dtype=np.int32)
+    cols = np.empty(e_ptr[nb], dtype=np.int32)
+    vals = np.empty(e_ptr[nb])
+    for b in range(nb):
+        c = blocks[b]
+        lo = ptr[c]
+        k = ptr[c + 1] - lo
+        q = e_ptr[b]
+        for a in range(k):
+            rows[q] = a
+            cols[q] = a
+            vals[q] = 1.0
+            q += 1
+        for a in range(k):
+            m = t_row(order[lo + a], st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
+            for e in range(m):
+                y = rc[e]
+                if comp[y] == c:
+                    rows[q] = pos[y]
+                    cols[q] = a
+                    vals[q] = -rv[e]
+                    q += 1
+    return blocks, e_ptr, rows, cols, vals
+
+
+@njit(cache=True, inline="always")
+def _apply_lu(b, k, acc, pi, order, lo, z, lu_vo, lu_perm_r, lu_perm_c, lu_udiag, l_ptr, l_idx, l_val, u_ptr,
+              u_idx, u_val):
+    """pi_C = A^{-1} acc_C for the SCC at ``order[lo:lo + k]`` from the sparse LU factors of
+    its ``A = (I - T_CC)^T`` (SuperLU's ``Pr A Pc = L U``, L unit lower, stored as block ``b``:
+    see ``solvers._sparse_blocks``): ``z = Pr acc_C``, then ``L``, then ``U`` column by column
+    (CSC), then ``pi_C = Pc z``."""
+    v = lu_vo[b]
+    cp = v + b   # the column pointers hold k + 1 entries per block
+    for i in range(k):
+        z[lu_perm_r[v + i]] = acc[order[lo + i]]
+    for j in range(k):
+        zj = z[j]
+        if zj != 0.0:
+            for p in range(l_ptr[cp + j], l_ptr[cp + j + 1]):
+                z[l_idx[p]] -= l_val[p] * zj
+    for j in range(k - 1, -1, -1):
+        zj = z[j] / lu_udiag[v + j]
+        z[j] = zj
+        if zj != 0.0:
+            for p in range(u_ptr[cp + j], u_ptr[cp + j + 1]):
+                z[u_idx[p]] -= u_val[p] * zj
+    for i in range(k):
+        pi[order[lo + i]] = z[lu_perm_c[v + i]]
 
 
 @njit(cache=True, inline="always")
@@ -455,9 +537,11 @@ def _apply_inverse(blk_inv, o, k, acc, pi, order, lo, buf):
 
 
 @njit(cache=True)
-def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_diag, blk_off, blk_inv):
+def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_diag, blk_off, blk_inv, lu_of,
+                        lu_vo, lu_perm_r, lu_perm_c, lu_udiag, l_ptr, l_idx, l_val, u_ptr, u_idx, u_val):
     """:func:`forward_pi` with the factors of :func:`prepare_forward` (same result up to
-    rounding: a block is applied as its inverse instead of an LU solve)."""
+    rounding: a block is applied as its inverse instead of an LU solve) and, for the SCCs
+    with ``lu_of[c] >= 0``, the sparse LU factors of ``solvers._sparse_blocks``."""
     acc, pi, rc, rv, n_scc = _forward_start(nu, ptr, nl_ptr, Q)
     buf = np.empty(int(np.max(ptr[1:] - ptr[:-1])) if n_scc > 0 else 1)
     for c in range(n_scc - 1, -1, -1):
@@ -473,7 +557,11 @@ def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_
                     if y != x:
                         acc[y] += px * rv[e]
         else:
-            _apply_inverse(blk_inv, blk_off[c], k, acc, pi, order, lo, buf)
+            if lu_of[c] >= 0:
+                _apply_lu(lu_of[c], k, acc, pi, order, lo, buf, lu_vo, lu_perm_r, lu_perm_c, lu_udiag, l_ptr, l_idx,
+                          l_val, u_ptr, u_idx, u_val)
+            else:
+                _apply_inverse(blk_inv, blk_off[c], k, acc, pi, order, lo, buf)
             for a in range(k):
                 x = order[lo + a]
                 px = pi[x]
