@@ -109,14 +109,17 @@ def test_reused_replays_match_only_the_same_point():
     assert tr._reused(None, p, "timeout-only", 70.0) is None
 
 
+#: a small holdout run: one replication of 5 s, no fitted-chain or in-sample simulation, silent
+_SMALL_HOLDOUT = dict(replications=1, duration=5.0, seed=1, workers=1, fitted_sim=False, in_sample=False,
+                      log=lambda *a, **k: None)
+
+
 def test_holdout_with_regimes_keeps_the_one_timescale_window():
     """--regimes changes the analysed chain, never the replays' window (same points as R = 1)."""
     tr = _analytics()
-    kw = dict(replications=1, duration=5.0, seed=1, workers=1, fitted_sim=False, in_sample=False,
-              log=lambda *a, **k: None)
     path = str(DATA / "markov3_outage.down")
-    one = tr.holdout([path], [0.1], [0.5], **kw)
-    two = tr.holdout([path], [0.1], [0.5], regimes=2, reuse=one, **kw)
+    one = tr.holdout([path], [0.1], [0.5], **_SMALL_HOLDOUT)
+    two = tr.holdout([path], [0.1], [0.5], regimes=2, reuse=one, **_SMALL_HOLDOUT)
     assert (two.wmax.values == one.wmax.values).all() and (two.replay.values == one.replay.values).all()
     assert (two.regimes == 2).all() and (one.regimes == 1).all()
     assert not np.array_equal(two.prediction.values[:2], one.prediction.values[:2])
@@ -138,14 +141,12 @@ def test_reused_analyses_match_only_the_same_model():
 
 def test_holdout_reuses_analyses_and_resimulates_replays():
     tr = _analytics()
-    kw = dict(replications=1, duration=5.0, seed=1, workers=1, fitted_sim=False, in_sample=False,
-              log=lambda *a, **k: None)
     path = str(DATA / "markov3_outage.down")
-    one = tr.holdout([path], [0.1], [0.5], **kw)
+    one = tr.holdout([path], [0.1], [0.5], **_SMALL_HOLDOUT)
     fake = one.assign(prediction=one.prediction + 0.125)
-    two = tr.holdout([path], [0.1], [0.5], reuse_analyses=fake, **kw)
+    two = tr.holdout([path], [0.1], [0.5], reuse_analyses=fake, **_SMALL_HOLDOUT)
     got = two.prediction.dropna().values
     assert len(got) and np.allclose(got, one.prediction.dropna().values + 0.125)
     assert (two.replay.values == one.replay.values).all()                  # simulated again, same seed
-    drained = tr.holdout([path], [0.1], [0.5], loss_cycle="drain", reuse=one, **kw)
+    drained = tr.holdout([path], [0.1], [0.5], loss_cycle="drain", reuse=one, **_SMALL_HOLDOUT)
     assert (drained.loss_cycle == "drain").all() and (drained.replay.values == one.replay.values).all()

@@ -193,26 +193,18 @@ class Skeleton:
         # C[n, i]: expected packets the bottleneck can serve in n intervals starting in i
         mmax = self.reg.shape[0] - 1
         umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 1
-        C = np.zeros((umax + 1, self.n_levels))
-        Pj = np.eye(self.n_levels)
-        for n in range(1, umax + 1):
-            C[n] = C[n - 1] + Pj @ served
-            Pj = Pj @ P
+        C = _service_sums(P, served, umax)
         extra = behind = None
         if drain:
             # expected service until every drain fits (b + J + behind <= B_max + 2 W_max + a pipe)
             need = self.scenario_key[1] + 2 * self.scenario_key[3] + served.max()
-            rows_c = [C]
-            last, n = C[-1], umax
-            while last.min() < need and n < 100_000:
-                last = last + Pj @ served
-                Pj = Pj @ P
-                rows_c.append(last[None, :])
-                n += 1
-            Cd = np.vstack(rows_c)
-            extra, behind, draining = self.drain_terms(Cd)
-            C = Cd if extra.max(initial=0) + umax < Cd.shape[0] else np.vstack(
-                [Cd, np.repeat(Cd[-1:], extra.max() + umax - Cd.shape[0] + 1, axis=0)])
+            n = umax
+            while C[-1].min() < need and n < 100_000:
+                n *= 2
+                C = _service_sums(P, served, n)
+            extra, behind, draining = self.drain_terms(C)
+            if umax + extra.max(initial=0) >= C.shape[0]:   # the caps index C at U + E(x)
+                C = _service_sums(P, served, umax + int(extra.max()))
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
         # loss-event codes (sec. 12): kind 0 the timeout to (0, 0, m), kinds 1-2 fast recovery
         kind = (self.ls_m - 1) // mmax
@@ -342,6 +334,18 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                     ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
                     occ_q if key[7] is None else None)
+
+
+def _service_sums(P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
+    """``C[j, i]``, j = 0..n: the packets the bottleneck is expected to serve in the ``j``
+    intervals from one at level ``i`` (``sum_{l<j} P^l served``; the caps of docs/model.md
+    sec. 6 and the drained cycle of sec. 14)."""
+    C = np.zeros((n + 1, P.shape[0]))
+    Pj = np.eye(P.shape[0])
+    for j in range(1, n + 1):
+        C[j] = C[j - 1] + Pj @ served
+        Pj = Pj @ P
+    return C
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()
