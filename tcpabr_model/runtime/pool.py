@@ -100,6 +100,14 @@ def stop_pool(pool) -> None:
     for p in procs:
         with contextlib.suppress(Exception):
             p.join(timeout=5)
+    # join the executor's management thread now that its workers are gone: left running, it
+    # can close its wake-up pipe while the interpreter's exit hook writes to it (CPython 3.11,
+    # "Exception ignored ... OSError: Bad file descriptor" on stderr after Ctrl-C, seen once in
+    # tests/test_shutdown.py)
+    thread = getattr(pool, "_executor_manager_thread", None)   # no public accessor
+    if thread is not None:
+        with contextlib.suppress(Exception):
+            thread.join(timeout=5)
 
 
 def _watch_if_child(parent_pid: int) -> None:
