@@ -346,6 +346,12 @@ def _write_slow_module(tmp_path):
     return importlib.import_module("sweep_slow_mod")
 
 
+def _entries(cache):
+    """Finished cache entries: a kill between write and rename can leave a hidden
+    ``.<key>.json.<random>.tmp.json`` file, which is not an entry (and is not read)."""
+    return [f for f in cache.glob("*.json") if not f.name.startswith(".")]
+
+
 def test_killed_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     mod = _write_slow_module(tmp_path)
     cache = tmp_path / "cache"
@@ -362,15 +368,15 @@ def test_killed_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     proc = subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
-        while len(list(cache.glob("*.json"))) < 3 and proc.poll() is None and time.monotonic() < deadline:
+        while len(_entries(cache)) < 3 and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGKILL)
     finally:
         proc.wait()
     assert proc.returncode == -signal.SIGKILL
-    done_before = {json.loads(f.read_text())["params"] for f in cache.glob("*.json")}
+    done_before = {json.loads(f.read_text())["params"] for f in _entries(cache)}
     assert 3 <= len(done_before) < n
-    mtimes = {f: f.stat().st_mtime_ns for f in cache.glob("*.json")}
+    mtimes = {f: f.stat().st_mtime_ns for f in _entries(cache)}
 
     monkeypatch.setenv("SWEEP_TEST_LOG", str(tmp_path / "log2"))
     grid = [{"x": i} for i in range(n)]
@@ -385,6 +391,25 @@ def test_killed_sweep_resumes_without_recomputing(tmp_path, monkeypatch):
     monkeypatch.setenv("SWEEP_TEST_LOG", str(tmp_path / "log3"))
     fresh = run_sweep(mod.slow, grid, seed=5, workers=1, method_options={"sleep": 0})
     _frame_equal(resumed, fresh)
+
+
+def test_orphaned_temporaries_are_removed_but_fresh_ones_kept(tmp_path):
+    from tcpabr_model.sweep import _cache
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    old = cache / ".abc.json.x1y2.tmp.json"
+    fresh = cache / ".def.json.z3w4.tmp.json"
+    entry = cache / "abc.json"
+    for f in (old, fresh, entry):
+        f.write_text("{}")
+    past = time.time() - 2 * _cache.ORPHAN_AGE_S
+    os.utime(old, (past, past))
+    os.utime(entry, (past, past))
+    run_sweep(_square, [{"x": 1}], cache_dir=cache, workers=1, progress=False)
+    assert not old.exists()          # left by a killed run: removed
+    assert fresh.exists()            # may be another sweep's write in progress: kept
+    assert entry.exists()            # entries are never removed
 
 
 @settings(max_examples=25, deadline=None)

@@ -19,7 +19,8 @@ import pickle
 from ..runtime.atomic import write_bytes
 from ._grid import canonical_params
 
-__all__ = ["cache_key", "load", "store", "resolve_cache_dir", "ENV_VAR", "CacheEntryDiscarded"]
+__all__ = ["cache_key", "load", "store", "resolve_cache_dir", "remove_orphans", "ENV_VAR",
+           "CacheEntryDiscarded"]
 
 #: Environment variable giving the default cache folder of :func:`run_sweep`.
 ENV_VAR = "TCPABR_CACHE_DIR"
@@ -36,6 +37,40 @@ def resolve_cache_dir(cache_dir) -> str | None:
     from ..runtime.paths import check_output_dir
 
     return str(check_output_dir(cache_dir, "cache_dir"))
+
+
+#: Age (seconds) past which a temporary file in the cache folder is taken as left by a killed run.
+ORPHAN_AGE_S = 600.0
+
+
+def remove_orphans(cache_dir: str, older_than: float = ORPHAN_AGE_S) -> int:
+    """Delete temporary files (``.<key>.json.<random>.tmp.json``) a killed sweep left between
+    writing and renaming an entry; returns how many were removed.
+
+    CHOICE: only those older than ``older_than`` seconds, so the file another sweep sharing
+    the folder is writing at this moment is never touched (an entry is written in
+    milliseconds).  They are never read as entries either way (:func:`load` opens
+    ``<key>.json`` only).
+    """
+    import time
+
+    now = time.time()
+    removed = 0
+    try:
+        names = os.listdir(cache_dir)
+    except OSError:
+        return 0
+    for name in names:
+        if not (name.startswith(".") and (".tmp." in name or name.endswith(".tmp"))):
+            continue
+        path = os.path.join(cache_dir, name)
+        try:
+            if now - os.stat(path).st_mtime > older_than:
+                os.unlink(path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def cache_key(params_canonical: str, method_name: str, options_canonical: str, seed: int,

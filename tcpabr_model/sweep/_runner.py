@@ -185,6 +185,8 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     check_options(name, func, method_options)   # once, not at every point
     opts_canon = canonical_params(method_options)
     cdir = _cache.resolve_cache_dir(cache_dir)
+    if cdir is not None:
+        _cache.remove_orphans(cdir)   # temporaries a killed run left between write and rename
     version = _package_version()
 
     points = g.points
