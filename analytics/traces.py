@@ -298,8 +298,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     halves, buffer, window, feedback and TCP instead of being simulated again (the replays
     do not depend on the model; same replications, duration and seed required).
     ``reuse_analyses``: the same for the analyses (prediction, band, states, seconds, refusal)
-    of an earlier run with the same model, where only the simulator changed; a point it lacks
-    is analysed.  ``loss_cycle``: the analysis' timeout cycle ('paper' or 'drain',
+    of an earlier run with the same model, where only the simulator changed (or the engine
+    changed no number, e.g. its storage); a point it lacks or refused is analysed.  ``loss_cycle``: the analysis' timeout cycle ('paper' or 'drain',
     docs/model.md sec. 14)."""
     from tcpabr_model.trace_study import _simulate
 
@@ -340,7 +340,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
         res = {}
         for i, p in enumerate(points):
             old = _reused(reuse_analyses, p, tcp, None, regimes, loss_cycle) if p["feedback"] != "effcap" else None
-            if old is not None and not str(old["refused"]).startswith("stopped"):   # a time limit: analyse again
+            refused = old is not None and isinstance(old["refused"], str) and old["refused"] != ""
+            if old is not None and not refused:   # a refused point (size, time limit) is analysed again
                 res[i] = {k: old[c] for k, c in _ANALYSIS_COLUMNS.items()
                           if not (isinstance(old[c], float) and np.isnan(old[c]))}
         todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp, loss_cycle))

@@ -20,7 +20,10 @@ them (``OPENBLAS_NUM_THREADS``).
 
     python benchmarks/bench_markov_instcap.py [--baseline DIR ...] [--repeat 1] [--points SPEC ...]
 
-``SPEC`` is ``trace:half:bmax`` (half 0 or 1), default the three points below.
+``SPEC`` is ``trace:half:bmax`` (half 0 or 1), default the three points below, or
+``trace:half:bmax:none`` for TCP alone with the study's 8 patterns per level (the chains whose
+loss-free entries dominate the memory; docs/model.md sec. 5a item 9).  The peak memory is the
+process's, over its points so far: give a large point alone (``--points SPEC``) to read its own.
 """
 
 from __future__ import annotations
@@ -50,12 +53,14 @@ def measure(points: list[str], rtt: float, shared: str) -> list[dict]:
     out = []
     compiled = False
     for spec in points:
-        name, half, bmax = spec.split(":")
-        link = fit_link(trace_halves(read_trace(str(Path(shared) / name)))[int(half)], rtt, patterns=4)
+        name, half, bmax, *fb = spec.split(":")
+        fb = fb[0] if fb else "instcap"
+        link = fit_link(trace_halves(read_trace(str(Path(shared) / name)))[int(half)], rtt,
+                        patterns=8 if fb == "none" else 4)
         if not compiled:
-            analyze(link_scenario(link, 2, "instcap", wmax=16))     # compile (or load) the kernels
+            analyze(link_scenario(link, 2, fb, wmax=16))     # compile (or load) the kernels
             compiled = True
-        sc = link_scenario(link, int(bmax), "instcap")
+        sc = link_scenario(link, int(bmax), fb, max_states=5_000_000)
         _skeleton._CACHE.clear()
         t0 = time.perf_counter()
         est = estimate_chain(sc)

@@ -76,7 +76,7 @@ REFERENCE_INSTCAP = [
 
 def _digest(sk) -> str:
     h = hashlib.sha256()
-    for a in (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, sk.ls_ptr, sk.ls_m, sk.ls_prob, sk.p_loss, sk.post, sk.ss,
+    for a in (sk.states, sk.nl_ptr, sk.nl_prob, sk.targets(), sk.ls_ptr, sk.ls_m, sk.ls_prob, sk.p_loss, sk.post, sk.ss,
               sk.u, sk.reg, sk.j_loss) + (sk.recovery or ()):
         h.update(np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes())
     return h.hexdigest()

@@ -33,10 +33,17 @@ __all__ = ["ChainEstimate", "estimate_chain", "available_memory", "check_fits"]
 #: peak RSS growth of ``analyze`` is 30-33 B per nonzero at 1.1e5-1e6 states with two levels
 #: (skeleton about 11, P 12 with int32 indices; T is not stored; benchmarks/README.md,
 #: "Memory per nonzero (issue 23 item 2)"; it was 39-44 B before), so these overestimate
-#: by about 1.5x.  For K > 2 the matrix-free solve stores no P and ``nnz`` counts K^2 per
-#: loss entry: the estimate is then several times the need (4.7 B per counted entry at K = 8).
+#: by about 1.5x.  For K > 2 the matrix-free solve stores no P (``MF_*`` below).
 BYTES_PER_NONZERO = 40
 BYTES_PER_STATE = 400
+#: K > 2, the matrix-free solve (docs/model.md sec. 5a item 10): bytes per loss-free (state, N)
+#: entry (8 probability + 4 tail id, with the build's growth slack) and per loss entry, plus 4
+#: per edge of the closed-class graph (K per entry, int32, freed before the iterations).
+#: [measured] TMobile-LTE half A, RTT 50 ms, B_max 166, TCP alone (545,248 states, 4.99e7
+#: entries, K = 8): peak RSS 3.12 GB against 2.95 GB from these and 0.23 GB of interpreter
+MF_BYTES_PER_ENTRY = 20
+MF_BYTES_PER_LOSS_ENTRY = 40
+MF_BYTES_PER_GRAPH_EDGE = 4
 #: build seconds per loss-free (state, N) entry and solve seconds per nonzero (this VM, shared).
 BUILD_SECONDS_PER_ENTRY = 4e-7
 SOLVE_SECONDS_PER_NONZERO = 3e-7
@@ -218,6 +225,16 @@ def _mirrored_limit(key: tuple, fit: int) -> int | None:
     return -(-(fit + (nlev - 1) * patterns) // nlev)   # ceil
 
 
+def _bytes(n_states: float, n_nl: float, n_ls: float, nlev: int, per_loss: int) -> float:
+    """Peak bytes of build and solve: the assembled P (K <= 2, ``BYTES_PER_NONZERO`` per
+    nonzero) or the matrix-free solve's stored entries and class graph (K > 2, the default
+    ``structured`` method; an assembled method on such a chain needs the K <= 2 figure)."""
+    if nlev > 2:
+        return (BYTES_PER_STATE * n_states + (MF_BYTES_PER_ENTRY + MF_BYTES_PER_GRAPH_EDGE * nlev) * n_nl
+                + MF_BYTES_PER_LOSS_ENTRY * n_ls)
+    return BYTES_PER_STATE * n_states + BYTES_PER_NONZERO * (nlev * n_nl + per_loss * n_ls)
+
+
 def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -> ChainEstimate:
     """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
     default ``scenario.max_states``, or above the states that fit in the available
@@ -231,7 +248,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     count_limit = limit if limit * typical < available_memory() else min(limit, PROBE_STATES)
     memory_limited = False
     found, overflow, n_nl, n_ls, done, t_count = _count(key, count_limit, progress)
-    per_state = BYTES_PER_STATE + BYTES_PER_NONZERO * (nlev * n_nl + per_loss * n_ls) / done
+    per_state = _bytes(1, n_nl / done, n_ls / done, nlev, per_loss)
     proven = 0
     if overflow and count_limit < limit:
         # a large chain: stop at max_states or at the states that fit in memory, the fewer
@@ -253,7 +270,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
         size = int(per_state * n)
     else:
         n = found
-        size = BYTES_PER_STATE * n + BYTES_PER_NONZERO * nnz
+        size = int(_bytes(n, n_nl, n_ls, nlev, per_loss))
         memory_limited = False
     return ChainEstimate(
         n_states=n, complete=not overflow, limit=count_limit, loss_free_entries=n_nl, loss_entries=n_ls,

@@ -55,7 +55,9 @@ class Skeleton:
     states: np.ndarray
     nl_ptr: np.ndarray
     nl_prob: np.ndarray
-    nl_t: np.ndarray
+    #: the loss-free targets as a pair ``(nl_tail, tail_tab)`` (docs/model.md sec. 5a item 10):
+    #: entry ``e`` goes to state ``tail_tab[nl_tail[e], r]`` at next level ``r``
+    nl_t: tuple
     ls_ptr: np.ndarray
     ls_m: np.ndarray
     ls_prob: np.ndarray
@@ -100,6 +102,19 @@ class Skeleton:
         from .kernels.recovery import N_CODE_KINDS
 
         return self.mmax * (N_CODE_KINDS if self.recovery is not None else 1)
+
+    def targets(self) -> np.ndarray:
+        """The loss-free targets expanded, ``(entries, K)`` int64: state of entry ``e`` at
+        next level ``r`` (K times the stored ``nl_t``; for tests and inspection)."""
+        tail, tab = self.nl_t
+        return tab[tail].astype(np.int64)
+
+    @property
+    def stored_bytes(self) -> int:
+        """Bytes of the transition data the solves read (loss-free and loss entries, their
+        pointers, the tail table and the regeneration table)."""
+        return int(sum(a.nbytes for a in (self.nl_ptr, self.nl_prob, *self.nl_t, self.ls_ptr, self.ls_m,
+                                          self.ls_prob, self.reg)))
 
     @property
     def window(self) -> np.ndarray:
@@ -274,7 +289,7 @@ class Skeleton:
             """E[X_{k+1} 1{no loss} | x] of state component ``col`` (every next level leads to
             the same (A, B, D), so the first level's target stands for all)."""
             rows = np.repeat(np.arange(self.n_states), np.diff(self.nl_ptr))
-            return np.bincount(rows, self.nl_prob * self.states[self.nl_t[:, 0], col], minlength=self.n_states)
+            return np.bincount(rows, self.nl_prob * self.states[self.nl_t[1][self.nl_t[0], 0], col], minlength=self.n_states)
 
         # loss-free intervals: the exact integral where the kernels have it, else the trapezoid
         if self.queue_integral is not None:

@@ -97,7 +97,7 @@ class _Structure:
         n = sk.n_states
         # structural loss-free graph: every possible next level of every (x, N) entry
         nlev = sk.n_levels
-        self.order, self.ptr = tarjan_scc(n, nlev * sk.nl_ptr, sk.nl_t.reshape(-1))
+        self.order, self.ptr = tarjan_scc(n, nlev * sk.nl_ptr, sk.nl_t[0], sk.nl_t[1])
         sizes = np.diff(self.ptr)
         comp = np.empty(n, dtype=np.int64)
         comp[self.order] = np.repeat(np.arange(sizes.size), sizes)

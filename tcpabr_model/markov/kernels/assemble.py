@@ -49,13 +49,17 @@ def t_row(i, st, nl_ptr, nl_prob, nl_t, Q, cols, vals, k):
     """The loss-free entries of row ``i`` of T, written to ``cols[k:]``, ``vals[k:]``; returns
     the new end.  Each (x, N) entry of the skeleton splits over the next bottleneck level
     ``rj`` with ``Q[ri, rj] > 0``; the order (entries, then levels) is T's stored order, so
-    every kernel that reads T through this function sees the same numbers in the same order."""
+    every kernel that reads T through this function sees the same numbers in the same order.
+    ``nl_t`` is the skeleton's pair ``(nl_tail, tail_tab)``: entry ``e`` goes to state
+    ``tail_tab[nl_tail[e], rj]`` at next level ``rj``."""
     ri = st[i, 3]
+    tail, tab = nl_t       # (tail of each entry, state of each (tail, next level)): sec. 5a item 10
     for e in range(nl_ptr[i], nl_ptr[i + 1]):
+        te = tail[e]
         for rj in range(Q.shape[0]):
             pr = Q[ri, rj]
             if pr > 0.0:
-                cols[k] = nl_t[e, rj]
+                cols[k] = tab[te, rj]
                 vals[k] = nl_prob[e] * pr
                 k += 1
     return k

@@ -87,7 +87,14 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     store = not count_only
     ncap = 4096 if store else 1
     nl_prob = np.empty(ncap, dtype=np.float64)
-    nl_t = np.empty((ncap, nlev), dtype=np.int64)
+    # loss-free targets (docs/model.md sec. 5a item 10): an entry's next states differ only in
+    # the next level R', so an entry stores the int32 id of its "tail" (A', B', D', S', z) and
+    # tail_tab[tail, R'] holds the state index: 12 bytes per entry instead of 8 + 8 K
+    nl_tail = np.empty(ncap, dtype=np.int32)
+    tail_tab = np.empty((1024 if store else 1, nlev), dtype=np.int32)
+    tkeys = np.full(4096, -1, dtype=np.int64)
+    tvals = np.empty(4096, dtype=np.int64)
+    n_tails = 0
     nl_ptr = np.zeros(cap + 1 if store else 1, dtype=np.int64)
     n_nl = 0
     ls_prob = np.empty(ncap, dtype=np.float64)
@@ -223,7 +230,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         nout = (p_hi - p_lo) * nn * (q_hi - q_lo)
         if store and n_nl + nout + 2 > nl_prob.shape[0]:
             nl_prob = _grow(nl_prob, n_nl + nout + 2)
-            nl_t = _grow2n(nl_t, nl_prob.shape[0])
+            nl_tail = _grow(nl_tail, nl_prob.shape[0])
+        if store and n_tails + nout > tail_tab.shape[0]:
+            tail_tab = _grow2n(tail_tab, n_tails + nout)
+        tkeys, tvals = _rehash_for(tkeys, tvals, n_tails + nout)
         if patterned and nout > cur_key.shape[0]:
             cur_key = _grow(cur_key, nout)
             cur_slot = _grow(cur_slot, nout)
@@ -323,8 +333,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                     steady_a[b, ri, si] = a1
                                 if n_proven > max_states:
                                     overflow = True
-                                    return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                            p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
+                                    return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr,
+                                            ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                     elif patterned:
                         # interval.pattern_tcp_alone_outcome, the d - N single ACKs from the prefix
@@ -365,22 +375,35 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             if store:
                                 nl_prob[n_nl] = pn
                             si1 = 0 if constant_s else ri
-                            for rj in range(nlev):
-                                kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
-                                j = _slot(hkeys, kk)
-                                if hkeys[j] == kk:
-                                    tgt = hvals[j]
-                                else:
-                                    if n_states >= max_states:
-                                        overflow = True
-                                        return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
-                                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
-                                    tgt = n_states
-                                    _put_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1, z1)
-                                    n_states += 1
-                                if store:
-                                    nl_t[n_nl, rj] = tgt
+                            tk = _zkey(a1, b1, d1, 0, si1, z1, bmax, wmax, nlev, patterned)
+                            jt_ = _slot(tkeys, tk)
+                            if tkeys[jt_] == tk:      # a known tail: its K states exist
+                                tid = tvals[jt_]
+                            else:
+                                # a new tail: its states in the order of R' (looked up, else added),
+                                # the same states in the same order as without the tail index
+                                tid = n_tails
+                                for rj in range(nlev):
+                                    kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
+                                    j = _slot(hkeys, kk)
+                                    if hkeys[j] == kk:
+                                        tgt = hvals[j]
+                                    else:
+                                        if n_states >= max_states:
+                                            overflow = True
+                                            return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab),
+                                                    ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg, overflow,
+                                                    n_nl, n_ls, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+                                        tgt = n_states
+                                        _put_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1, z1)
+                                        n_states += 1
+                                    if store:
+                                        tail_tab[tid, rj] = tgt
+                                tkeys[jt_] = tk
+                                tvals[jt_] = tid
+                                n_tails += 1
+                            if store:
+                                nl_tail[n_nl] = tid
                             n_nl += 1
                             if patterned:
                                 cur_key[n_cur] = okey
@@ -533,7 +556,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         continue
                     if n_states >= max_states:
                         overflow = True
-                        return (st[:n_states, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob,
+                        return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
                     _put_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2, 0)
@@ -561,10 +584,13 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         reg[m, ri2, si2] = hvals[j]
     n = n_states
     if not store:
-        return (st[:n, :5].copy(), nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu,
+        return (st[:n, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob, p_loss, ev_post,
+                ev_ss, eu,
                 reg, overflow, n_nl, n_ls, ev_j,
                 fr_p, fr_cons, fr_pred, fr_opt, occ_q)
     nf = n if fast_recovery else 1
-    return (st[:n, :5].copy(), nl_ptr[: n + 1], nl_prob[:n_nl], nl_t[:n_nl], ls_ptr[: n + 1], ls_m[:n_ls],
+    # copies, not views: the growth's spare room (up to half of each array) is freed
+    return (st[:n, :5].copy(), nl_ptr[: n + 1].copy(), nl_prob[:n_nl].copy(),
+            (nl_tail[:n_nl].copy(), tail_tab[:n_tails].copy()), ls_ptr[: n + 1].copy(), ls_m[:n_ls].copy(),
             ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n],
             fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf], occ_q[: (1 if patterned else n)])

@@ -40,9 +40,12 @@ def _visit(w, counter, sp_, index, low, stack, onstack):
 
 
 @njit(cache=True)
-def tarjan_scc(n, indptr, indices):
+def tarjan_scc(n, indptr, indices, tails=None):
     """Iterative Tarjan: returns (order, ptr) with SCCs in reverse topological order
-    (every SCC appears after all SCCs reachable from it)."""
+    (every SCC appears after all SCCs reachable from it).  The graph is CSR
+    (``indptr``, ``indices``), or with ``tails`` (the skeleton's ``tail_tab``, K columns)
+    edge ``e`` goes to ``tails[indices[e // K], e % K]`` (``indices`` the entries' tails,
+    ``indptr`` K times the entries' pointers: the loss-free graph, never expanded)."""
     index = -np.ones(n, dtype=np.int64)
     low = np.zeros(n, dtype=np.int64)
     onstack = np.zeros(n, dtype=np.bool_)
@@ -67,7 +70,10 @@ def tarjan_scc(n, indptr, indices):
             e = call_e[depth]
             if e < indptr[v + 1]:
                 call_e[depth] = e + 1
-                w = indices[e]
+                if tails is None:
+                    w = indices[e]
+                else:
+                    w = tails[indices[e // tails.shape[1]], e % tails.shape[1]]
                 if index[w] < 0:
                     counter, sp_ = _visit(w, counter, sp_, index, low, stack, onstack)
                     depth += 1
