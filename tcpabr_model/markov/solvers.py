@@ -23,9 +23,10 @@ import scipy.sparse.linalg as spla
 from ..errors import ErgodicityError, SolveError
 from .kernels.assemble import rate_law_powers
 from .kernels.recovery import code_m, code_u
-from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, factored_graph, forward_pi,
+from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, factored_leaving, factored_scc,
+                          forward_pi,
                           forward_pi_prepared, has_closed_lossfree_class, large_block_entries, leaving_classes,
-                          left_lossfree, loss_events, prepare_forward, tarjan_scc)
+                          left_lossfree, loss_events, prepare_forward)
 from .skeleton import Skeleton, rate_chain
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
@@ -97,7 +98,10 @@ class _Structure:
         n = sk.n_states
         # structural loss-free graph: every possible next level of every (x, N) entry
         nlev = sk.n_levels
-        self.order, self.ptr = tarjan_scc(n, nlev * sk.nl_ptr, sk.nl_t[0], sk.nl_t[1])
+        # (the structural graph: every next level, no loss entries, no events)
+        self.order, self.ptr = factored_scc(sk.states, sk.nl_ptr, sk.nl_t, np.ones((nlev, nlev)),
+                                            np.zeros(n + 1, dtype=np.int64), np.empty(0, dtype=np.int32),
+                                            np.zeros(1, dtype=np.int64), np.empty(0, dtype=np.int64))
         sizes = np.diff(self.ptr)
         comp = np.empty(n, dtype=np.int64)
         comp[self.order] = np.repeat(np.arange(sizes.size), sizes)
@@ -508,13 +512,14 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
 
     P = T + L_E G (docs/model.md sec. 8) is used in factored form: the closed classes are
     counted on the graph of T, L_E and G (events as pass-through nodes, which have the
-    same closed classes over the states as P), and the residual is
+    same closed classes over the states as P; ``kernels.structured.factored_scc``), and the residual is
     ``||pi T + (pi L_E) G - pi||_1``.  Returns ``(solution, nnz)`` with ``nnz`` the
     stored entries of T plus those of L (duplicates between the two not merged: an upper
     bound on the nonzeros of P), or ``(None, 0)`` where the structured reduction does not
     apply (a loss-free closed class; use :func:`stationary_distribution`).  Nothing of the
     size of P is stored: T is read from the skeleton, L_E is the skeleton's loss entries,
-    and the graph for the closed classes (int32, no weights) is freed before the solve.
+    and the closed classes are found on the factored graph read from the same arrays (not
+    built: docs/model.md sec. 5a item 9).
     """
     if method not in ("structured", "structured-direct"):
         raise ValueError(f"method={method!r} is invalid: the matrix-free solve is 'structured' or "
@@ -525,16 +530,16 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     n_events = s.n_events
     t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     g_ev, g_st, g_val = _event_targets(sk, Q)
-    # closed classes of P, on the factored graph (states 0..n-1, events n..n+E-1), stored
-    # without weights (int32 indices) and freed before the solve
+    # closed classes of P, on the factored graph (states 0..n-1, events n..n+E-1), its edges
+    # read from the skeleton, T's and L_E's, and G's CSR by event
     g_ptr = np.zeros(n_events + 1, dtype=np.int64)
     np.cumsum(np.bincount(g_ev, minlength=n_events), out=g_ptr[1:])
-    gi, gj = factored_graph(*t_args, sk.ls_ptr, s.e_idx, g_ptr, g_st)
-    order, ptr = tarjan_scc(n + n_events, gi, gj)
+    f_args = (sk.states, sk.nl_ptr, sk.nl_t, Q, sk.ls_ptr, s.e_idx, g_ptr, g_st)
+    order, ptr = factored_scc(*f_args)
     lab = np.empty(n + n_events, dtype=np.int64)
     lab[order] = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    left = leaving_classes(gi, gj, np.empty(0), lab, ptr.size - 1)
-    del gi, gj, order, ptr
+    left = factored_leaving(*f_args, lab, ptr.size - 1)
+    del order, ptr
     # closed classes that hold states (an event no loss reaches and no state follows is alone)
     k = int(np.unique(lab[:n][~left[lab[:n]]]).size)
     del lab

@@ -39,46 +39,75 @@ def _visit(w, counter, sp_, index, low, stack, onstack):
     return counter + 1, sp_ + 1
 
 
+@njit(cache=True, inline="always")
+def _f_degree(v, n, nlev, nl_ptr, ls_ptr, g_ptr):
+    """Edges of node ``v`` of the factored graph (:func:`factored_scc`), skipped ones included."""
+    if v < n:
+        return nlev * (nl_ptr[v + 1] - nl_ptr[v]) + ls_ptr[v + 1] - ls_ptr[v]
+    return g_ptr[v - n + 1] - g_ptr[v - n]
+
+
+@njit(cache=True, inline="always")
+def _f_edge(v, e, n, st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
+    """Target of edge ``e`` of node ``v`` (:func:`factored_scc`), or -1 where the rate chain
+    has no such level change (``Q == 0``)."""
+    if v >= n:
+        return g_st[g_ptr[v - n] + e]
+    nlev = Q.shape[0]
+    k_t = nlev * (nl_ptr[v + 1] - nl_ptr[v])
+    if e >= k_t:
+        return n + e_idx[ls_ptr[v] + e - k_t]
+    rj = e % nlev
+    if Q[st[v, 3], rj] <= 0.0:
+        return -1
+    return nl_t[1][nl_t[0][nl_ptr[v] + e // nlev], rj]
+
+
 @njit(cache=True)
-def tarjan_scc(n, indptr, indices, tails=None):
-    """Iterative Tarjan: returns (order, ptr) with SCCs in reverse topological order
-    (every SCC appears after all SCCs reachable from it).  The graph is CSR
-    (``indptr``, ``indices``), or with ``tails`` (the skeleton's ``tail_tab``, K columns)
-    edge ``e`` goes to ``tails[indices[e // K], e % K]`` (``indices`` the entries' tails,
-    ``indptr`` K times the entries' pointers: the loss-free graph, never expanded)."""
-    index = -np.ones(n, dtype=np.int64)
-    low = np.zeros(n, dtype=np.int64)
-    onstack = np.zeros(n, dtype=np.bool_)
-    stack = np.empty(n, dtype=np.int64)
+def factored_scc(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
+    """Iterative Tarjan on the graph of P = T + L_E G with the loss events as pass-through
+    nodes (states 0..n-1, events n..n+E-1; E = ``g_ptr.shape[0] - 1``, G in CSR by event),
+    read from the skeleton without building it (docs/model.md sec. 5a item 9): state ``x``
+    has T's edges (entry by entry, next level by level, where ``Q > 0``) then its loss
+    events ``n + e_idx``; an event has G's targets ``g_st``.  Its closed classes over the
+    states are those of P.  ``Q`` all ones and no loss entries (``ls_ptr`` zeros, ``g_ptr``
+    ``[0]``) give the structural loss-free graph.  Returns (order, ptr) with the SCCs in
+    reverse topological order (every SCC after all SCCs reachable from it)."""
+    n = st.shape[0]
+    nn = n + g_ptr.shape[0] - 1
+    nlev = Q.shape[0]
+    index = -np.ones(nn, dtype=np.int64)
+    low = np.zeros(nn, dtype=np.int64)
+    onstack = np.zeros(nn, dtype=np.bool_)
+    stack = np.empty(nn, dtype=np.int64)
     sp_ = 0
-    call_v = np.empty(n, dtype=np.int64)
-    call_e = np.empty(n, dtype=np.int64)
-    order = np.empty(n, dtype=np.int64)
-    ptr = np.zeros(n + 1, dtype=np.int64)
+    call_v = np.empty(nn, dtype=np.int64)
+    call_e = np.empty(nn, dtype=np.int64)
+    order = np.empty(nn, dtype=np.int64)
+    ptr = np.zeros(nn + 1, dtype=np.int64)
     n_out = 0
     n_scc = 0
     counter = 0
-    for root in range(n):
+    for root in range(nn):
         if index[root] >= 0:
             continue
         depth = 0
         call_v[0] = root
-        call_e[0] = indptr[root]
+        call_e[0] = 0
         counter, sp_ = _visit(root, counter, sp_, index, low, stack, onstack)
         while depth >= 0:
             v = call_v[depth]
             e = call_e[depth]
-            if e < indptr[v + 1]:
+            if e < _f_degree(v, n, nlev, nl_ptr, ls_ptr, g_ptr):
                 call_e[depth] = e + 1
-                if tails is None:
-                    w = indices[e]
-                else:
-                    w = tails[indices[e // tails.shape[1]], e % tails.shape[1]]
+                w = _f_edge(v, e, n, st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st)
+                if w < 0:
+                    continue
                 if index[w] < 0:
                     counter, sp_ = _visit(w, counter, sp_, index, low, stack, onstack)
                     depth += 1
                     call_v[depth] = w
-                    call_e[depth] = indptr[w]
+                    call_e[depth] = 0
                 elif onstack[w]:
                     if index[w] < low[v]:
                         low[v] = index[w]
@@ -100,6 +129,26 @@ def tarjan_scc(n, indptr, indices, tails=None):
                     if low[v] < low[u]:
                         low[u] = low[v]
     return order, ptr[: n_scc + 1]
+
+
+@njit(cache=True)
+def factored_leaving(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st, lab, n_classes):
+    """``out[c]``: class ``c`` of the labelling ``lab`` of the factored graph
+    (:func:`factored_scc`) has an edge to another class, i.e. it is not closed."""
+    n = st.shape[0]
+    nn = n + g_ptr.shape[0] - 1
+    nlev = Q.shape[0]
+    out = np.zeros(n_classes, dtype=np.bool_)
+    for v in range(nn):
+        lv = lab[v]
+        if out[lv]:
+            continue
+        for e in range(_f_degree(v, n, nlev, nl_ptr, ls_ptr, g_ptr)):
+            w = _f_edge(v, e, n, st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st)
+            if w >= 0 and lab[w] != lv:
+                out[lv] = True
+                break
+    return out
 
 
 @njit(cache=True)
@@ -155,35 +204,6 @@ def leaving_classes(indptr, indices, data, lab, n_classes):
                 out[li] = True
                 break
     return out
-
-
-@njit(cache=True)
-def factored_graph(st, nl_ptr, nl_prob, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
-    """The graph of P = T + L_E G with the loss events as pass-through nodes (states
-    0..n-1, events n..n+E-1; E = ``g_ptr.shape[0] - 1``, G in CSR by event): CSR (indptr
-    int64, indices int32), no weights.  Its closed classes over the states are those of P."""
-    n = st.shape[0]
-    n_events = g_ptr.shape[0] - 1
-    rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
-    indptr = np.empty(n + n_events + 1, dtype=np.int64)
-    indptr[0] = 0
-    for x in range(n):
-        indptr[x + 1] = indptr[x] + t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0) + ls_ptr[x + 1] - ls_ptr[x]
-    for ev in range(n_events):
-        indptr[n + ev + 1] = indptr[n + ev] + g_ptr[ev + 1] - g_ptr[ev]
-    indices = np.empty(indptr[n + n_events], dtype=np.int32)
-    k = 0
-    for x in range(n):
-        for e in range(t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)):
-            indices[k] = rc[e]
-            k += 1
-        for e in range(ls_ptr[x], ls_ptr[x + 1]):
-            indices[k] = n + e_idx[e]
-            k += 1
-    for e in range(g_ptr[n_events]):
-        indices[k] = g_st[e]
-        k += 1
-    return indptr, indices
 
 
 @njit(cache=True)
