@@ -65,6 +65,30 @@ def test_wrong_sparse_factors_raise_instead_of_returning_a_number(small_instcap,
         analyze(small_instcap)
 
 
+def test_factors_beyond_the_memory_refuse_with_the_reason(small_instcap, monkeypatch):
+    """The factors' fill is known only once factored: beyond the memory available the solve
+    stops with ChainTooLargeError naming it, never an out-of-memory kill or a number."""
+    from tcpabr_model.errors import ChainTooLargeError
+    from tcpabr_model.markov import estimate
+
+    monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+    _skeleton._CACHE.clear()
+    sk = skeleton_for(small_instcap)          # built with the machine's memory
+    monkeypatch.setattr(estimate, "available_memory", lambda: 100)
+    with pytest.raises(ChainTooLargeError, match=r"sparse LU factors .* above the 0.0 GB of memory available"):
+        solvers.structured_matrix_free(sk, small_instcap.rate_matrix)
+
+
+def test_the_largest_blocks_are_ordered_by_minimum_degree(small_instcap, monkeypatch):
+    """Blocks of SPARSE_MMD_FROM states or more take the minimum-degree order (less fill on
+    the study's 13,064-state blocks); the results agree with the natural order to rounding."""
+    monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+    natural = _bounds(small_instcap)
+    monkeypatch.setattr(solvers, "SPARSE_MMD_FROM", 2)
+    mmd = _bounds(small_instcap)
+    np.testing.assert_allclose(mmd, natural, rtol=1e-12, atol=0.0)
+
+
 @pytest.mark.skipif(not (SHARED / "TMobile-UMTS-driving.down").is_file(),
                     reason="the shared cellular traces are absent")
 def test_study_point_with_large_blocks_agrees_with_the_dense_inverses(monkeypatch):

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ErgodicityError, SolveError
+from ..errors import ChainTooLargeError, ErgodicityError, SolveError
 from .kernels.assemble import rate_law_powers
 from .kernels.recovery import code_m, code_u
 from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, factored_leaving, factored_scc,
@@ -290,6 +290,12 @@ def _sparse_blocks(s: _Structure, t_args: tuple, sparse_from: int) -> tuple:
     l_parts: list = []
     u_parts: list = []
     l_n = u_n = 0
+    from .estimate import available_memory
+
+    # the factors' fill is known only once factored: stop with the reason, not an
+    # out-of-memory kill, when they (twice: the parts and their concatenation) outgrow the
+    # memory that was available when they started
+    budget = available_memory()
     for b in range(blocks.size):
         k = int(sizes[b])
         sl = slice(e_ptr[b], e_ptr[b + 1])
@@ -317,6 +323,12 @@ def _sparse_blocks(s: _Structure, t_args: tuple, sparse_from: int) -> tuple:
         l_n = int(l_ptr[v + b + k])
         u_n = int(u_ptr[v + b + k])
         del lu, A, U
+        if 2 * 12 * (l_n + u_n) > budget:
+            raise ChainTooLargeError(
+                f"the sparse LU factors of the chain's strongly connected blocks need more than "
+                f"{2 * 12 * (l_n + u_n) / 1e9:.1f} GB after {b + 1} of {blocks.size} blocks (the largest "
+                f"{int(sizes.max())} states), above the {budget / 1e9:.1f} GB of memory available; reduce "
+                "wmax, bmax or the patterns per level")
 
     def cat(parts, i, dtype):
         return np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dtype=dtype)
