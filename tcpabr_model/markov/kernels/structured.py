@@ -47,22 +47,6 @@ def _f_degree(v, n, nlev, nl_ptr, ls_ptr, g_ptr):
     return g_ptr[v - n + 1] - g_ptr[v - n]
 
 
-@njit(cache=True, inline="always")
-def _f_edge(v, e, n, st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
-    """Target of edge ``e`` of node ``v`` (:func:`factored_scc`), or -1 where the rate chain
-    has no such level change (``Q == 0``)."""
-    if v >= n:
-        return g_st[g_ptr[v - n] + e]
-    nlev = Q.shape[0]
-    k_t = nlev * (nl_ptr[v + 1] - nl_ptr[v])
-    if e >= k_t:
-        return n + e_idx[ls_ptr[v] + e - k_t]
-    rj = e % nlev
-    if Q[st[v, 3], rj] <= 0.0:
-        return -1
-    return nl_t[1][nl_t[0][nl_ptr[v] + e // nlev], rj]
-
-
 @njit(cache=True)
 def factored_scc(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
     """Iterative Tarjan on the graph of P = T + L_E G with the loss events as pass-through
@@ -76,6 +60,7 @@ def factored_scc(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
     n = st.shape[0]
     nn = n + g_ptr.shape[0] - 1
     nlev = Q.shape[0]
+    tail, tab = nl_t   # unpacked once: an array taken from a tuple inside the loop costs refcounts
     index = -np.ones(nn, dtype=np.int64)
     low = np.zeros(nn, dtype=np.int64)
     onstack = np.zeros(nn, dtype=np.bool_)
@@ -100,9 +85,19 @@ def factored_scc(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
             e = call_e[depth]
             if e < _f_degree(v, n, nlev, nl_ptr, ls_ptr, g_ptr):
                 call_e[depth] = e + 1
-                w = _f_edge(v, e, n, st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st)
-                if w < 0:
-                    continue
+                # edge e of v, written out: the same in a helper function, even inlined, ran
+                # 5x slower (numba)
+                if v < n:
+                    k_t = nlev * (nl_ptr[v + 1] - nl_ptr[v])
+                    if e < k_t:
+                        rj = e % nlev
+                        if Q[st[v, 3], rj] <= 0.0:
+                            continue      # no such level change
+                        w = np.int64(tab[tail[nl_ptr[v] + e // nlev], rj])
+                    else:
+                        w = n + np.int64(e_idx[ls_ptr[v] + e - k_t])
+                else:
+                    w = g_st[g_ptr[v - n] + e]
                 if index[w] < 0:
                     counter, sp_ = _visit(w, counter, sp_, index, low, stack, onstack)
                     depth += 1
@@ -138,16 +133,32 @@ def factored_leaving(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st, lab, n_cla
     n = st.shape[0]
     nn = n + g_ptr.shape[0] - 1
     nlev = Q.shape[0]
+    tail, tab = nl_t
     out = np.zeros(n_classes, dtype=np.bool_)
     for v in range(nn):
         lv = lab[v]
         if out[lv]:
             continue
-        for e in range(_f_degree(v, n, nlev, nl_ptr, ls_ptr, g_ptr)):
-            w = _f_edge(v, e, n, st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st)
-            if w >= 0 and lab[w] != lv:
-                out[lv] = True
+        if v >= n:
+            for e in range(g_ptr[v - n], g_ptr[v - n + 1]):
+                if lab[g_st[e]] != lv:
+                    out[lv] = True
+                    break
+            continue
+        ri = st[v, 3]
+        for en in range(nl_ptr[v], nl_ptr[v + 1]):
+            te = tail[en]
+            for rj in range(nlev):
+                if Q[ri, rj] > 0.0 and lab[tab[te, rj]] != lv:
+                    out[lv] = True
+                    break
+            if out[lv]:
                 break
+        if not out[lv]:
+            for e in range(ls_ptr[v], ls_ptr[v + 1]):
+                if lab[n + e_idx[e]] != lv:
+                    out[lv] = True
+                    break
     return out
 
 
