@@ -60,7 +60,7 @@ def factored_scc(st, nl_ptr, nl_t, Q, ls_ptr, e_idx, g_ptr, g_st):
     n = st.shape[0]
     nn = n + g_ptr.shape[0] - 1
     nlev = Q.shape[0]
-    tail, tab = nl_t   # unpacked once: an array taken from a tuple inside the loop costs refcounts
+    tail, tab = nl_t   # the skeleton's pair (docs/model.md sec. 5a item 9)
     index = -np.ones(nn, dtype=np.int64)
     low = np.zeros(nn, dtype=np.int64)
     onstack = np.zeros(nn, dtype=np.bool_)
