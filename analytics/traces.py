@@ -210,23 +210,25 @@ def _rss_gb() -> float:
 
 def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
                     loss_cycle="paper"):
-    """Runs in a child process: count the states, then analyse; sends a dict back."""
-    from tcpabr_model.markov import estimate_chain
+    """Runs in a child process: analyse with ``min(state_limit, max_states)`` as the chain's
+    limit (the analysis counts or builds up to it and refuses above it); sends a dict back."""
+    from tcpabr_model.errors import ChainTooLargeError
 
     t0 = time.perf_counter()
     out = {"n_states": None, "refused": ""}
+    limit = min(state_limit, max_states)
     try:
-        est = estimate_chain(link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, tcp=tcp),
-                             limit=min(state_limit, max_states))
-        out["n_states"] = int(est.n_states)
-        if not est.complete:
-            out["refused"] = (f"more than {min(state_limit, max_states):,} states with {len(link.service.weights[0])} "
-                              f"patterns per level (counted in {est.count_seconds:.0f} s)")
+        a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=limit, tcp=tcp, loss_cycle=loss_cycle)
+        out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
+                   n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
+                   sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
+    except ChainTooLargeError as e:
+        if f"max_states={limit}" in str(e):    # above the study's limit (counted or built)
+            out["n_states"] = limit + 1
+            out["refused"] = (f"more than {limit:,} states with {len(link.service.weights[0])} patterns per level "
+                              f"(stopped after {time.perf_counter() - t0:.0f} s)")
         else:
-            a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=max_states, tcp=tcp, loss_cycle=loss_cycle)
-            out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
-                       n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
-                       sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
+            out["refused"] = f"{type(e).__name__}: {e}"
     except (ValueError, ModelError, MemoryError) as e:
         out["refused"] = f"{type(e).__name__}: {e}"
     out["seconds"] = time.perf_counter() - t0

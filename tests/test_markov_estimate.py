@@ -232,3 +232,30 @@ def test_progress_bars_on_count_build_and_solve(monkeypatch, capsys):
     skmod._CACHE.clear()
     analyze(Scenario(delta=40, bmax=10, wmax=128, psi=7.0))
     assert capsys.readouterr().err == ""
+
+
+def test_a_chain_that_fits_is_built_without_the_full_count(monkeypatch):
+    """docs/model.md sec. 5a item 10: beyond the probe, a chain whose max_states fit in memory
+    is built at once (the build is its own count); the numbers are those of the counted path,
+    and above max_states the build refuses with the same error."""
+    from tcpabr_model.markov import analyze
+    from tcpabr_model.markov import skeleton as sk_mod
+
+    sc = Scenario(delta=20, bmax=10, wmax=128, max_states=10**6)
+    sk_mod._CACHE.clear()
+    est_mod._COUNTS.clear()
+    counted = analyze(sc)                       # chain of 5,029 states, below the probe: counted
+    monkeypatch.setattr(est_mod, "PROBE_STATES", 1000)
+    sk_mod._CACHE.clear()
+    est_mod._COUNTS.clear()
+    assert est_mod.estimate_before_build(sc) is None
+    built = analyze(sc)
+    assert {lim for (_, lim) in est_mod._COUNTS} == {1000}     # the probe only, no full count
+    assert (built.n_states, built.optimistic, built.conservative, built.prediction) == (
+        counted.n_states, counted.optimistic, counted.conservative, counted.prediction)
+    sk_mod._CACHE.clear()
+    with pytest.raises(ChainTooLargeError, match="max_states=3000"):
+        analyze(Scenario(delta=20, bmax=10, wmax=128, max_states=3000))
+    # beyond the memory at the probe's density: the full count refuses before building
+    monkeypatch.setattr(est_mod, "available_memory", lambda: 10**6)
+    assert est_mod.estimate_before_build(sc) is not None

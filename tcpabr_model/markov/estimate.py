@@ -193,6 +193,9 @@ def _count(key: tuple, limit: int, progress: bool):
     if got is not None:
         _COUNTS.move_to_end(ck)
         return got
+    for (k2, lim2), g2 in _COUNTS.items():   # a complete count holds for every limit above it
+        if k2 == key and not g2[1] and g2[0] <= limit:
+            return g2
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
     out = run_with_progress(build_skeleton, build_args(key, limit, True, prog), prog, None,
@@ -276,6 +279,32 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
         n_states=n, complete=not overflow, limit=count_limit, loss_free_entries=n_nl, loss_entries=n_ls,
         nnz=nnz, bytes=size, seconds=BUILD_SECONDS_PER_ENTRY * n_nl + SOLVE_SECONDS_PER_NONZERO * nnz,
         count_seconds=t_count, states_found=found, bytes_per_state=per_state, memory_limited=memory_limited)
+
+
+def estimate_before_build(scenario, progress: bool = False) -> ChainEstimate | None:
+    """What :func:`~.skeleton.skeleton_for` needs before building: the full estimate, or None
+    where the chain may be built at once with ``max_states`` as the build's own limit.
+
+    A chain counted already (the same key) gets its estimate.  Otherwise the first
+    ``PROBE_STATES`` are counted: a chain that ends there is complete (its estimate); a longer
+    one whose ``max_states`` states fit in the available memory at the probe's bytes per state
+    is built without counting it first (the build refuses above ``max_states`` itself, and the
+    saturated runs stop it early as they stop the count), which saves the count's time, about
+    that of the build (docs/model.md sec. 5a item 10) **[choice]**; any other chain gets the full
+    count, which refuses it on memory before building.
+    """
+    limit = int(scenario.max_states)
+    key = scenario.structure_key()
+    if any(k2 == key and (lim2 == limit or (not g2[1] and g2[0] <= limit)) for (k2, lim2), g2 in _COUNTS.items()):
+        return estimate_chain(scenario, progress=progress)
+    nlev = len(key[2])
+    per_loss = nlev if key[4] == "constant" else nlev * nlev
+    found, overflow, n_nl, n_ls, done, _ = _count(key, min(limit, PROBE_STATES), progress)
+    if not overflow or limit <= PROBE_STATES:
+        return estimate_chain(scenario, progress=progress)
+    if _bytes(limit, limit * n_nl / done, limit * n_ls / done, nlev, per_loss) <= available_memory():
+        return None
+    return estimate_chain(scenario, progress=progress)
 
 
 def check_fits(est: ChainEstimate, scenario) -> None:

@@ -373,18 +373,22 @@ def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
     Before building, the states are counted exactly and the memory estimated
     (:func:`~.estimate.estimate_chain`); above ``scenario.max_states`` or the available
     memory :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
+    A chain of more than ``estimate.PROBE_STATES`` states whose ``max_states`` states fit in
+    memory at the first states' density is built without the full count; the build itself
+    then raises the same error above ``max_states`` (:func:`~.estimate.estimate_before_build`).
     ``progress=True`` shows a tqdm bar on counts and builds longer than 2 s.
     """
-    from .estimate import check_fits, estimate_chain
+    from .estimate import check_fits, estimate_before_build
 
     ck = (scenario.structure_key(), scenario.max_states)
     sk = _CACHE.get(ck)
     if sk is not None:
         _CACHE.move_to_end(ck)
         return sk
-    est = estimate_chain(scenario, progress=progress)
-    check_fits(est, scenario)
-    sk = _build(ck[0], ck[1], total=est.n_states, progress=progress)
+    est = estimate_before_build(scenario, progress=progress)
+    if est is not None:
+        check_fits(est, scenario)
+    sk = _build(ck[0], ck[1], total=None if est is None else est.n_states, progress=progress)
     _CACHE[ck] = sk
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
