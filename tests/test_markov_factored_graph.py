@@ -1,5 +1,5 @@
 """The graph of P read from the skeleton without building it (docs/model.md sec. 5a item 9):
-``kernels.structured.factored_scc`` and ``factored_leaving`` must give the strongly connected
+``kernels.classes.factored_scc`` and ``factored_leaving`` must give the strongly connected
 components and the closed classes of the assembled P, whatever zeros the rate chain has
 (the edges with ``Q = 0`` are skipped, the loss events are pass-through nodes)."""
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tcpabr_model.capacity import from_arrays
 from tcpabr_model.markov import Scenario, skeleton_for
-from tcpabr_model.markov.kernels.structured import factored_leaving, factored_scc
+from tcpabr_model.markov.kernels.classes import factored_leaving, factored_scc
 from tcpabr_model.markov.skeleton import rate_chain
 from tcpabr_model.markov.solvers import _event_targets, _structure
 

@@ -337,12 +337,16 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q) = out
-    delta, bmax, _, wmax = key[:4]
+    delta, bmax, _, wmax, feedback = key[:5]
     if overflow:
+        from .estimate import BYTES_PER_NONZERO, BYTES_PER_STATE
+
+        # the words of estimate.check_fits: where the build ran without a count, it counted
         raise ChainTooLargeError(
             f"the embedded chain has more than max_states={max_states} reachable states "
-            f"(delta={delta}, buffer capacity={bmax}, wmax={wmax}); raise max_states if memory allows "
-            "or reduce wmax"
+            f"(delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}; counted in "
+            f"{time.perf_counter() - t0:.1f} s); raise max_states (about "
+            f"{(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB per state) or reduce wmax, bmax or delta"
         )
     constant_s = key[4] == "constant"
     recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None

@@ -22,10 +22,10 @@ import scipy.sparse.linalg as spla
 
 from ..errors import ChainTooLargeError, ErgodicityError, SolveError
 from .kernels.assemble import rate_law_powers
+from .kernels.classes import factored_leaving, factored_scc, leaving_classes
 from .kernels.recovery import code_m, code_u
-from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, factored_leaving, factored_scc,
-                          forward_pi,
-                          forward_pi_prepared, has_closed_lossfree_class, large_block_entries, leaving_classes,
+from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, forward_pi,
+                          forward_pi_prepared, has_closed_lossfree_class, large_block_entries,
                           left_lossfree, loss_events, prepare_forward)
 from .skeleton import Skeleton, rate_chain
 
@@ -534,7 +534,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
 
     P = T + L_E G (docs/model.md sec. 8) is used in factored form: the closed classes are
     counted on the graph of T, L_E and G (events as pass-through nodes, which have the
-    same closed classes over the states as P; ``kernels.structured.factored_scc``), and the residual is
+    same closed classes over the states as P; ``kernels.classes.factored_scc``), and the residual is
     ``||pi T + (pi L_E) G - pi||_1``.  Returns ``(solution, nnz)`` with ``nnz`` the
     stored entries of T plus those of L (duplicates between the two not merged: an upper
     bound on the nonzeros of P), or ``(None, 0)`` where the structured reduction does not

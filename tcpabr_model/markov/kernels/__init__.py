@@ -14,7 +14,9 @@ arrays out, no validation (the public API in :mod:`tcpabr_model.markov` validate
 ``assemble``
     the rate chain multiplied in: rows of T and L, the CSR of P (sec. 8);
 ``structured``
-    the structured stationary solve over the loss-free part's SCC order (sec. 8).
+    the structured stationary solve over the loss-free part's SCC order (sec. 8);
+``classes``
+    Tarjan's SCCs and the closed classes, on the graph read from the skeleton (sec. 5a item 9).
 
 Only :mod:`tcpabr_model.markov` imports these.
 """
