@@ -235,9 +235,10 @@ def test_progress_bars_on_count_build_and_solve(monkeypatch, capsys):
 
 
 def test_a_chain_that_fits_is_built_without_the_full_count(monkeypatch):
-    """docs/model.md sec. 5a item 10: beyond the probe, a chain whose max_states fit in memory
-    is built at once (the build is its own count); the numbers are those of the counted path,
-    and above max_states the build refuses with the same error."""
+    """docs/model.md sec. 5a item 10: beyond the probe, a chain is built at once up to
+    max_states or what fits in memory (the build is its own count); the numbers are those of
+    the counted path; above max_states the build refuses with the same error; above what fits
+    in memory the chain is counted in full and refused on memory before it is built."""
     from tcpabr_model.markov import analyze
     from tcpabr_model.markov import skeleton as sk_mod
 
@@ -248,7 +249,7 @@ def test_a_chain_that_fits_is_built_without_the_full_count(monkeypatch):
     monkeypatch.setattr(est_mod, "PROBE_STATES", 1000)
     sk_mod._CACHE.clear()
     est_mod._COUNTS.clear()
-    assert est_mod.estimate_before_build(sc) is None
+    assert est_mod.estimate_before_build(sc) == 10**6     # memory for all of max_states
     built = analyze(sc)
     assert {lim for (_, lim) in est_mod._COUNTS} == {1000}     # the probe only, no full count
     assert (built.n_states, built.optimistic, built.conservative, built.prediction) == (
@@ -256,6 +257,10 @@ def test_a_chain_that_fits_is_built_without_the_full_count(monkeypatch):
     sk_mod._CACHE.clear()
     with pytest.raises(ChainTooLargeError, match="max_states=3000"):
         analyze(Scenario(delta=20, bmax=10, wmax=128, max_states=3000))
-    # beyond the memory at the probe's density: the full count refuses before building
+    # memory for fewer states than the chain has: the build stops there, the full count refuses
     monkeypatch.setattr(est_mod, "available_memory", lambda: 10**6)
-    assert est_mod.estimate_before_build(sc) is not None
+    sk_mod._CACHE.clear()
+    est_mod._COUNTS.clear()
+    assert est_mod.estimate_before_build(sc) == 1001
+    with pytest.raises(ChainTooLargeError, match="GB of memory available"):
+        analyze(sc)

@@ -284,17 +284,18 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
         count_seconds=t_count, states_found=found, bytes_per_state=per_state, memory_limited=memory_limited)
 
 
-def estimate_before_build(scenario, progress: bool = False) -> ChainEstimate | None:
-    """What :func:`~.skeleton.skeleton_for` needs before building: the full estimate, or None
-    where the chain may be built at once with ``max_states`` as the build's own limit.
+def estimate_before_build(scenario, progress: bool = False) -> "ChainEstimate | int":
+    """What :func:`~.skeleton.skeleton_for` needs before building: the full estimate, or an
+    int ``L``, the number of states to build the chain up to at once without counting it.
 
     A chain counted already (the same key) gets its estimate.  Otherwise the first
     ``PROBE_STATES`` are counted: a chain that ends there is complete (its estimate); a longer
-    one whose ``max_states`` states fit in the available memory at the probe's bytes per state
-    is built without counting it first (the build refuses above ``max_states`` itself, and the
-    saturated runs stop it early as they stop the count), which saves the count's time, about
-    that of the build (docs/model.md sec. 5a item 10) **[choice]**; any other chain gets the full
-    count, which refuses it on memory before building.
+    one is built at once up to ``L`` = ``max_states``, or fewer: the states that fit in the
+    available memory at the probe's bytes per state (at least the probe's).  The build
+    refuses above ``L`` itself (and the saturated runs stop it early as they stop the count);
+    above ``L < max_states`` the caller counts the chain in full instead, which refuses it on
+    memory or builds it.  A chain that fits is so built in one pass instead of a count and a
+    build of about the same time (docs/model.md sec. 5a item 10) **[choice]**.
     """
     limit = int(scenario.max_states)
     key = scenario.structure_key()
@@ -305,9 +306,8 @@ def estimate_before_build(scenario, progress: bool = False) -> ChainEstimate | N
     found, overflow, n_nl, n_ls, done, _ = _count(key, min(limit, PROBE_STATES), progress)
     if not overflow or limit <= PROBE_STATES:
         return estimate_chain(scenario, progress=progress)
-    if _bytes(limit, limit * n_nl / done, limit * n_ls / done, nlev, per_loss) <= available_memory():
-        return None
-    return estimate_chain(scenario, progress=progress)
+    per_state = _bytes(1, n_nl / done, n_ls / done, nlev, per_loss)
+    return int(min(limit, max(PROBE_STATES + 1, available_memory() // per_state)))
 
 
 def check_fits(est: ChainEstimate, scenario) -> None:

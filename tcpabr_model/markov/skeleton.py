@@ -377,22 +377,31 @@ def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
     Before building, the states are counted exactly and the memory estimated
     (:func:`~.estimate.estimate_chain`); above ``scenario.max_states`` or the available
     memory :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
-    A chain of more than ``estimate.PROBE_STATES`` states whose ``max_states`` states fit in
-    memory at the first states' density is built without the full count; the build itself
-    then raises the same error above ``max_states`` (:func:`~.estimate.estimate_before_build`).
+    A chain of more than ``estimate.PROBE_STATES`` states is built at once up to ``max_states``
+    or the states that fit in memory at the first states' density, whichever is fewer, without
+    the full count; the build raises the same error above ``max_states``, and a chain above the
+    memory's number is counted in full as before (:func:`~.estimate.estimate_before_build`).
     ``progress=True`` shows a tqdm bar on counts and builds longer than 2 s.
     """
-    from .estimate import check_fits, estimate_before_build
+    from .estimate import check_fits, estimate_before_build, estimate_chain
 
     ck = (scenario.structure_key(), scenario.max_states)
     sk = _CACHE.get(ck)
     if sk is not None:
         _CACHE.move_to_end(ck)
         return sk
-    est = estimate_before_build(scenario, progress=progress)
-    if est is not None:
-        check_fits(est, scenario)
-    sk = _build(ck[0], ck[1], total=None if est is None else est.n_states, progress=progress)
+    plan = estimate_before_build(scenario, progress=progress)
+    sk = None
+    if isinstance(plan, int):      # built at once, up to ``plan`` states
+        try:
+            sk = _build(ck[0], plan, progress=progress)
+        except ChainTooLargeError:
+            if plan >= ck[1]:
+                raise              # above max_states: the build's refusal
+            plan = estimate_chain(scenario, progress=progress)   # above the memory's L: count it
+    if sk is None:
+        check_fits(plan, scenario)
+        sk = _build(ck[0], ck[1], total=plan.n_states, progress=progress)
     _CACHE[ck] = sk
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
