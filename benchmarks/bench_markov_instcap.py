@@ -64,27 +64,25 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False) -> l
             compiled = True
         sc = link_scenario(link, int(bmax), fb, max_states=5_000_000)
         _skeleton._CACHE.clear()
-        r = err = None
-        if cold:   # the analysis as a user calls it: its own count (or probe) inside "total"
-            _estimate._COUNTS.clear()
+
+        def timed_analysis():
+            """(result or None, refusal or None, seconds) of one analyze() of ``sc``."""
             t0 = time.perf_counter()
             try:
-                r = analyze(sc)
+                return analyze(sc), None, time.perf_counter() - t0
             except ChainTooLargeError as e:
-                err = e
-            total = time.perf_counter() - t0
+                return None, e, time.perf_counter() - t0
+
+        if cold:   # the analysis as a user calls it: its own count (or probe) inside "total"
+            _estimate._COUNTS.clear()
+            r, err, total = timed_analysis()
             _estimate._COUNTS.clear()
         t0 = time.perf_counter()
         est = estimate_chain(sc)
         t_count = time.perf_counter() - t0
         if not cold:
             _skeleton._CACHE.clear()
-            t0 = time.perf_counter()
-            try:
-                r = analyze(sc)
-            except ChainTooLargeError as e:
-                err = e
-            total = time.perf_counter() - t0
+            r, err, total = timed_analysis()
         if err is not None:   # a tree that refuses the chain: say so, time the rest
             out.append({"point": spec, "wmax": sc.wmax, "states": est.n_states, "count": t_count,
                         "refused": str(err), "total": float("inf"),

@@ -185,20 +185,30 @@ _COUNTS: "OrderedDict[tuple, tuple]" = OrderedDict()
 _COUNTS_SIZE = 16
 
 
+def _cached_count(key: tuple, limit: int):
+    """The count of ``key`` up to ``limit`` if made already (the same limit, or a complete
+    count, which holds for every limit above it), else None."""
+    ck = (key, int(limit))
+    got = _COUNTS.get(ck)
+    if got is not None:
+        _COUNTS.move_to_end(ck)
+        return got
+    for (k2, _), g2 in _COUNTS.items():
+        if k2 == key and not g2[1] and g2[0] <= limit:
+            return g2
+    return None
+
+
 def _count(key: tuple, limit: int, progress: bool):
     """Run the counting enumeration up to ``limit``: (found, overflow, loss-free entries, loss
     entries, states processed, seconds).  The enumeration is deterministic: a count already
     made (the same key and limit) is returned again, its seconds those of the first count."""
     from .kernels.enumeration import build_skeleton
 
-    ck = (key, int(limit))
-    got = _COUNTS.get(ck)
+    got = _cached_count(key, limit)
     if got is not None:
-        _COUNTS.move_to_end(ck)
         return got
-    for (k2, lim2), g2 in _COUNTS.items():   # a complete count holds for every limit above it
-        if k2 == key and not g2[1] and g2[0] <= limit:
-            return g2
+    ck = (key, int(limit))
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
     out = run_with_progress(build_skeleton, build_args(key, limit, True, prog), prog, None,
@@ -299,7 +309,7 @@ def estimate_before_build(scenario, progress: bool = False) -> "ChainEstimate | 
     """
     limit = int(scenario.max_states)
     key = scenario.structure_key()
-    if any(k2 == key and (lim2 == limit or (not g2[1] and g2[0] <= limit)) for (k2, lim2), g2 in _COUNTS.items()):
+    if _cached_count(key, limit) is not None:
         return estimate_chain(scenario, progress=progress)
     nlev = len(key[2])
     per_loss = nlev if key[4] == "constant" else nlev * nlev
@@ -308,6 +318,15 @@ def estimate_before_build(scenario, progress: bool = False) -> "ChainEstimate | 
         return estimate_chain(scenario, progress=progress)
     per_state = _bytes(1, n_nl / done, n_ls / done, nlev, per_loss)
     return int(min(limit, max(PROBE_STATES + 1, available_memory() // per_state)))
+
+
+def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeError:
+    """The refusal of a chain with more than ``limit`` = max_states states, found by the count
+    (:func:`check_fits`) or by a build that ran without one (``skeleton._build``)."""
+    return ChainTooLargeError(
+        f"the embedded chain has more than max_states={limit} reachable states ({where}; counted in "
+        f"{seconds:.1f} s); raise max_states (about {(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB "
+        "per state) or reduce wmax, bmax or delta")
 
 
 def check_fits(est: ChainEstimate, scenario) -> None:
@@ -321,11 +340,7 @@ def check_fits(est: ChainEstimate, scenario) -> None:
             f"of the first states): more than {est.bytes / 1e9:.1f} GB, above the "
             f"{available_memory() / 1e9:.1f} GB of memory available; reduce wmax, bmax or delta")
     if not est.complete:
-        raise ChainTooLargeError(
-            f"the embedded chain has more than max_states={est.limit} reachable states ({where}; "
-            f"counted in {est.count_seconds:.1f} s); raise max_states (about "
-            f"{(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB per state) or reduce wmax, "
-            "bmax or delta")
+        raise over_max_states(est.limit, where, est.count_seconds)
     avail = available_memory()
     if est.bytes > avail:
         raise ChainTooLargeError(

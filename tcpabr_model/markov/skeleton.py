@@ -289,7 +289,8 @@ class Skeleton:
             """E[X_{k+1} 1{no loss} | x] of state component ``col`` (every next level leads to
             the same (A, B, D), so the first level's target stands for all)."""
             rows = np.repeat(np.arange(self.n_states), np.diff(self.nl_ptr))
-            return np.bincount(rows, self.nl_prob * self.states[self.nl_t[1][self.nl_t[0], 0], col], minlength=self.n_states)
+            tail, tab = self.nl_t
+            return np.bincount(rows, self.nl_prob * self.states[tab[tail, 0], col], minlength=self.n_states)
 
         # loss-free intervals: the exact integral where the kernels have it, else the trapezoid
         if self.queue_integral is not None:
@@ -338,16 +339,11 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q) = out
     delta, bmax, _, wmax, feedback = key[:5]
-    if overflow:
-        from .estimate import BYTES_PER_NONZERO, BYTES_PER_STATE
+    if overflow:   # where the build ran without a count, it counted: the count's refusal
+        from .estimate import over_max_states
 
-        # the words of estimate.check_fits: where the build ran without a count, it counted
-        raise ChainTooLargeError(
-            f"the embedded chain has more than max_states={max_states} reachable states "
-            f"(delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}; counted in "
-            f"{time.perf_counter() - t0:.1f} s); raise max_states (about "
-            f"{(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB per state) or reduce wmax, bmax or delta"
-        )
+        raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}",
+                              time.perf_counter() - t0)
     constant_s = key[4] == "constant"
     recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
