@@ -133,6 +133,47 @@ def test_synthetic_trace_refusals():
         cap.synthetic_trace(cap.two_state(0.5, 2, 4, time="continuous"), 10, seed=0)
 
 
+def _patterns3():
+    """Patterns of _model3's levels at its 0.1 s epoch: an outage, 20 packets as two bursts or
+    evenly, 60 packets in the first half of the epoch."""
+    return cap.ServicePatterns(epoch=0.1, offsets=(
+        (np.zeros(0),),
+        (np.repeat([0.010, 0.060], 10), np.linspace(0.005, 0.1, 20)),
+        (np.linspace(0.001, 0.050, 60),)), weights=(np.ones(1), np.array([0.25, 0.75]), np.ones(1)))
+
+
+def test_synthetic_trace_with_patterns_follows_the_same_path():
+    """Each epoch holds one pattern of its level (counts 0, 20, 60 exactly), on the path drawn
+    without patterns for the same seed; the two patterns of level 1 both occur; seeded."""
+    m, sv = _model3(), _patterns3()
+    even = cap.bin_trace(cap.synthetic_trace(m, 600, seed=5), 0.1).counts
+    t = cap.synthetic_trace(m, 600, seed=5, service=sv)
+    b = cap.bin_trace(t, 0.1)
+    assert b.n_epochs == 600 and b.dropped == 0
+    body = slice(0, 599)          # the last epoch may hold the period's end marker
+    assert np.array_equal(b.counts[body], even[body])
+    assert np.array_equal(t.times_ms, cap.synthetic_trace(m, 600, seed=5, service=sv).times_ms)
+    # level 1's epochs: bursts at 10 and 60 ms (weight 1/4) or spread over the epoch
+    u = (t.times_ms - 1) % 100 + 1
+    ep = (t.times_ms - 1) // 100
+    lvl1 = np.nonzero(b.counts == 20)[0]
+    burst = [np.array_equal(np.unique(u[ep == k]), [10, 60]) for k in lvl1]
+    assert 0.1 < np.mean(burst) < 0.45
+    assert np.all(u[np.isin(ep, np.nonzero(b.counts == 60)[0])] <= 50)
+
+
+def test_synthetic_trace_with_patterns_refusals():
+    m, sv = _model3(), _patterns3()
+    with pytest.raises(ValueError, match="service.epoch=0.2 is invalid"):
+        cap.synthetic_trace(m, 10, seed=0, service=cap.ServicePatterns(epoch=0.2, offsets=sv.offsets,
+                                                                      weights=sv.weights))
+    with pytest.raises(ValueError, match="service has 2 levels"):
+        cap.synthetic_trace(m, 10, seed=0, service=cap.ServicePatterns(epoch=0.1, offsets=sv.offsets[:2],
+                                                                      weights=sv.weights[:2]))
+    with pytest.raises(ValueError, match="must be a ServicePatterns"):
+        cap.synthetic_trace(m, 10, seed=0, service="patterns")
+
+
 def test_binned_trace_effective_capacity_is_eq25_on_cyclic_blocks():
     """Counts [3, 1, 3] at 10 ms, M = 2: cyclic blocks (3,1), (1,3), (3,3) -> sums 4, 4, 6."""
     b = cap.bin_trace(cap.Trace([0, 1, 10, 10, 11, 25, 30]), 0.010)

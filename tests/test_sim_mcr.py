@@ -72,7 +72,7 @@ def test_mcr_zero_reproduces_the_counters_of_before(key, mcr):
     sc = _scenarios(**kw)[key]
     assert sc.mcr == (0.0,)
     r = simulate(sc, replications=2, seed=3)
-    assert r.counters == BEFORE_MCR[key]["counters"]
+    assert {k: r.counters[k] for k in BEFORE_MCR[key]["counters"]} == BEFORE_MCR[key]["counters"]
     assert r.efficiency.mean.hex() == BEFORE_MCR[key]["efficiency"]
 
 

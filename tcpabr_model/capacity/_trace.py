@@ -245,7 +245,8 @@ def chain_path(model: CapacityModel, n_epochs: int, rng: np.random.Generator) ->
     return x
 
 
-def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str | None = None) -> Trace:
+def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str | None = None,
+                    service=None) -> Trace:
     """A trace whose epoch capacities follow a path of ``model`` (seeded, reproducible).
 
     The model must be discrete with ``time_unit`` set and an epoch of a whole number of
@@ -255,6 +256,15 @@ def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str
     exactly when ``c_x * epoch`` are integers), spread evenly over
     :math:`(k\\epsilon, (k+1)\\epsilon]`.  An empty final epoch gets one opportunity at its
     end so that the period is ``n_epochs * epoch``.
+
+    ``service`` (a :class:`ServicePatterns` of the model's levels and epoch, e.g. the one
+    :func:`tcpabr_model.trace_study.fit_link` fits): each epoch instead holds the
+    opportunities of one pattern of its level, drawn with the pattern's weight (one more
+    uniform per epoch, after the path), at their offsets rounded to whole milliseconds
+    (at least 1 ms into the epoch).  That is the link the Markov renewal analysis with
+    ``service`` models (docs/model.md sec. 11): simulating it measures the analysis against
+    its own link, apart from how well the chain fits the measured trace.  The path is the
+    one drawn without ``service`` for the same seed.
 
     Returns
     -------
@@ -272,7 +282,10 @@ def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str
         raise ValueError(f"epoch={model.epoch!r} is invalid: must be a whole number (>= 1) of milliseconds "
                          f"for a trace ({e_ms!r} ms)")
     e_ms = int(round(e_ms))
-    x = chain_path(model, n_epochs, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    x = chain_path(model, n_epochs, rng)
+    if service is not None:
+        return _patterned_trace(model, service, x, e_ms, rng, name or f"synthetic(seed={seed}, patterns)")
     want = np.asarray(model.levels)[x] * model.epoch
     cum = np.floor(np.cumsum(want) + 1e-9).astype(np.int64)
     counts = np.diff(np.concatenate(([0], cum)))
@@ -285,3 +298,34 @@ def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str
     times = starts + -((-within * e_ms) // per)  # ceil(i e / n) in 1..e
     return Trace(times, name=name or f"synthetic(seed={seed})",
                  packet_bytes=model.packet_bytes or MAHIMAHI_PACKET_BYTES)
+
+
+def _patterned_trace(model: CapacityModel, service, x: np.ndarray, e_ms: int, rng: np.random.Generator,
+                     name: str) -> Trace:
+    """:func:`synthetic_trace` with ``service``: epoch ``k`` at level ``x[k]`` holds a pattern
+    of that level drawn by weight, its offsets rounded to whole ms in ``[1, e_ms]``."""
+    from ._patterns import ServicePatterns
+
+    if not isinstance(service, ServicePatterns):
+        raise ValueError(f"service={service!r} is invalid: must be a ServicePatterns (or None)")
+    if service.n_levels != model.n_levels:
+        raise ValueError(f"service has {service.n_levels} levels: must have the model's {model.n_levels}")
+    if abs(service.epoch * 1000.0 - e_ms) > 1e-6 * e_ms:
+        raise ValueError(f"service.epoch={service.epoch!r} is invalid: must be the model's epoch, {e_ms / 1000.0!r} s")
+    u = rng.random(x.size)
+    pats = []
+    for lv in range(model.n_levels):
+        cdf = np.cumsum(service.weights[lv])
+        cdf[-1] = 1.0
+        pats.append((cdf, [np.clip(np.rint(o * 1000.0), 1, e_ms).astype(np.int64) for o in service.offsets[lv]]))
+    parts = []
+    for k in range(x.size):
+        cdf, offs = pats[x[k]]
+        o = offs[min(int(np.searchsorted(cdf, u[k], side="right")), len(offs) - 1)]
+        if o.size:
+            parts.append(k * e_ms + o)
+    t = np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.int64)
+    end = x.size * e_ms
+    if t.size == 0 or t[-1] < end:
+        t = np.append(t, end)     # the period is n_epochs * epoch (one opportunity added at the end)
+    return Trace(t, name=name, packet_bytes=model.packet_bytes or MAHIMAHI_PACKET_BYTES)

@@ -231,7 +231,8 @@ SCENARIO_COUNTERS = {
     "frames_sent": L.S_FSENT, "frames_dropped": L.S_FDROP, "frames_reassembled": L.S_FDELIV,
     "segments_sent": L.S_SEGSENT, "retransmissions": L.S_RETX, "timeouts": L.S_TIMEOUTS,
     "fast_retransmits": L.S_FASTRTX, "acks_sent": L.S_ACKS, "delivered_segments": L.S_GOODALL,
-    "delivered_segments_measured": L.S_GOOD,
+    "delivered_segments_measured": L.S_GOOD, "timeouts_repeated": L.S_TOREPEAT,
+    "timeouts_later_hole": L.S_TOHOLE, "timeouts_in_slow_start": L.S_TOSS,
 }
 
 
@@ -240,6 +241,7 @@ NETWORK_COUNTERS = {
     "frames_reassembled": L.S_FDELIV, "segments_sent": L.S_SEGSENT, "retransmissions": L.S_RETX,
     "timeouts": L.S_TIMEOUTS, "fast_retransmits": L.S_FASTRTX, "acks_sent": L.S_ACKS,
     "delivered_segments": L.S_GOODALL, "delivered_segments_measured": L.S_GOOD,
+    "timeouts_repeated": L.S_TOREPEAT, "timeouts_later_hole": L.S_TOHOLE, "timeouts_in_slow_start": L.S_TOSS,
 }
 
 

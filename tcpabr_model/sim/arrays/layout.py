@@ -234,7 +234,13 @@ S_PRROUT = 41       # sack: PRR's prr_out, segments sent since recovery start
 S_RECOVFS = 42      # sack: PRR's RecoverFS, the flight at recovery start
 S_LOSTEND = 43      # sack: unSACKed segments below it are lost (dupthresh SACKed above, RFC 6675 IsLost)
 S_RTOUNA = 44       # 1 + snd_una at the last timeout (0: none): a repeated timeout of that segment keeps ssthresh
-S_NSTATE = 45
+# timeout kinds (counters; docs/simulator.md "Timeout kinds"): each timeout is counted once in S_TIMEOUTS and
+# at most once here, in this order of precedence
+S_TOREPEAT = 45     # the same segment again (its retransmission was not acknowledged within the RTO)
+S_TOHOLE = 46       # a later hole: snd_una below the recover point of the previous timeout or recovery
+S_TOSS = 47         # otherwise, snd_una sent in slow start (below S_SSEXIT - 1, or S_SSEXIT = 0)
+S_SSEXIT = 48       # 1 + snd_max when cwnd last reached ssthresh; 0 while in slow start since the last timeout
+S_NSTATE = 49
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0

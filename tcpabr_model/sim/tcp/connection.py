@@ -58,7 +58,7 @@ from ..arrays.layout import (
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
     S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, S_NSTATE, F_NSTATE,
-    S_LOSTEND, S_PRRDEL, S_PRROUT, S_RECOVFS, S_RTOUNA,
+    S_LOSTEND, S_PRRDEL, S_PRROUT, S_RECOVFS, S_RTOUNA, S_SSEXIT, S_TOHOLE, S_TOREPEAT, S_TOSS,
 )
 from ..arrays.refcount import keep_alive
 from .prr import prr_ack
@@ -369,6 +369,8 @@ def on_ack(c, a, sk, t, st, fs, cpar, gpar, sq_seq, sb):
             on_recovery_ack(c, a, st, fs, cpar, sq_seq)
         elif fs[c, F_CWND] < fs[c, F_SSTH]:
             fs[c, F_CWND] += 1.0
+            if fs[c, F_CWND] >= fs[c, F_SSTH]:     # slow start ends: later segments are sent in CA
+                st[c, S_SSEXIT] = st[c, S_MAX] + 1
         else:
             fs[c, F_CWND] += 1.0 / fs[c, F_CWND]
         if fs[c, F_CWND] > wmax and st[c, S_INREC] == 0:     # an inflated window is not clamped
@@ -406,6 +408,13 @@ def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
     4; ns Sack1 ``recover_``): no fast retransmit before it is acknowledged.  SACK also
     clears its scoreboard (RFC 2018).
     """
+    if st[c, S_RTOUNA] == st[c, S_UNA] + 1:   # timeout kinds (diagnostic counters only)
+        st[c, S_TOREPEAT] += 1
+    elif st[c, S_UNA] < st[c, S_RECOVER]:
+        st[c, S_TOHOLE] += 1
+    elif st[c, S_SSEXIT] == 0 or st[c, S_UNA] < st[c, S_SSEXIT] - 1:
+        st[c, S_TOSS] += 1
+    st[c, S_SSEXIT] = 0
     if st[c, S_RTOUNA] != st[c, S_UNA] + 1:   # the first timeout of this segment
         fs[c, F_SSTH] = ssthresh_on_timeout(c, fs, cpar)
     st[c, S_RTOUNA] = st[c, S_UNA] + 1

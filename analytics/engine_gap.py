@@ -1,0 +1,170 @@
+"""Where the study's in-sample error lies: the analysis against the link it models (issue 23).
+
+The study (``analytics/traces.py``) compares the Markov renewal prediction with the replay of
+the trace the chain was fitted on ("in sample").  That error has two parts:
+
+* **the capacity model**: how far the fitted chain with its within-epoch patterns is from the
+  measured link, for TCP;
+* **the engine**: how far the analysis is from the link it models.
+
+This script separates them.  For every analysed point of a study CSV it draws a trace from the
+fitted chain *and its patterns* (``capacity.synthetic_trace(model, n, seed, service=patterns)``:
+each epoch holds the opportunities of one measured pattern of its level, the levels follow a
+path of the chain) as long as the fitted half, and replays it with the same simulator settings
+as the study's replay.  Then, per point (efficiencies over the fitted half's mean capacity):
+
+* ``model_link``: the simulation of the modelled link, with its 95 % CI;
+* ``engine_error = (prediction - model_link) / model_link``;
+* ``capacity_model_error = (model_link - replay_fitted_half) / replay_fitted_half``;
+* the timeouts per second of both simulations by kind (simulator counters: repeated, a later
+  hole of the same loss event, in slow start, the rest).
+
+Nothing here is fitted or tuned: the chain, the patterns and the prediction are the study's.
+
+Usage: ``python analytics/engine_gap.py --study out/traces/traces_study.csv --out DIR``
+(``--quick``: the first four analysed points, 2 x 60 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
+from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
+from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
+from tcpabr_model.trace_study import PAYLOAD_BYTES, fit_link, trace_halves  # noqa: E402
+
+KINDS = ("timeouts_repeated", "timeouts_later_hole", "timeouts_in_slow_start")
+SHARED = ROOT.parent / "shared" / "traces"
+
+
+def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp):
+    sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
+                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=tcp))
+    r = simulate(sc, replications=replications, seed=seed, workers=workers)
+    secs = replications * (duration - min(10.0, duration / 10.0))
+    c = r.counters
+    rates = {k: c[k] / secs for k in ("timeouts", *KINDS)}
+    rates["timeouts_fresh"] = rates["timeouts"] - sum(rates[k] for k in KINDS)
+    hw = r.efficiency_wire.half_width
+    return float(r.efficiency_wire.mean), float(hw) if hw is not None else float("nan"), rates
+
+
+def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float | None, seed: int, workers: int,
+        log=print) -> pd.DataFrame:
+    rows = []
+    halves, links = {}, {}
+    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])]
+    for _, p in todo.iterrows():
+        name = p.trace_file
+        if name not in halves:
+            a, b = trace_halves(read_trace(trace_dir / name))
+            halves[name] = {"A": a, "B": b}
+        half = halves[name][p.fit_half]
+        key = (name, p.fit_half, float(p.rtt))
+        if key not in links:
+            links[key] = fit_link(half, float(p.rtt))
+        link = links[key]
+        n_epochs = int(half.period_ms / 1000.0 / float(p.rtt))
+        syn = synthetic_trace(link.model, n_epochs, seed, service=link.service)
+        d = duration if duration is not None else min(300.0, half.period_ms / 1000.0)
+        tcp = p.tcp if isinstance(p.tcp, str) else "timeout-only"
+        t0 = time.perf_counter()
+        m, h, km = _sim(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers, tcp)
+        scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
+        r, rh, kr = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers, tcp)
+        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
+               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback, "tcp": tcp,
+               "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
+               "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,
+               "replay_fitted_half_hw": rh, "study_replay_fitted_half": p.replay_fitted_half,
+               "model_link_mean_pps": syn.mean_rate, "fit_mean_pps": link.mean_rate,
+               **{f"model_{k}_per_s": v for k, v in km.items()}, **{f"replay_{k}_per_s": v for k, v in kr.items()},
+               "sim_seconds": time.perf_counter() - t0}
+        rows.append(row)
+        log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
+            f"prediction {p.prediction:.3f} [{p.conservative:.3f}, {p.optimistic:.3f}]  modelled link "
+            f"{row['model_link']:.3f} +/- {row['model_link_hw']:.3f}  replay {r:.3f}  "
+            f"timeouts/s model {km['timeouts']:.2f} replay {kr['timeouts']:.2f}  ({row['sim_seconds']:.0f} s)", flush=True)
+    df = pd.DataFrame(rows)
+    if len(df):
+        df["engine_error"] = (df.prediction - df.model_link) / df.model_link
+        df["capacity_model_error"] = (df.model_link - df.replay_fitted_half) / df.replay_fitted_half
+        df["in_sample_error"] = (df.prediction - df.replay_fitted_half) / df.replay_fitted_half
+        df["band_holds_model_link"] = ((df.conservative <= df.model_link + df.model_link_hw)
+                                       & (df.optimistic >= df.model_link - df.model_link_hw))
+    return df
+
+
+def summary(df: pd.DataFrame) -> str:
+    def med(x):
+        return f"{100 * np.median(np.abs(x)):.1f} %" if len(x) else "-"
+
+    def signed(x):
+        return f"{100 * np.median(x):+.1f} %" if len(x) else "-"
+
+    out = ["| points | n | in sample: median \\|error\\| | capacity model: median \\|error\\| (signed) | "
+           "engine: median \\|error\\| (signed) | engine within 10 % | band holds on the modelled link |",
+           "|---|---|---|---|---|---|---|"]
+    groups = [("all", df)]
+    for fb in ("none", "instcap"):
+        for bdp in sorted(df.buffer_bdp.unique()):
+            groups.append((f"{'TCP alone' if fb == 'none' else 'INSTCAP'}, {bdp:g} BDP",
+                           df[(df.feedback == fb) & (df.buffer_bdp == bdp)]))
+    for rtt in sorted(df.rtt_ms.unique()):
+        groups.append((f"RTT {rtt} ms", df[df.rtt_ms == rtt]))
+    for name, g in groups:
+        if not len(g):
+            continue
+        out.append(f"| {name} | {len(g)} | {med(g.in_sample_error)} | {med(g.capacity_model_error)} "
+                   f"({signed(g.capacity_model_error)}) | {med(g.engine_error)} ({signed(g.engine_error)}) | "
+                   f"{int((g.engine_error.abs() <= 0.10).sum())} | {int(g.band_holds_model_link.sum())} |")
+    k = ["timeouts_repeated", "timeouts_later_hole", "timeouts_in_slow_start", "timeouts_fresh"]
+    tot = df[[f"model_{x}_per_s" for x in k]].sum()
+    share = tot / tot.sum() if tot.sum() > 0 else tot
+    out.append("")
+    out.append("Timeouts of the modelled link's simulation, by kind (share of all, all points): "
+               + ", ".join(f"{x.replace('timeouts_', '')} {100 * s:.0f} %" for x, s in zip(k, share)))
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--study", required=True, help="a traces_study.csv of analytics/traces.py")
+    ap.add_argument("--traces-dir", default=str(SHARED))
+    ap.add_argument("--replications", type=int, default=5)
+    ap.add_argument("--duration", type=float, default=None, help="seconds per replication (default: the study's, "
+                    "min(300, the half's period))")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--quick", action="store_true", help="the first four analysed points, 2 x 60 s")
+    ap.add_argument("--out", default=str(ROOT / "out" / "engine_gap"))
+    a = ap.parse_args(argv)
+    study = pd.read_csv(a.study)
+    reps, dur = a.replications, a.duration
+    if a.quick:
+        study = study[study.prediction.notna()].head(4)
+        reps, dur = 2, 60.0
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    df = run(study, Path(a.traces_dir), reps, dur, a.seed, a.workers)
+    write_table(df, out / "engine_gap.csv", index=False)
+    text = (f"# The analysis against the link it models\n\n`python analytics/engine_gap.py --study {a.study}` "
+            f"({len(df)} points, {time.perf_counter() - t0:.0f} s)\n\n" + summary(df))
+    write_text(out / "engine_gap.md", text)
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
