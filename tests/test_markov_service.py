@@ -273,3 +273,23 @@ def test_pattern_loss_counts_equal_an_event_replay(abr, b, bmax, d, ninc, opp, s
     got = pattern_loss_counts(0 if abr else 1, a, b, d, ninc, s, s if d * s <= delta else delta / d, opp_arr, 0,
                               len(opp), bmax, delta, 0.0, 0, 0, np.empty(200))
     assert got == (first, admitted - first, lost)
+
+
+def test_validity_names_a_buffer_that_outlives_the_rto():
+    """markov3_outage at RTT 0.1 s: levels 0, 200 and 600 packets/s, i.e. 0, 20 and 60 packets per
+    round trip.  ``slow_drain_share`` is the occupancy of the levels where a full buffer takes
+    more than a round trip to drain (c rtt < bmax; the outage always): with 6 packets only the
+    outage, with 40 the outage and the 200-packet/s level, which strains the fixed-RTO timeout
+    cycle (docs/traces.md sec. 7.2i)."""
+    from tcpabr_model.trace_study import SLOW_DRAIN_STRAIN, link_validity
+
+    _, link = _outage_link()
+    occ = np.asarray(link.model.stationary)
+    lv = np.asarray(link.model.levels) * link.rtt
+    small, deep = link_validity(link, 6), link_validity(link, 40)
+    assert small["slow_drain_share"] == pytest.approx(occ[lv < 6].sum())
+    assert deep["slow_drain_share"] == pytest.approx(occ[lv < 40].sum())
+    assert small["slow_drain_share"] < deep["slow_drain_share"]
+    assert deep["slow_drain_share"] > SLOW_DRAIN_STRAIN > small["slow_drain_share"]
+    assert any("outlives the fixed RTO" in s for s in deep["strained"])
+    assert not any("outlives the fixed RTO" in s for s in small["strained"])
