@@ -83,7 +83,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
         r, rh, kr = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers, tcp)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
-               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback, "tcp": tcp,
+               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
                "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
                "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,
                "replay_fitted_half_hw": rh, "study_replay_fitted_half": p.replay_fitted_half,

@@ -602,7 +602,7 @@ def main(argv=None) -> int:
     ap.add_argument("--regimes", type=int, default=1,
                     help="holdout: the two-timescale regime x level chain with this many regimes (default 1: the "
                          "one-timescale chain; docs/traces.md sec. 4a)")
-    ap.add_argument("--loss-cycle", choices=("paper", "drain"), default="paper",
+    ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default="paper",
                     help="holdout: the analysis' timeout cycle (docs/model.md sec. 14; 'drain' for buffers above "
                          "the BDP)")
     ap.add_argument("--reuse-replays", metavar="CSV", default=None,

@@ -129,8 +129,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
         nnz = int(P.nnz)
     pi = sol.pi
     drain_queue = None
-    if scenario.loss_cycle == "drain":    # docs/model.md sec. 14: longer timeout cycles
-        rewards = sk.rewards(Q, drain=True)
+    if scenario.loss_cycle in ("drain", "timer"):    # docs/model.md secs. 14-15: longer timeout cycles
+        rewards = sk.rewards(Q, drain=True, timer=scenario.loss_cycle == "timer")
         eu = float(pi @ (sk.u + sk.p_loss * rewards.pop("drain_extra")))
         drain_queue = rewards.pop("drain_queue")
     else:

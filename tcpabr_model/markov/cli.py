@@ -66,9 +66,10 @@ def register(sub) -> None:
                    help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
                         "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")
     p.add_argument("--loss-cycle", choices=LOSS_CYCLES, default="paper",
-                   help="timeout-only TCP: the timeout cycle of III-B.4 as printed (default) or 'drain': "
+                   help="timeout-only TCP: the timeout cycle of III-B.4 as printed (default), 'drain': "
                         "recovery waits for the queue ahead of and behind the lost packet to drain "
-                        "(buffers above the BDP; docs/model.md sec. 14)")
+                        "(buffers above the BDP; docs/model.md sec. 14), or 'timer': the same in continuous "
+                        "time, the timer restarted by the last ACK ahead of the loss (sec. 15)")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "

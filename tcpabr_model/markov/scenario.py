@@ -32,8 +32,9 @@ ACK_CLOCKS = ("at-epoch", "after-service")
 #: The TCPs the embedded chain models, named as the simulator's ``--variant``: the paper's
 #: timeout-only TCP (III-A.7) and SACK with fast retransmit and PRR (docs/model.md sec. 12).
 TCP_MODELS = ("timeout-only", "sack")
-#: the timeout cycle's length: III-B.4 as printed, or with the queue drained (docs/model.md sec. 14)
-LOSS_CYCLES = ("paper", "drain")
+#: the timeout cycle's length: III-B.4 as printed, with the queue drained (docs/model.md sec. 14), or
+#: that in continuous time, the timer restarted by the last ACK ahead of the loss (sec. 15)
+LOSS_CYCLES = ("paper", "drain", "timer")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -117,13 +118,17 @@ class Scenario:
         default of Linux and ns-3): a loss with enough duplicate ACKs is recovered in one
         or two round trips with the window halved, a loss without them by a timeout
         (docs/model.md sec. 12).
-    loss_cycle : {'paper', 'drain'}
+    loss_cycle : {'paper', 'drain', 'timer'}
         How long a timeout cycle lasts (docs/model.md sec. 14, issue 23).  'paper' (default):
         III-B.4, recovery three round trips after the start of the loss interval.  'drain': the
         timer starts only when the ACKs of the packets queued ahead of the lost one stop, and the
         retransmission waits behind the packets sent after it; the cycle is longer by the
         intervals this takes at the loss interval's level, and those packets (delivered to a
-        receiver that keeps out-of-order segments) are credited.  Timeout-only TCP only.
+        receiver that keeps out-of-order segments) are credited.  'timer' (sec. 15): the same
+        cycle in continuous time, the timer restarted by the ACK of the last packet ahead of
+        the lost one (which leaves ``b + J`` packet times into the loss interval, not at its
+        end) and each slow-start round one packet's service longer than the round trip.
+        Timeout-only TCP only.
     """
 
     delta: float = 40.0

@@ -171,7 +171,55 @@ class Skeleton:
         return (np.where(lost, extra, 0).astype(np.int64), np.where(lost, p * behind, 0.0),
                 np.where(lost, p * np.maximum(n_e - 1, 0), 0.0))
 
-    def rewards(self, rates, p10: float | None = None, drain: bool = False) -> dict[str, np.ndarray]:
+    def timer_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``loss_cycle='timer'`` (docs/model.md sec. 15): the drained cycle of
+        :meth:`drain_terms` in continuous time.  ``S_i(t)``, the expected packets served in the
+        first ``t`` intervals from one at level ``i``, is ``C[:, i]`` joined linearly.  The
+        ``b + J`` packets ahead of the lost one have left at ``T_a = S^-1(b + J)``; the ACK of
+        the last of them restarts the timer one round trip later and it expires two round
+        trips after that, at ``T_a + 3`` (III-B.4's epoch 3 is the case ``T_a = 0``);
+        ``behind = min(w - 1, S(T_a + 1) - S(T_a) + B_max)`` packets follow the lost one and
+        have left at ``T_e = S^-1(b + J + behind)``; the retransmission is served once they
+        have, at ``max(T_a + 3, T_e)``.  Slow start then takes ``L = ceil(log2 m)`` rounds of
+        windows ``1 .. 2^(L-1)`` (the packets of eq. 17) **and one more**, the round of window
+        ``m`` whose departures the regeneration state ``(0, 0, m)`` holds in ``D`` ((M1): the
+        departures of the interval before it); eq. 20's ``U = 3 + L`` leaves that round out
+        (docs/model.md sec. 15, a correction of the paper flagged there).  Each of the ``L + 1``
+        rounds waits one packet's service beyond the round trip for its first ACK (``rbar``: the
+        expected service time of a packet over those intervals, at most one interval).  So the
+        cycle is ``U + E`` round trips with ``E = max(T_a, T_e - 3) + 1 + (L + 1) rbar``, a real
+        number (**choice**: expectations given the loss for ``J`` and ``w`` as in
+        :meth:`drain_terms`; ``m = ceil(E[w | loss] / 2)``).
+        Returns ``(E, E[behind 1{loss} | x], p(x) max(T_e - 1, 0))``.
+        """
+        if self.recovery is not None:
+            raise ModelError("loss_cycle='timer' is derived for the timeout-only TCP")
+        bmax = float(self.scenario_key[1])
+        p = self.p_loss
+        lost = p > 0
+        ps = np.where(lost, p, 1.0)
+        ri = self.states[:, 3]
+        jbar = np.where(lost, self.j_loss / ps, 0.0)
+        wbar = np.where(lost, (self.post - self.j_loss) / ps, 0.0)
+        ahead = self.states[:, 1] + jbar
+        t_a = _service_time(C, ri, ahead)
+        behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
+                         0.0, None)
+        t_e = _service_time(C, ri, ahead + behind)
+        m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
+        # ceil(log2 m) rounds of windows 1 .. 2^(L-1) (S_slowstart) and the round of window m whose
+        # departures the regeneration state (0, 0, m) holds in D (M1)
+        rounds = np.frexp(np.maximum(m, 1.0) - 1.0)[1].astype(np.int64) + 1
+        nmax = C.shape[0] - 1
+        r_end = np.minimum(3 + rounds, nmax)
+        span = C[r_end, ri] - C[np.minimum(3, nmax), ri]
+        rbar = np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0)
+        extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * np.minimum(rbar, 1.0)
+        return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
+                np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
+
+    def rewards(self, rates, p10: float | None = None, drain: bool = False,
+                timer: bool = False) -> dict[str, np.ndarray]:
         """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
 
         ``rates``: the K x K rate chain per round trip, or ``p01`` with ``p10`` (two states).
@@ -194,7 +242,8 @@ class Skeleton:
         ``drain`` (``loss_cycle='drain'``, :meth:`drain_terms`): each timeout cycle is ``E(x)``
         round trips longer (both caps count them; returned as ``"drain_extra"``) and the
         prediction credits the ``behind`` packets beside the ``J`` ones, under the same cap
-        before recovery.
+        before recovery.  ``timer`` (with ``drain``; ``loss_cycle='timer'``, :meth:`timer_terms`): the
+        same with ``E(x)`` in continuous time, the caps reading ``C`` between its rows.
         """
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
@@ -217,9 +266,9 @@ class Skeleton:
             while C[-1].min() < need and n < 100_000:
                 n *= 2
                 C = _service_sums(P, served, n)
-            extra, behind, draining = self.drain_terms(C)
-            if umax + extra.max(initial=0) >= C.shape[0]:   # the caps index C at U + E(x)
-                C = _service_sums(P, served, umax + int(extra.max()))
+            extra, behind, draining = self.timer_terms(C) if timer else self.drain_terms(C)
+            if umax + extra.max(initial=0) + 1 >= C.shape[0]:   # the caps index C at U + E(x)
+                C = _service_sums(P, served, umax + int(np.ceil(extra.max())) + 1)
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
         # loss-event codes (sec. 12): kind 0 the timeout to (0, 0, m), kinds 1-2 fast recovery
         kind = (self.ls_m - 1) // mmax
@@ -230,11 +279,11 @@ class Skeleton:
         if extra is not None:
             u_of = u_of + extra[rows]
         cycle_room = np.zeros(self.n_states)
-        np.add.at(cycle_room, rows, self.ls_prob * (C[u_of, ri[rows]] - m_of))
+        np.add.at(cycle_room, rows, self.ls_prob * (_served_by(C, ri[rows], u_of) - m_of))
         cycle_room = np.maximum(cycle_room, 0.0)
         if self.recovery is None:
             credit = self.p_loss * b + self.ss
-            room3 = self.p_loss * np.maximum(C[3 if extra is None else 3 + extra, ri] - b, 0.0)
+            room3 = self.p_loss * np.maximum(_served_by(C, ri, 3 if extra is None else 3 + extra) - b, 0.0)
             before_recovery = np.minimum(self.post, room3)
             out = {
                 "eq18": d + credit + self.post,
@@ -361,6 +410,35 @@ def _service_sums(P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
         C[j] = C[j - 1] + Pj @ served
         Pj = Pj @ P
     return C
+
+
+def _served_by(C: np.ndarray, ri: np.ndarray, t) -> np.ndarray:
+    """``S_i(t)``: ``C[t, ri]`` at whole ``t`` (the same numbers, bit for bit), joined linearly
+    between rows at fractional ``t`` (loss_cycle='timer'); ``t`` clipped to ``C``'s rows."""
+    t = np.asarray(t)
+    if t.dtype.kind in "iu":
+        return C[t, ri]
+    nmax = C.shape[0] - 1
+    t = np.clip(t, 0.0, float(nmax))
+    k = np.minimum(np.floor(t).astype(np.int64), nmax - 1)
+    f = t - k
+    return C[k, ri] * (1.0 - f) + C[k + 1, ri] * f
+
+
+def _service_time(C: np.ndarray, ri: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """The least real ``t >= 0`` with ``S_i(t) >= need`` (``S`` of :func:`_served_by`), per
+    state; the last row of ``C`` where it is never reached."""
+    nmax = C.shape[0] - 1
+    t = np.full(need.shape[0], float(nmax))
+    for lvl in range(C.shape[1]):
+        sel = ri == lvl
+        col = C[:, lvl]
+        k = np.clip(np.searchsorted(col, need[sel] - 1e-12, side="left"), 1, nmax)
+        lo, hi = col[k - 1], col[k]
+        step = hi - lo
+        frac = np.where(step > 0, (need[sel] - lo) / np.where(step > 0, step, 1.0), 0.0)
+        t[sel] = np.where(need[sel] <= 0, 0.0, (k - 1) + np.clip(frac, 0.0, 1.0))
+    return t
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()
