@@ -78,6 +78,7 @@ from tcpabr_model.trace_study import (  # noqa: E402
     fit_labels,
     fit_link,
     lift_outage,
+    link_loss_cycle,
     link_scenario,
     study_point,
     trace_halves,
@@ -602,9 +603,9 @@ def main(argv=None) -> int:
     ap.add_argument("--regimes", type=int, default=1,
                     help="holdout: the two-timescale regime x level chain with this many regimes (default 1: the "
                          "one-timescale chain; docs/traces.md sec. 4a)")
-    ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default="paper",
-                    help="holdout: the analysis' timeout cycle (docs/model.md sec. 14; 'drain' for buffers above "
-                         "the BDP)")
+    ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default=None,
+                    help="holdout: the analysis' timeout cycle (docs/model.md secs. 14-15; default "
+                         "trace_study.link_loss_cycle: 'timer' for the timeout-only TCP, 'paper' with --tcp sack)")
     ap.add_argument("--reuse-replays", metavar="CSV", default=None,
                     help="holdout: take the replays from an earlier traces_study.csv at the same points (same "
                          "seed, replications and duration) instead of simulating them again")
@@ -657,7 +658,7 @@ def main(argv=None) -> int:
                  state_limit_instcap=a.state_limit_instcap,
                  reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None,
                  reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
-                 if a.reuse_analyses else None, loss_cycle=a.loss_cycle)
+                 if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp))
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

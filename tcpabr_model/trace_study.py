@@ -36,9 +36,23 @@ from ._validate import check_choice, check_int, check_real
 
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
            "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
-           "trace_halves", "link_scenario", "fit_labels"]
+           "trace_halves", "link_scenario", "fit_labels", "LINK_LOSS_CYCLE", "link_loss_cycle", "link_validity",
+           "SLOW_DRAIN_STRAIN"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
+#: the timeout cycle of a measured link's analysis (timeout-only TCP): the drained cycle in
+#: continuous time (docs/model.md sec. 15), measured closer to a simulation of the very link the
+#: chain models than III-B.4's (docs/traces.md sec. 7.2i); ``tcp='sack'`` keeps ``'paper'``
+LINK_LOSS_CYCLE = "timer"
+
+
+def link_loss_cycle(loss_cycle: str | None, tcp: str = "timeout-only") -> str:
+    """``loss_cycle`` as given, or the measured-link default: :data:`LINK_LOSS_CYCLE` for the
+    timeout-only TCP, ``'paper'`` with fast recovery (the continuous cycles are derived for
+    timeouts only)."""
+    if loss_cycle is not None:
+        return loss_cycle
+    return LINK_LOSS_CYCLE if tcp == "timeout-only" else "paper"
 FEEDBACKS = ("none", "instcap", "effcap")
 
 
@@ -218,10 +232,11 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
-                 loss_cycle: str = "paper") -> LinkAnalysis:
+                 loss_cycle: str | None = None) -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
     the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12) and
-    ``loss_cycle`` the length of its timeout cycles (``'paper'`` or ``'drain'``, sec. 14).
+    ``loss_cycle`` the length of its timeout cycles (``'paper'``, ``'drain'`` or ``'timer'``,
+    secs. 14-15; default :func:`link_loss_cycle`: ``'timer'`` for the timeout-only TCP).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -354,7 +369,7 @@ def trace_halves(trace):
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                   max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
-                  loss_cycle: str = "paper"):
+                  loss_cycle: str | None = None):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
@@ -373,4 +388,4 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
                          "the INSTCAP source's (give mcr=0)")
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
                      service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp,
-                     loss_cycle=loss_cycle)
+                     loss_cycle=link_loss_cycle(loss_cycle, tcp))

@@ -65,8 +65,9 @@ def register(sub) -> None:
     p.add_argument("--variant", dest="tcp", choices=TCP_MODELS, default="timeout-only",
                    help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
                         "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")
-    p.add_argument("--loss-cycle", choices=LOSS_CYCLES, default="paper",
-                   help="timeout-only TCP: the timeout cycle of III-B.4 as printed (default), 'drain': "
+    p.add_argument("--loss-cycle", choices=LOSS_CYCLES, default=None,
+                   help="timeout-only TCP: the timeout cycle of III-B.4 as printed (default; with --trace "
+                        "'timer'), 'drain': "
                         "recovery waits for the queue ahead of and behind the lost packet to drain "
                         "(buffers above the BDP; docs/model.md sec. 14), or 'timer': the same in continuous "
                         "time, the timer restarted by the last ACK ahead of the loss (sec. 15)")
@@ -156,7 +157,7 @@ def _run(args: argparse.Namespace) -> int:
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
                   max_states=args.max_states, ack_clock=args.ack_clock,
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
-                  tcp=args.tcp, loss_cycle=args.loss_cycle)
+                  tcp=args.tcp, loss_cycle=args.loss_cycle or "paper")
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
