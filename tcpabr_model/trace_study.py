@@ -177,7 +177,8 @@ class LinkAnalysis:
 #: the occupancy share of levels at which a full buffer drains in more than one round trip above
 #: which :func:`link_validity` calls the fixed-RTO timeout cycle strained (docs/traces.md sec.
 #: 7.2i: above 0.4 the prediction was a median +22 to +24 % above a simulation of the same
-#: link, below 0.2 -2 %) **[choice, set from that measurement]**
+#: link with III-B.4's cycle and +13.5 to +16 % with the timer cycle; below 0.4 -5 to +10 %)
+#: **[choice, set from that measurement]**
 SLOW_DRAIN_STRAIN = 0.4
 
 
