@@ -83,5 +83,7 @@ def test_cli_trace_reports_the_loss_cycle(capsys):
     assert d["loss_cycle"] == "drain" and d["conservative"] <= d["prediction"] <= d["optimistic"]
     assert cli.main(argv + ["--loss-cycle", "drain"]) == 0
     assert "loss_cycle=drain" in capsys.readouterr().out.splitlines()[0]
-    assert cli.main(argv) == 0
+    assert cli.main(argv) == 0       # a measured link's default: the timer cycle (docs/model.md sec. 15)
+    assert "loss_cycle=timer" in capsys.readouterr().out.splitlines()[0]
+    assert cli.main(argv + ["--loss-cycle", "paper"]) == 0
     assert "loss_cycle" not in capsys.readouterr().out.splitlines()[0]

@@ -203,7 +203,12 @@ def test_minimum_cell_rate_of_the_instcap_source():
     with pytest.raises(ValueError, match="mcr"):
         Scenario(**base, feedback="instcap", mcr=-0.1)
     la = analyze_link(link, 6, "instcap", wmax=40, mcr=0.2 * float(m.levels.max()))
-    assert la.prediction == pytest.approx(min(1.0, r1.prediction * r1.mean_capacity * float(m.levels.max())
+    assert la.loss_cycle == "timer"      # a measured link's default (trace_study.link_loss_cycle)
+    rt = analyze(Scenario(**base, feedback="instcap", mcr=0.2, loss_cycle="timer"))
+    assert la.prediction == pytest.approx(min(1.0, rt.prediction * rt.mean_capacity * float(m.levels.max())
+                                              / link.mean_rate), rel=1e-12)
+    lp = analyze_link(link, 6, "instcap", wmax=40, mcr=0.2 * float(m.levels.max()), loss_cycle="paper")
+    assert lp.prediction == pytest.approx(min(1.0, r1.prediction * r1.mean_capacity * float(m.levels.max())
                                               / link.mean_rate), rel=1e-12)
 
 

@@ -304,9 +304,8 @@ def _patterned_trace(model: CapacityModel, service, x: np.ndarray, e_ms: int, rn
                      name: str) -> Trace:
     """:func:`synthetic_trace` with ``service``: epoch ``k`` at level ``x[k]`` holds a pattern
     of that level drawn by weight, its offsets rounded to whole ms in ``[1, e_ms]``."""
-    from ._patterns import ServicePatterns
-
-    if not isinstance(service, ServicePatterns):
+    # a ServicePatterns (not imported: capacity._patterns imports this module)
+    if not all(hasattr(service, a) for a in ("epoch", "offsets", "weights", "n_levels")):
         raise ValueError(f"service={service!r} is invalid: must be a ServicePatterns (or None)")
     if service.n_levels != model.n_levels:
         raise ValueError(f"service has {service.n_levels} levels: must have the model's {model.n_levels}")
