@@ -116,6 +116,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
     sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
     Q = scenario.rate_matrix
+    if scenario.loss_cycle == "timer" and scenario.feedback == "none":
+        sk = sk.with_slow_start_loss(Q)       # docs/model.md sec. 15: loss in slow start (TCP alone)
     sol = None
     t_asm = 0.0
     if sk.n_levels > 2 and method in ("structured", "structured-direct"):

@@ -3,9 +3,10 @@ increment, loss-window laws and expected rewards (docs/model.md)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from dataclasses import dataclass
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -76,6 +77,10 @@ class Skeleton:
     #: E[integral of B over the interval 1{no loss} | x], packets x time units (sec. 13); None
     #: with service patterns
     queue_integral: np.ndarray | None = None
+    #: loss_cycle='timer' with loss in slow start (:meth:`with_slow_start_loss`): per state
+    #: ``E[(T_fail - T_ok - (U(m') - U(m))) 1{loss} | x]``, round trips the failed slow starts add
+    #: beyond the cycle of the remapped codes; None otherwise
+    slow_start_time: np.ndarray | None = None
 
     @property
     def n_states(self) -> int:
@@ -218,6 +223,75 @@ class Skeleton:
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
                 np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
 
+    def with_slow_start_loss(self, rates, p10: float | None = None) -> "Skeleton":
+        """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 15, III-B.3 relaxed): the skeleton
+        with the slow starts that overflow the buffer.
+
+        Slow start to ``m`` sends rounds of windows ``1, 2, ..., 2^(L-1)`` and then ``m``; in round
+        ``k >= 2`` the ACKs of round ``k - 1`` (``prev = 2^(k-2)`` of them, one service time
+        apart) release two packets each while the window is below ``m``, so the queue builds by
+        ``doubled = prev`` (``m - 2^(L-1)`` in the last round) on top of the ``max(0, prev - c)``
+        that a window above the pipe ``c`` (packets per round trip at the loss state's level,
+        **choice**) leaves standing.  The first round with ``doubled + standing > B_max`` loses:
+        the timer then expires ``B_max / c + 3`` round trips later (a full buffer ahead of the
+        hole, as :meth:`timer_terms`), ssthresh becomes half the window that round reached
+        (``prev``; ``floor(m / 2)`` in the last round; at least 2), and slow start to that ``m'``
+        regenerates at ``(0, 0, m')``.  So each loss entry's code ``m`` becomes ``m'``, ``u`` and
+        ``ss`` follow (the packets of the failed rounds, the round that lost credited up to a
+        round trip of service and a full buffer, **choice**, and the new slow start's), and
+        :attr:`slow_start_time` holds the time beyond the new codes' ``U``.  A second failure is
+        not followed (``m'`` passes the test whenever ``prev <= B_max``, which holds for the
+        first failing round except with a standing queue).  Entries whose slow start does not
+        overflow are unchanged.
+        """
+        if self.recovery is not None:
+            raise ModelError("loss in slow start is derived for the timeout-only TCP")
+        delta, bmax = float(self.scenario_key[0]), float(self.scenario_key[1])
+        served = self._served()
+        P = rate_chain(rates, p10, self.n_levels)
+        mmax = self.reg.shape[0] - 1
+        umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
+        C = _service_sums(P, served, umax + 1)
+        rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
+        ri = self.states[rows, 3]
+        m = self.ls_m.astype(np.int64)
+        L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)            # ceil(log2 m)
+        pipe = served[ri]
+        span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
+        rbar = np.minimum(np.where(span > 0, (L + 1) / np.where(span > 0, span, 1.0), 1.0), 1.0)
+        new_m = m.copy()
+        k_fail = np.zeros(m.size, dtype=np.int64)
+        for k in range(2, int(L.max(initial=0)) + 2):
+            prev = 2.0 ** (k - 2)
+            doubled = np.where(k <= L, prev, m - 2.0 ** (L - 1))
+            fail = (k_fail == 0) & (k <= L + 1) & (doubled + np.maximum(prev - pipe, 0.0) > bmax)
+            k_fail[fail] = k
+            new_m[fail] = np.maximum(2, np.where(k <= L[fail], int(prev), m[fail] // 2))
+        failed = k_fail > 0
+        if not failed.any():
+            return self
+        Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
+        prev = 2.0 ** np.maximum(k_fail - 2, 0)
+        t_fail = (k_fail - 1) * (1 + rbar) + bmax / np.maximum(pipe, 1e-9) + 3.0 + (Lp + 1) * (1 + rbar)
+        t_ok = (L + 1) * (1 + rbar)
+        d_u = (3 + Lp) - (3 + L)                                             # U(m') - U(m), eq. 20
+        credit = (2.0 ** (k_fail - 1) - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
+        w = np.where(failed, self.ls_prob, 0.0)
+        n = self.n_states
+        time_beyond = np.bincount(rows, w * (np.minimum(t_fail - t_ok, 1e6) - d_u), minlength=n)
+        return dataclasses.replace(
+            self, ls_m=np.where(failed, new_m, m).astype(self.ls_m.dtype),
+            u=self.u + np.bincount(rows, w * d_u, minlength=n),
+            ss=self.ss + np.bincount(rows, w * credit, minlength=n), slow_start_time=time_beyond)
+
+    def _served(self) -> np.ndarray:
+        """Packets the bottleneck serves per interval at each level: the patterns' expected
+        opportunities, or ``floor(Delta c)`` of an even server (docs/model.md sec. 6)."""
+        delta = self.scenario_key[0]
+        if self.scenario_key[7] is not None:
+            return delta * np.array(self.levels)
+        return np.floor(delta * np.array(self.levels) + 1e-9)
+
     def rewards(self, rates, p10: float | None = None, drain: bool = False,
                 timer: bool = False) -> dict[str, np.ndarray]:
         """Expected cycle rewards V(x) in packets (docs/model.md, section 6).
@@ -267,6 +341,9 @@ class Skeleton:
                 n *= 2
                 C = _service_sums(P, served, n)
             extra, behind, draining = self.timer_terms(C) if timer else self.drain_terms(C)
+            if timer and self.slow_start_time is not None:     # failed slow starts (with_slow_start_loss)
+                lost = self.p_loss > 0
+                extra = extra + np.where(lost, self.slow_start_time / np.where(lost, self.p_loss, 1.0), 0.0)
             if umax + extra.max(initial=0) + 1 >= C.shape[0]:   # the caps index C at U + E(x)
                 C = _service_sums(P, served, umax + int(np.ceil(extra.max())) + 1)
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
