@@ -231,8 +231,10 @@ class Skeleton:
         ``k >= 2`` the ACKs of round ``k - 1`` (``prev = 2^(k-2)`` of them, one service time
         apart) release two packets each while the window is below ``m``, so the queue builds by
         ``doubled = prev`` (``m - 2^(L-1)`` in the last round) on top of the ``max(0, prev - c)``
-        that a window above the pipe ``c`` (packets per round trip at the loss state's level,
-        **choice**) leaves standing.  The first round with ``doubled + standing > B_max`` loses:
+        that a window above the pipe ``c`` leaves standing (``c``: packets per round trip at the
+        loss state's level, or where that serves under one packet per round trip, an outage, the
+        expected packets per round trip over the slow start's ``L + 1`` intervals from it,
+        **choice**; at least 0.001).  The first round with ``doubled + standing > B_max`` loses:
         the timer then expires ``B_max / c + 3`` round trips later (a full buffer ahead of the
         hole, as :meth:`timer_terms`), ssthresh becomes half the window that round reached
         (``prev``; ``floor(m / 2)`` in the last round; at least 2), and slow start to that ``m'``
@@ -256,9 +258,12 @@ class Skeleton:
         ri = self.states[rows, 3]
         m = self.ls_m.astype(np.int64)
         L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)            # ceil(log2 m)
-        pipe = served[ri]
+        # the pipe during slow start: the loss state's level, or where that level serves under a
+        # packet per interval (an outage) the expected packets per interval over the slow start's
+        # L + 1 intervals from it
         span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
-        rbar = np.minimum(np.where(span > 0, (L + 1) / np.where(span > 0, span, 1.0), 1.0), 1.0)
+        pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
+        rbar = np.minimum(1.0 / pipe, 1.0)
         new_m = m.copy()
         k_fail = np.zeros(m.size, dtype=np.int64)
         for k in range(2, int(L.max(initial=0)) + 2):
@@ -272,13 +277,13 @@ class Skeleton:
             return self
         Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
         prev = 2.0 ** np.maximum(k_fail - 2, 0)
-        t_fail = (k_fail - 1) * (1 + rbar) + bmax / np.maximum(pipe, 1e-9) + 3.0 + (Lp + 1) * (1 + rbar)
+        t_fail = (k_fail - 1) * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
         t_ok = (L + 1) * (1 + rbar)
         d_u = (3 + Lp) - (3 + L)                                             # U(m') - U(m), eq. 20
         credit = (2.0 ** (k_fail - 1) - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
         w = np.where(failed, self.ls_prob, 0.0)
         n = self.n_states
-        time_beyond = np.bincount(rows, w * (np.minimum(t_fail - t_ok, 1e6) - d_u), minlength=n)
+        time_beyond = np.bincount(rows, w * (t_fail - t_ok - d_u), minlength=n)
         return dataclasses.replace(
             self, ls_m=np.where(failed, new_m, m).astype(self.ls_m.dtype),
             u=self.u + np.bincount(rows, w * d_u, minlength=n),
