@@ -40,17 +40,14 @@ sys.path.insert(0, str(ROOT))
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
-from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
-from tcpabr_model.trace_study import PAYLOAD_BYTES, fit_link, trace_halves  # noqa: E402
+from tcpabr_model.trace_study import _simulation, fit_link, trace_halves  # noqa: E402
 
 KINDS = ("timeouts_repeated", "timeouts_later_hole", "timeouts_in_slow_start")
 SHARED = ROOT.parent / "shared" / "traces"
 
 
 def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp):
-    sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
-                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=tcp))
-    r = simulate(sc, replications=replications, seed=seed, workers=workers)
+    r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp)
     secs = replications * (duration - min(10.0, duration / 10.0))
     c = r.counters
     rates = {k: c[k] / secs for k in ("timeouts", *KINDS)}

@@ -301,12 +301,18 @@ def analysis_band(model, rtt: float, bmax: int, wmax: int, feedback: str, max_st
     return r.conservative, r.optimistic, note + f"{r.n_states} states"
 
 
-def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only"):
+def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only"):
+    """The study's simulation of one point (warm-up min(10 s, duration / 10)): the whole
+    :class:`~tcpabr_model.sim.SimulationResult`."""
     from .sim import Scenario, TcpConfig, simulate
 
     sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
                   duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=variant))
-    r = simulate(sc, replications=replications, seed=seed, workers=workers)
+    return simulate(sc, replications=replications, seed=seed, workers=workers)
+
+
+def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only"):
+    r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant)
     w = r.efficiency_wire
     return float(w.mean), float(w.half_width) if w.half_width is not None else float("nan")
 

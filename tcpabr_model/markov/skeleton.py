@@ -126,6 +126,17 @@ class Skeleton:
         """W = A + B + D of every state (eq. 9)."""
         return self.states[:, :3].sum(axis=1)
 
+    def _loss_expectations(self):
+        """``(p, lost, R, E[w | loss], b + E[J | loss])`` per state: the loss probability, where it
+        is positive, the level, the loss window and the packets ahead of the lost one, the
+        expectations given the loss that the drained and timer cycles use (0 without a loss)."""
+        p = self.p_loss
+        lost = p > 0
+        ps = np.where(lost, p, 1.0)
+        jbar = np.where(lost, self.j_loss / ps, 0.0)
+        wbar = np.where(lost, (self.post - self.j_loss) / ps, 0.0)
+        return p, lost, self.states[:, 3], wbar, self.states[:, 1] + jbar
+
     def drain_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x)
         of a timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one
@@ -150,13 +161,7 @@ class Skeleton:
         if self.recovery is not None:
             raise ModelError("loss_cycle='drain' is derived for the timeout-only TCP")
         bmax = float(self.scenario_key[1])
-        p = self.p_loss
-        lost = p > 0
-        ps = np.where(lost, p, 1.0)
-        ri = self.states[:, 3]
-        jbar = np.where(lost, self.j_loss / ps, 0.0)
-        wbar = np.where(lost, (self.post - self.j_loss) / ps, 0.0)
-        ahead = self.states[:, 1] + jbar
+        p, lost, ri, wbar, ahead = self._loss_expectations()
         nmax = C.shape[0] - 1
 
         def first_n(need):
@@ -200,13 +205,7 @@ class Skeleton:
         if self.recovery is not None:
             raise ModelError("loss_cycle='timer' is derived for the timeout-only TCP")
         bmax = float(self.scenario_key[1])
-        p = self.p_loss
-        lost = p > 0
-        ps = np.where(lost, p, 1.0)
-        ri = self.states[:, 3]
-        jbar = np.where(lost, self.j_loss / ps, 0.0)
-        wbar = np.where(lost, (self.post - self.j_loss) / ps, 0.0)
-        ahead = self.states[:, 1] + jbar
+        p, lost, ri, wbar, ahead = self._loss_expectations()
         t_a = _service_time(C, ri, ahead)
         behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
                          0.0, None)
@@ -248,7 +247,7 @@ class Skeleton:
         """
         if self.recovery is not None:
             raise ModelError("loss in slow start is derived for the timeout-only TCP")
-        delta, bmax = float(self.scenario_key[0]), float(self.scenario_key[1])
+        bmax = float(self.scenario_key[1])
         served = self._served()
         P = rate_chain(rates, p10, self.n_levels)
         mmax = self.reg.shape[0] - 1
@@ -327,11 +326,7 @@ class Skeleton:
         d = self.states[:, 2].astype(float)
         b = self.states[:, 1].astype(float)
         ri = self.states[:, 3]
-        delta = self.scenario_key[0]
-        if self.scenario_key[7] is not None:
-            served = delta * np.array(self.levels)   # service patterns: expected opportunities per interval
-        else:
-            served = np.floor(delta * np.array(self.levels) + 1e-9)
+        served = self._served()
         P = rate_chain(rates, p10, self.n_levels)
         # C[n, i]: expected packets the bottleneck can serve in n intervals starting in i
         mmax = self.reg.shape[0] - 1
