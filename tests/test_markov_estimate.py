@@ -226,41 +226,61 @@ def test_progress_bars_on_count_build_and_solve(monkeypatch, capsys):
 
     monkeypatch.setattr(est_mod, "PROGRESS_AFTER_SECONDS", 0.0)
     skmod._CACHE.clear()
+    est_mod._COUNTS.clear()
+    estimate_chain(Scenario(delta=40, bmax=10, wmax=128, psi=7.0), progress=True)   # a caller's count
+    assert "counting states" in capsys.readouterr().err
     analyze(Scenario(delta=40, bmax=10, wmax=128, psi=7.0), progress=True)
     err = capsys.readouterr().err
-    assert "counting states" in err and "building chain" in err and "solving" in err
+    assert "building chain" in err and "solving" in err
     skmod._CACHE.clear()
     analyze(Scenario(delta=40, bmax=10, wmax=128, psi=7.0))
     assert capsys.readouterr().err == ""
 
 
-def test_a_chain_that_fits_is_built_without_the_full_count(monkeypatch):
-    """docs/model.md sec. 5a item 10: beyond the probe, a chain is built at once up to
-    max_states or what fits in memory (the build is its own count); the numbers are those of
-    the counted path; above max_states the build refuses with the same error; above what fits
-    in memory the chain is counted in full and refused on memory before it is built."""
+def test_a_chain_is_built_without_a_count(monkeypatch):
+    """docs/model.md sec. 5a item 10: a chain is built at once, no count first (the build is
+    its own count); the numbers are those of the counted path (a caller that estimated it
+    first); above max_states the build refuses with the count's error; a build that reaches
+    the available memory stops there, and the full count refuses the chain on memory."""
     from tcpabr_model.markov import analyze
     from tcpabr_model.markov import skeleton as sk_mod
 
     sc = Scenario(delta=20, bmax=10, wmax=128, max_states=10**6)
     sk_mod._CACHE.clear()
     est_mod._COUNTS.clear()
-    counted = analyze(sc)                       # chain of 5,029 states, below the probe: counted
-    monkeypatch.setattr(est_mod, "PROBE_STATES", 1000)
+    assert estimate_chain(sc).n_states == 5029
+    counted = analyze(sc)                       # counted first by the caller: built after the count
     sk_mod._CACHE.clear()
     est_mod._COUNTS.clear()
-    assert est_mod.estimate_before_build(sc) == 10**6     # memory for all of max_states
     built = analyze(sc)
-    assert {lim for (_, lim) in est_mod._COUNTS} == {1000}     # the probe only, no full count
+    assert not est_mod._COUNTS                  # no count at all
     assert (built.n_states, built.optimistic, built.conservative, built.prediction) == (
         counted.n_states, counted.optimistic, counted.conservative, counted.prediction)
     sk_mod._CACHE.clear()
     with pytest.raises(ChainTooLargeError, match="max_states=3000"):
         analyze(Scenario(delta=20, bmax=10, wmax=128, max_states=3000))
+    assert not est_mod._COUNTS
     # memory for fewer states than the chain has: the build stops there, the full count refuses
     monkeypatch.setattr(est_mod, "available_memory", lambda: 10**6)
     sk_mod._CACHE.clear()
-    est_mod._COUNTS.clear()
-    assert est_mod.estimate_before_build(sc) == 1001
     with pytest.raises(ChainTooLargeError, match="GB of memory available"):
         analyze(sc)
+    assert est_mod._COUNTS                      # refused by the count, with the chain's size
+
+
+def test_the_build_stops_at_its_memory_budget():
+    """``build_skeleton(..., mem=)``: the build stops before a state whose processing would
+    start above the budget (and says so in ``mem[4]``); with no budget it ends."""
+    from tcpabr_model.markov.kernels.enumeration import build_skeleton
+
+    key = Scenario(delta=20, bmax=10, wmax=128).structure_key()
+    full = est_mod.memory_budget(key, budget=np.inf)
+    out = build_skeleton(*est_mod.build_args(key, 10**7, False, np.zeros(2, dtype=np.int64), full))
+    assert not out[12] and full[4] == 0.0 and out[0].shape[0] == 5029
+    used = lambda o, c: c[0] * o[0].shape[0] + c[1] * o[13] + c[2] * o[14]   # noqa: E731
+    budget = used(out, full) / 4
+    mem = est_mod.memory_budget(key, budget=budget)
+    part = build_skeleton(*est_mod.build_args(key, 10**7, False, np.zeros(2, dtype=np.int64), mem))
+    assert part[12] and mem[4] == 1.0
+    assert budget < used(part, mem) < used(out, full)
+    assert part[0].shape[0] < 5029

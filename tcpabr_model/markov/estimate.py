@@ -13,6 +13,10 @@ states is first counted up to that many, which gives its nonzeros per state, hen
 bytes per state; the count then stops as soon as more states are proven reachable than
 fit in the available memory at that cost, whatever ``max_states`` allows (issue 24: a
 67 GB chain was counted to the end, 34 million states, before the memory refused it).
+
+An analysis does not count first: :func:`~.skeleton.skeleton_for` builds the chain with the
+memory check of :func:`check_fits` inside the build (:func:`memory_budget`) and counts only a
+chain that stopped there, to refuse it with its size (docs/model.md sec. 5a item 10).
 """
 
 from __future__ import annotations
@@ -132,12 +136,29 @@ def pattern_args(key: tuple) -> tuple:
             np.array(opp_t, dtype=float))
 
 
-def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray) -> tuple:
-    """Every argument of :func:`~.kernels.enumeration.build_skeleton` for the structure ``key``."""
+def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
+               mem: np.ndarray | None = None) -> tuple:
+    """Every argument of :func:`~.kernels.enumeration.build_skeleton` for the structure ``key``;
+    ``mem`` the build's memory budget (:func:`memory_budget`)."""
     args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
-    if key[9] != "timeout-only":   # tcp='sack': fast recovery (docs/model.md sec. 12)
-        args += ((None, None, None, None) if key[7] is None else ()) + (True,)
+    sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
+    if sack or mem is not None:
+        args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
+    if mem is not None:
+        args += (mem,)
     return args
+
+
+def memory_budget(key: tuple, budget: float | None = None) -> np.ndarray:
+    """The build's memory stop (``build_skeleton(..., mem=)``): the bytes per state, per
+    loss-free entry and per loss entry of :func:`_bytes` (the estimate :func:`check_fits`
+    refuses on) and the budget, by default the available memory; ``[4]`` is set to 1 by a
+    build stopped there."""
+    nlev = len(key[2])
+    per_loss = nlev if key[4] == "constant" else nlev * nlev
+    return np.array([_bytes(1, 0, 0, nlev, per_loss), _bytes(0, 1, 0, nlev, per_loss),
+                     _bytes(0, 0, 1, nlev, per_loss), float(available_memory() if budget is None else budget),
+                     0.0])
 
 
 def ack_phase(key: tuple) -> float:
@@ -292,32 +313,6 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
         n_states=n, complete=not overflow, limit=count_limit, loss_free_entries=n_nl, loss_entries=n_ls,
         nnz=nnz, bytes=size, seconds=BUILD_SECONDS_PER_ENTRY * n_nl + SOLVE_SECONDS_PER_NONZERO * nnz,
         count_seconds=t_count, states_found=found, bytes_per_state=per_state, memory_limited=memory_limited)
-
-
-def estimate_before_build(scenario, progress: bool = False) -> "ChainEstimate | int":
-    """What :func:`~.skeleton.skeleton_for` needs before building: the full estimate, or an
-    int ``L``, the number of states to build the chain up to at once without counting it.
-
-    A chain counted already (the same key) gets its estimate.  Otherwise the first
-    ``PROBE_STATES`` are counted: a chain that ends there is complete (its estimate); a longer
-    one is built at once up to ``L`` = ``max_states``, or fewer: the states that fit in the
-    available memory at the probe's bytes per state (at least the probe's).  The build
-    refuses above ``L`` itself (and the saturated runs stop it early as they stop the count);
-    above ``L < max_states`` the caller counts the chain in full instead, which refuses it on
-    memory or builds it.  A chain that fits is so built in one pass instead of a count and a
-    build of about the same time (docs/model.md sec. 5a item 10) **[choice]**.
-    """
-    limit = int(scenario.max_states)
-    key = scenario.structure_key()
-    if _cached_count(key, limit) is not None:
-        return estimate_chain(scenario, progress=progress)
-    nlev = len(key[2])
-    per_loss = nlev if key[4] == "constant" else nlev * nlev
-    found, overflow, n_nl, n_ls, done, _ = _count(key, min(limit, PROBE_STATES), progress)
-    if not overflow or limit <= PROBE_STATES:
-        return estimate_chain(scenario, progress=progress)
-    per_state = _bytes(1, n_nl / done, n_ls / done, nlev, per_loss)
-    return int(min(limit, max(PROBE_STATES + 1, available_memory() // per_state)))
 
 
 def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeError:

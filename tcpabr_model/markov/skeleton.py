@@ -455,16 +455,22 @@ class Skeleton:
         return P
 
 
-def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False) -> Skeleton:
+def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False,
+           mem: np.ndarray | None = None) -> Skeleton | None:
+    """The skeleton of ``key``, built up to ``max_states`` (above: the count's refusal) and,
+    with ``mem`` (:func:`~.estimate.memory_budget`), up to the memory budget: None where the
+    build stopped there (the caller counts the chain to refuse it with its size)."""
     from .estimate import build_args, run_with_progress
 
     prog = np.zeros(2, dtype=np.int64)
     t0 = time.perf_counter()
-    out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog), prog,
+    out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog, mem), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q) = out
     delta, bmax, _, wmax, feedback = key[:5]
+    if overflow and mem is not None and mem[4] == 1.0:
+        return None
     if overflow:   # where the build ran without a count, it counted: the count's refusal
         from .estimate import over_max_states
 
@@ -525,34 +531,29 @@ _CACHE_SIZE = 16
 def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
     """The (cached) psi-independent skeleton of ``scenario``: a psi sweep builds it once.
 
-    Before building, the states are counted exactly and the memory estimated
-    (:func:`~.estimate.estimate_chain`); above ``scenario.max_states`` or the available
-    memory :class:`~tcpabr_model.errors.ChainTooLargeError` is raised without building.
-    A chain of more than ``estimate.PROBE_STATES`` states is built at once up to ``max_states``
-    or the states that fit in memory at the first states' density, whichever is fewer, without
-    the full count; the build raises the same error above ``max_states``, and a chain above the
-    memory's number is counted in full as before (:func:`~.estimate.estimate_before_build`).
-    ``progress=True`` shows a tqdm bar on counts and builds longer than 2 s.
+    The chain is built at once, without counting it first (docs/model.md sec. 5a item 10): the
+    build stops above ``scenario.max_states`` with the count's
+    :class:`~tcpabr_model.errors.ChainTooLargeError`, and before its stored entries pass the
+    available memory at :func:`~.estimate.check_fits`'s bytes per state and entry; a chain
+    stopped there is counted in full (:func:`~.estimate.estimate_chain`) and refused on memory
+    with its estimated size, never built past the memory.  A chain counted already (a caller
+    that estimated it first) is checked against that count and built.  ``progress=True`` shows
+    a tqdm bar on counts and builds longer than 2 s.
     """
-    from .estimate import check_fits, estimate_before_build, estimate_chain
+    from .estimate import _cached_count, check_fits, estimate_chain, memory_budget
 
     ck = (scenario.structure_key(), scenario.max_states)
     sk = _CACHE.get(ck)
     if sk is not None:
         _CACHE.move_to_end(ck)
         return sk
-    plan = estimate_before_build(scenario, progress=progress)
     sk = None
-    if isinstance(plan, int):      # built at once, up to ``plan`` states
-        try:
-            sk = _build(ck[0], plan, progress=progress)
-        except ChainTooLargeError:
-            if plan >= ck[1]:
-                raise              # above max_states: the build's refusal
-            plan = estimate_chain(scenario, progress=progress)   # above the memory's L: count it
-    if sk is None:
-        check_fits(plan, scenario)
-        sk = _build(ck[0], ck[1], total=plan.n_states, progress=progress)
+    if _cached_count(*ck) is None:
+        sk = _build(ck[0], ck[1], progress=progress, mem=memory_budget(ck[0]))
+    if sk is None:     # counted already, or stopped at the memory: count, refuse or build
+        est = estimate_chain(scenario, progress=progress)
+        check_fits(est, scenario)
+        sk = _build(ck[0], ck[1], total=est.n_states, progress=progress)
     _CACHE[ck] = sk
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)

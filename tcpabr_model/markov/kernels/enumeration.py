@@ -38,7 +38,7 @@ POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else compu
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None, fast_recovery=False):
+                   opp_t=None, fast_recovery=False, mem=None):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
@@ -69,6 +69,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     the probability of fast recovery and E[(B + J + J2) 1{FR}], E[(B + J + w - L) 1{FR}] and
     E[(B + J + w) 1{FR}] (the conservative, prediction and optimistic credits of sec. 12).  Without
     it the codes are the windows m and every number is the timeout-only engine's.
+
+    ``mem`` (float64[5], optional; docs/model.md sec. 5a item 10): the build stops (``overflow``,
+    and ``mem[4] = 1``) before a state whose processing starts with ``mem[0] n_states + mem[1]
+    n_nl + mem[2] n_ls`` above the byte budget ``mem[3]``: a chain is built without a count
+    first and refused on memory by the caller, never grown past the memory it has.
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
@@ -164,6 +169,13 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     i = 0
     overflow = False
     while i < n_states:
+        if mem is not None:
+            if mem[0] * n_states + mem[1] * n_nl + mem[2] * n_ls > mem[3]:
+                mem[4] = 1.0
+                overflow = True
+                return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
+                        p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
+                        fr_p, fr_cons, fr_pred, fr_opt, occ_q)
         if store and i + 1 >= nl_ptr.shape[0]:
             newcap = 2 * nl_ptr.shape[0]
             nl_ptr = _grow(nl_ptr, newcap)
