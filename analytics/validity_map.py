@@ -37,7 +37,7 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
 from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
-from tcpabr_model.validity import FIG89_GRID, TCPS, validity_map  # noqa: E402
+from tcpabr_model.validity import FIG89_GRID, LOSS_CYCLES, TCPS, validity_map  # noqa: E402
 
 
 def summarize(df: pd.DataFrame) -> pd.DataFrame:
@@ -71,6 +71,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     p.add_argument("--tcp", choices=TCPS, default="timeout-only",
                    help="TCP of the analysis and the simulator (docs/model.md sec. 12; default timeout-only)")
+    p.add_argument("--loss-cycle", choices=LOSS_CYCLES, default="paper",
+                   help="the analysis' timeout cycle (docs/model.md secs. 14-15; default paper, III-B.4)")
     p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
                    help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
                         "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
@@ -83,6 +85,8 @@ def main(argv=None) -> int:
         spec = dict(FIG89_GRID) if args.grid == "fig89" else {}
         if args.tcp != "timeout-only":
             spec["tcp"] = [args.tcp]
+        if args.loss_cycle != "paper":
+            spec["loss_cycle"] = [args.loss_cycle]
         df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
                           workers=args.workers, progress=True)
     except ValueError as exc:

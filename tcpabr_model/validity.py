@@ -91,9 +91,11 @@ FIG89_GRID: dict = {
 FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
-_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp")
+_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
+#: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)
+LOSS_CYCLES = ("paper", "drain", "timer")
 
 # the paper's testbed (Section V): measurement/feedback interval s = 30 ms = 6 time units
 TESTBED_INTERVAL_UNITS = 6.0
@@ -305,7 +307,9 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         ``psi``, ``bmax``, ``delta``, ``wmax``, ``feedback`` ('instcap' or 'none'),
         ``mode`` ('embedded' or 'continuous'), optionally ``rate_ratio`` (0.5) and ``tcp``
         ('timeout-only', the default, or 'sack': the analysis' ``Scenario(tcp=...)`` and the
-        simulator's ``variant``, docs/model.md sec. 12).
+        simulator's ``variant``, docs/model.md sec. 12) and ``loss_cycle`` (the analysis' timeout
+        cycle: 'paper', the default, 'drain' or 'timer', docs/model.md secs. 14-15; the
+        simulation does not depend on it).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -341,10 +345,12 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     wmax = check_int("wmax", p.get("wmax", 128), 1, 1_000_000)
     rr = check_real("rate_ratio", p.get("rate_ratio", 0.5), 0.0, 1.0, low_open=True)
     tcp = check_choice("tcp", p.get("tcp", "timeout-only"), TCPS)
+    loss_cycle = check_choice("loss_cycle", p.get("loss_cycle", "paper"), LOSS_CYCLES)
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
-    a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp))
+    a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp,
+                          loss_cycle=loss_cycle))
     kw = {"duration_units": duration_units}
     diag = diagnostics and feedback == "none"
     if diag:

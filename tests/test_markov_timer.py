@@ -113,3 +113,33 @@ def test_slow_start_loss_against_the_simulator():
 def test_timer_is_refused_with_sack():
     with pytest.raises(ValueError, match="loss_cycle='timer' is invalid with tcp='sack'"):
         _sc(loss_cycle="timer", tcp="sack")
+
+
+def _slow_start_queue_replay(m: int) -> float:
+    """The queue integral of slow start to ``m`` by a unit-time FIFO replay (service time 1):
+    round 1 sends one packet; each ACK of a round releases two packets while the window is
+    below ``m`` and one after; the ACKs of a round return one service time apart."""
+    area, cwnd = 1.0, 1          # round 1: the retransmission alone, served in one unit
+    acks = 1
+    while cwnd < m:
+        q = 0
+        for j in range(acks):    # the ACK at time j: +2 (or +1 once cwnd reaches m), then one unit served
+            add = 2 if cwnd < m else 1
+            cwnd += add - 1
+            q += add
+            area += q            # the queue (service included) over [j, j + 1)
+            q -= 1
+        while q > 0:             # no more arrivals this round: the queue drains
+            area += q
+            q -= 1
+        acks = cwnd
+    return area
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 26, 33, 64, 100])
+def test_the_slow_start_queue_is_the_replay(m):
+    """docs/model.md sec. 13 (timer cycle): the closed form of the slow-start rounds' queue
+    equals a FIFO replay of the rounds (ACKs one service time apart, pairs while doubling)."""
+    from tcpabr_model.markov.skeleton import slow_start_queue_area
+
+    assert float(slow_start_queue_area(m)) == pytest.approx(_slow_start_queue_replay(m), abs=1e-9)

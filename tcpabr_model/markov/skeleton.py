@@ -15,6 +15,7 @@ from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
+from .service import _service_sums, _served_by, _service_time, slow_start_queue_area  # noqa: F401 (re-exported)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -222,6 +223,32 @@ class Skeleton:
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
                 np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
 
+    def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
+        """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
+        of the bottleneck queue (the packet in service included, packets x time units) over the
+        ``L + 1`` slow-start rounds of :meth:`timer_terms` that sec. 13's rule counted as empty.
+
+        Round 1 is the retransmission alone, ``r`` (``r = rbar Delta``, the packet time of
+        :meth:`timer_terms`).  In round ``k = 2..L`` the ``p = 2^(k-2)`` ACKs of round ``k - 1``
+        return one service time apart and each releases two packets, so the queue grows by one
+        per service time to ``p + 1`` and then drains: ``(p^2 + 2 p) r``.  In the last round
+        (window ``m``) only the first ``m - 2^(L-1)`` of its ``2^(L-1)`` ACKs double, the others
+        release one packet each: ``(dbl^2 + 2 dbl + (2^(L-1) - dbl)(dbl + 1)) r``,
+        ``dbl = m - 2^(L-1)``.  **[choice]** The pattern is that of a round whose window the
+        pipe carries within the round; where a window passes the pipe the standing queue is
+        left to the chain's next interval from the regeneration state (as the credit of eq. 17).
+        ``m``, ``L`` and ``rbar`` are :meth:`timer_terms`'s (expectations given the loss).
+        """
+        delta = float(self.scenario_key[0])
+        p, lost, ri, wbar, _ = self._loss_expectations()
+        m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
+        L = np.frexp(np.maximum(m, 1.0) - 1.0)[1].astype(np.int64)       # ceil(log2 m)
+        rounds = L + 1
+        nmax = C.shape[0] - 1
+        span = C[np.minimum(3 + rounds, nmax), ri] - C[np.minimum(3, nmax), ri]
+        rbar = np.minimum(np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0), 1.0)
+        return np.where(lost, p * slow_start_queue_area(m) * rbar * delta, 0.0)
+
     def with_slow_start_loss(self, rates, p10: float | None = None) -> "Skeleton":
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 15, III-B.3 relaxed): the skeleton
         with the slow starts that overflow the buffer.
@@ -375,6 +402,8 @@ class Skeleton:
                 # sec. 13 with the drained cycle: the queue falls linearly from B_max over the
                 # intervals after the loss interval until it is empty (packets x time units)
                 out["drain_queue"] = 0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * draining
+                if timer and self.scenario_key[4] == "none":   # the slow-start rounds' queue (sec. 13)
+                    out["drain_queue"] = out["drain_queue"] + self.slow_start_queue(C)
             return out
         # tcp='sack' (sec. 12): the timeout cycles as above (their probability p - p_FR), the
         # fast-recovery cycles with their own credits, both under the one cycle cap
@@ -481,47 +510,6 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                     ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
                     occ_q if key[7] is None else None)
-
-
-def _service_sums(P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
-    """``C[j, i]``, j = 0..n: the packets the bottleneck is expected to serve in the ``j``
-    intervals from one at level ``i`` (``sum_{l<j} P^l served``; the caps of docs/model.md
-    sec. 6 and the drained cycle of sec. 14)."""
-    C = np.zeros((n + 1, P.shape[0]))
-    Pj = np.eye(P.shape[0])
-    for j in range(1, n + 1):
-        C[j] = C[j - 1] + Pj @ served
-        Pj = Pj @ P
-    return C
-
-
-def _served_by(C: np.ndarray, ri: np.ndarray, t) -> np.ndarray:
-    """``S_i(t)``: ``C[t, ri]`` at whole ``t`` (the same numbers, bit for bit), joined linearly
-    between rows at fractional ``t`` (loss_cycle='timer'); ``t`` clipped to ``C``'s rows."""
-    t = np.asarray(t)
-    if t.dtype.kind in "iu":
-        return C[t, ri]
-    nmax = C.shape[0] - 1
-    t = np.clip(t, 0.0, float(nmax))
-    k = np.minimum(np.floor(t).astype(np.int64), nmax - 1)
-    f = t - k
-    return C[k, ri] * (1.0 - f) + C[k + 1, ri] * f
-
-
-def _service_time(C: np.ndarray, ri: np.ndarray, need: np.ndarray) -> np.ndarray:
-    """The least real ``t >= 0`` with ``S_i(t) >= need`` (``S`` of :func:`_served_by`), per
-    state; the last row of ``C`` where it is never reached."""
-    nmax = C.shape[0] - 1
-    t = np.full(need.shape[0], float(nmax))
-    for lvl in range(C.shape[1]):
-        sel = ri == lvl
-        col = C[:, lvl]
-        k = np.clip(np.searchsorted(col, need[sel] - 1e-12, side="left"), 1, nmax)
-        lo, hi = col[k - 1], col[k]
-        step = hi - lo
-        frac = np.where(step > 0, (need[sel] - lo) / np.where(step > 0, step, 1.0), 0.0)
-        t[sel] = np.where(need[sel] <= 0, 0.0, (k - 1) + np.clip(frac, 0.0, 1.0))
-    return t
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

@@ -28,7 +28,7 @@ from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_w
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
                        pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
                        tcp_alone_after_loss)
-from .stateset import _add_state, _grow, _grow2n, _put_state, _rehash_for, _slot, _zkey
+from .stateset import _add_state, _grow, _grow2n, _over_budget, _put_state, _rehash_for, _slot, _zkey
 
 
 MW_CAP = 1 << 20     # entries of the per-state (J, N) loss-window cache at most (else computed at each use)
@@ -70,10 +70,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     E[(B + J + w) 1{FR}] (the conservative, prediction and optimistic credits of sec. 12).  Without
     it the codes are the windows m and every number is the timeout-only engine's.
 
-    ``mem`` (float64[5], optional; docs/model.md sec. 5a item 10): the build stops (``overflow``,
-    and ``mem[4] = 1``) before a state whose processing starts with ``mem[0] n_states + mem[1]
-    n_nl + mem[2] n_ls`` above the byte budget ``mem[3]``: a chain is built without a count
-    first and refused on memory by the caller, never grown past the memory it has.
+    ``mem`` (float64[5], optional; docs/model.md sec. 5a item 10): the build stops (``overflow``) before a
+    state whose processing starts above the memory budget (``stateset._over_budget``).
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
@@ -169,13 +167,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     i = 0
     overflow = False
     while i < n_states:
-        if mem is not None:
-            if mem[0] * n_states + mem[1] * n_nl + mem[2] * n_ls > mem[3]:
-                mem[4] = 1.0
-                overflow = True
-                return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
-                        p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                        fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+        if mem is not None and _over_budget(mem, n_states, n_nl, n_ls):
+            overflow = True    # stopped at the memory budget (mem[4] = 1): the caller refuses the chain
+            break
         if store and i + 1 >= nl_ptr.shape[0]:
             newcap = 2 * nl_ptr.shape[0]
             nl_ptr = _grow(nl_ptr, newcap)
@@ -597,9 +591,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     n = n_states
     if not store:
         return (st[:n, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                ev_ss, eu,
-                reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+                ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q)
     nf = n if fast_recovery else 1
     # copies, not views: the growth's spare room (up to half of each array) is freed
     return (st[:n, :5].copy(), nl_ptr[: n + 1].copy(), nl_prob[:n_nl].copy(),

@@ -106,3 +106,14 @@ def _add_state(st, hkeys, hvals, j, key, n, a, b, d, ri, si):
     st[n, 3] = ri
     st[n, 4] = si
     return st, hkeys, hvals
+
+
+@njit(cache=True, inline="always")
+def _over_budget(mem, n_states, n_nl, n_ls):
+    """Whether the chain built so far passes the byte budget ``mem[3]`` at ``mem[0]`` bytes per
+    state, ``mem[1]`` per loss-free and ``mem[2]`` per loss entry (``estimate.memory_budget``);
+    sets ``mem[4] = 1`` when it does (the build stops, docs/model.md sec. 5a item 10)."""
+    if mem[0] * n_states + mem[1] * n_nl + mem[2] * n_ls > mem[3]:
+        mem[4] = 1.0
+        return True
+    return False

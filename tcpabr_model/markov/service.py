@@ -1,0 +1,64 @@
+"""Expected service of the bottleneck over whole and fractional round-trip intervals, and
+the queue of slow start: the sums that the caps of docs/model.md sec. 6, the drained and timer
+cycles (secs. 14-15) and the timer cycle's occupancy (sec. 13) read.  Plain numpy on arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _service_sums(P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
+    """``C[j, i]``, j = 0..n: the packets the bottleneck is expected to serve in the ``j``
+    intervals from one at level ``i`` (``sum_{l<j} P^l served``; the caps of docs/model.md
+    sec. 6 and the drained cycle of sec. 14)."""
+    C = np.zeros((n + 1, P.shape[0]))
+    Pj = np.eye(P.shape[0])
+    for j in range(1, n + 1):
+        C[j] = C[j - 1] + Pj @ served
+        Pj = Pj @ P
+    return C
+
+
+def _served_by(C: np.ndarray, ri: np.ndarray, t) -> np.ndarray:
+    """``S_i(t)``: ``C[t, ri]`` at whole ``t`` (the same numbers, bit for bit), joined linearly
+    between rows at fractional ``t`` (loss_cycle='timer'); ``t`` clipped to ``C``'s rows."""
+    t = np.asarray(t)
+    if t.dtype.kind in "iu":
+        return C[t, ri]
+    nmax = C.shape[0] - 1
+    t = np.clip(t, 0.0, float(nmax))
+    k = np.minimum(np.floor(t).astype(np.int64), nmax - 1)
+    f = t - k
+    return C[k, ri] * (1.0 - f) + C[k + 1, ri] * f
+
+
+def _service_time(C: np.ndarray, ri: np.ndarray, need: np.ndarray) -> np.ndarray:
+    """The least real ``t >= 0`` with ``S_i(t) >= need`` (``S`` of :func:`_served_by`), per
+    state; the last row of ``C`` where it is never reached."""
+    nmax = C.shape[0] - 1
+    t = np.full(need.shape[0], float(nmax))
+    for lvl in range(C.shape[1]):
+        sel = ri == lvl
+        col = C[:, lvl]
+        k = np.clip(np.searchsorted(col, need[sel] - 1e-12, side="left"), 1, nmax)
+        lo, hi = col[k - 1], col[k]
+        step = hi - lo
+        frac = np.where(step > 0, (need[sel] - lo) / np.where(step > 0, step, 1.0), 0.0)
+        t[sel] = np.where(need[sel] <= 0, 0.0, (k - 1) + np.clip(frac, 0.0, 1.0))
+    return t
+
+
+def slow_start_queue_area(m) -> np.ndarray:
+    """The integral of the bottleneck queue (the packet in service included) over slow start
+    to the window ``m``, in packets x packet times (:meth:`Skeleton.slow_start_queue`): round 1
+    the retransmission alone (1); rounds ``k = 2..L``, ``L = ceil(log2 m)``, ``p = 2^(k-2)``
+    ACKs one service time apart each releasing two packets (``p^2 + 2 p``); the last round, its
+    first ``dbl = m - 2^(L-1)`` ACKs releasing two and the other ``2^(L-1) - dbl`` one
+    (``dbl^2 + 2 dbl + (2^(L-1) - dbl)(dbl + 1)``)."""
+    m = np.maximum(np.asarray(m, dtype=float), 1.0)
+    L = np.frexp(m - 1.0)[1].astype(np.int64)                           # ceil(log2 m)
+    top = np.maximum(L - 1, 0).astype(float)                            # full doublings k = 2..L
+    full = (4.0 ** top - 1.0) / 3.0 + 2.0 * (2.0 ** top - 1.0)          # sum p^2 + 2 sum p, p = 1..2^(L-2)
+    prev = np.where(L >= 1, 2.0 ** np.maximum(L - 1, 0), 0.0)
+    dbl = np.where(L >= 1, m - prev, 0.0)
+    return 1.0 + full + dbl * dbl + 2.0 * dbl + (prev - dbl) * (dbl + 1.0)
