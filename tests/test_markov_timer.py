@@ -143,3 +143,30 @@ def test_the_slow_start_queue_is_the_replay(m):
     from tcpabr_model.markov.skeleton import slow_start_queue_area
 
     assert float(slow_start_queue_area(m)) == pytest.approx(_slow_start_queue_replay(m), abs=1e-9)
+
+
+def test_the_slow_start_queue_goes_to_the_bottleneck_alone_and_to_the_source_over_instcap(monkeypatch):
+    """docs/model.md sec. 13 (timer cycle): TCP alone's slow-start pairs queue at the
+    bottleneck (``mean_queue`` grows, no source buffer); over INSTCAP they queue in the
+    segmentation buffer (``mean_source_buffer`` grows, ``mean_queue`` does not); throughputs
+    do not move."""
+    from tcpabr_model.markov import skeleton as skmod
+
+    def run(feedback, zero):
+        skmod._CACHE.clear()
+        if zero:
+            monkeypatch.setattr(skmod.Skeleton, "slow_start_queue", lambda self, C: np.zeros(self.n_states))
+        else:
+            monkeypatch.undo()
+        r = markov.analyze(markov.Scenario(delta=26, bmax=6, psi=20, rate_ratio=0.5, wmax=128,
+                                           feedback=feedback, loss_cycle="timer"))
+        assert r.loss_probability > 0
+        return r
+
+    for fb in ("none", "instcap"):
+        without, with_ = run(fb, True), run(fb, False)
+        assert with_.prediction == without.prediction and with_.optimistic == without.optimistic
+        if fb == "none":
+            assert with_.mean_queue > without.mean_queue and with_.mean_source_buffer == without.mean_source_buffer == 0
+        else:
+            assert with_.mean_source_buffer > without.mean_source_buffer and with_.mean_queue == without.mean_queue

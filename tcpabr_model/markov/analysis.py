@@ -130,11 +130,12 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
         sol = stationary_distribution(sk, Q, method=method, tol=tol, P=P, progress=progress)
         nnz = int(P.nnz)
     pi = sol.pi
-    drain_queue = None
+    drain_queue = drain_source = None
     if scenario.loss_cycle in ("drain", "timer"):    # docs/model.md secs. 14-15: longer timeout cycles
         rewards = sk.rewards(Q, drain=True, timer=scenario.loss_cycle == "timer")
         eu = float(pi @ (sk.u + sk.p_loss * rewards.pop("drain_extra")))
         drain_queue = rewards.pop("drain_queue")
+        drain_source = rewards.pop("drain_source", None)
     else:
         rewards = sk.rewards(Q)
         eu = float(pi @ sk.u)
@@ -154,6 +155,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
     occ = sk.occupancy_rewards()
     if drain_queue is not None:
         occ["queue"] = occ["queue"] + drain_queue
+    if drain_source is not None:
+        occ["source"] = occ["source"] + drain_source
     mean_q = float(pi @ occ["queue"]) / (eu * delta)
     mean_a = float(pi @ occ["source"]) / (eu * delta)
     thr_pred = min(thr["prediction"], cap)

@@ -404,6 +404,8 @@ class Skeleton:
                 out["drain_queue"] = 0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * draining
                 if timer and self.scenario_key[4] == "none":   # the slow-start rounds' queue (sec. 13)
                     out["drain_queue"] = out["drain_queue"] + self.slow_start_queue(C)
+                elif timer:    # over ABR the source paces slow start: its pairs queue in A (sec. 13)
+                    out["drain_source"] = self.slow_start_queue(C)
             return out
         # tcp='sack' (sec. 12): the timeout cycles as above (their probability p - p_FR), the
         # fast-recovery cycles with their own credits, both under the one cycle cap
