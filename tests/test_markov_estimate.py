@@ -260,9 +260,15 @@ def test_a_chain_is_built_without_a_count(monkeypatch):
     with pytest.raises(ChainTooLargeError, match="max_states=3000"):
         analyze(Scenario(delta=20, bmax=10, wmax=128, max_states=3000))
     assert not est_mod._COUNTS
-    # memory for fewer states than the chain has: the build stops there, the full count refuses
+    # a max_states whose chains may not fit (10^6 x 2 kB above the memory): counted first, then built
+    monkeypatch.setattr(est_mod, "available_memory", lambda: 15 * 10**8)
+    sk_mod._CACHE.clear()
+    again = analyze(sc)
+    assert est_mod._COUNTS and again.prediction == counted.prediction
+    # memory for fewer states than the chain has: the count refuses it with its size
     monkeypatch.setattr(est_mod, "available_memory", lambda: 10**6)
     sk_mod._CACHE.clear()
+    est_mod._COUNTS.clear()
     with pytest.raises(ChainTooLargeError, match="GB of memory available"):
         analyze(sc)
     assert est_mod._COUNTS                      # refused by the count, with the chain's size

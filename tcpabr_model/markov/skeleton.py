@@ -521,16 +521,19 @@ _CACHE_SIZE = 16
 def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
     """The (cached) psi-independent skeleton of ``scenario``: a psi sweep builds it once.
 
-    The chain is built at once, without counting it first (docs/model.md sec. 5a item 10): the
-    build stops above ``scenario.max_states`` with the count's
+    Where ``max_states`` chains of a typical density (2 kB per state) fit in the available
+    memory, the chain is built at once, without counting it first (docs/model.md sec. 5a item
+    10): the build stops above ``scenario.max_states`` with the count's
     :class:`~tcpabr_model.errors.ChainTooLargeError`, and before its stored entries pass the
     available memory at :func:`~.estimate.check_fits`'s bytes per state and entry; a chain
     stopped there is counted in full (:func:`~.estimate.estimate_chain`) and refused on memory
-    with its estimated size, never built past the memory.  A chain counted already (a caller
-    that estimated it first) is checked against that count and built.  ``progress=True`` shows
+    with its estimated size, never built past the memory.  A larger ``max_states``, or a chain
+    counted already (a caller that estimated it first), is counted (the count stops at the
+    memory), checked and built.  ``progress=True`` shows
     a tqdm bar on counts and builds longer than 2 s.
     """
-    from .estimate import _cached_count, check_fits, estimate_chain, memory_budget
+    from .estimate import (BYTES_PER_NONZERO, BYTES_PER_STATE, _cached_count, available_memory, check_fits,
+                           estimate_chain, memory_budget)
 
     ck = (scenario.structure_key(), scenario.max_states)
     sk = _CACHE.get(ck)
@@ -538,7 +541,11 @@ def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
         _CACHE.move_to_end(ck)
         return sk
     sk = None
-    if _cached_count(*ck) is None:
+    typical = BYTES_PER_STATE + 40 * BYTES_PER_NONZERO
+    if _cached_count(*ck) is None and ck[1] * typical < available_memory():
+        # the memory cannot bind before max_states at a typical density: build at once, the
+        # memory check inside the build as the safety net; a larger max_states is counted first
+        # (the count stops at the memory and refuses a chain that cannot fit in seconds)
         sk = _build(ck[0], ck[1], progress=progress, mem=memory_budget(ck[0]))
     if sk is None:     # counted already, or stopped at the memory: count, refuse or build
         est = estimate_chain(scenario, progress=progress)
