@@ -22,7 +22,9 @@ as the study's replay.  Then, per point (efficiencies over the fitted half's mea
 Nothing here is fitted or tuned: the chain, the patterns and the prediction are the study's.
 
 Usage: ``python analytics/engine_gap.py --study out/traces/traces_study.csv --out DIR``
-(``--quick``: the first four analysed points, 2 x 60 s).
+(``--quick``: the first four analysed points, 2 x 60 s).  ``--delay-states N`` also re-analyses
+the TCP-alone points of at most ``N`` states and compares the analysis' mean queueing delay
+(docs/model.md sec. 13) with the simulated modelled link's, per delivered packet, seconds.
 """
 
 from __future__ import annotations
@@ -53,11 +55,26 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     rates = {k: c[k] / secs for k in ("timeouts", *KINDS)}
     rates["timeouts_fresh"] = rates["timeouts"] - sum(rates[k] for k in KINDS)
     hw = r.efficiency_wire.half_width
+    q = r.delay.queue.mean if r.delay is not None else None
+    rates["queue_delay_s"] = float(q.mean) if q is not None else float("nan")
+    rates["queue_delay_hw_s"] = float(q.half_width) if q is not None and q.half_width is not None else float("nan")
     return float(r.efficiency_wire.mean), float(hw) if hw is not None else float("nan"), rates
 
 
+def _analysis_delay(link, p) -> float:
+    """The analysis' mean queueing delay (seconds; docs/model.md sec. 13) at the study point ``p``,
+    with the study's loss cycle: time units of the peak level's packet time."""
+    from tcpabr_model.markov import analyze
+    from tcpabr_model.trace_study import link_scenario
+
+    lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
+    r = analyze(link_scenario(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc,
+                              max_states=int(p.analysis_states) + 1))
+    return float(r.mean_queueing_delay) / float(np.max(link.model.levels))
+
+
 def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float | None, seed: int, workers: int,
-        log=print) -> pd.DataFrame:
+        log=print, delay_states: int = 0) -> pd.DataFrame:
     rows = []
     halves, links = {}, {}
     todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])]
@@ -85,7 +102,11 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,
                "replay_fitted_half_hw": rh, "study_replay_fitted_half": p.replay_fitted_half,
                "model_link_mean_pps": syn.mean_rate, "fit_mean_pps": link.mean_rate,
-               **{f"model_{k}_per_s": v for k, v in km.items()}, **{f"replay_{k}_per_s": v for k, v in kr.items()},
+               **{f"model_{k}_per_s": v for k, v in km.items() if not k.startswith("queue")},
+               **{f"replay_{k}_per_s": v for k, v in kr.items() if not k.startswith("queue")},
+               "model_link_queue_delay_s": km["queue_delay_s"], "model_link_queue_delay_hw_s": km["queue_delay_hw_s"],
+               "analysis_queue_delay_s": (_analysis_delay(link, p) if p.feedback == "none"
+                                          and 0 < p.analysis_states <= delay_states else float("nan")),
                "sim_seconds": time.perf_counter() - t0}
         rows.append(row)
         log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
@@ -99,6 +120,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         df["in_sample_error"] = (df.prediction - df.replay_fitted_half) / df.replay_fitted_half
         df["band_holds_model_link"] = ((df.conservative <= df.model_link + df.model_link_hw)
                                        & (df.optimistic >= df.model_link - df.model_link_hw))
+        df["queue_delay_ratio"] = df.analysis_queue_delay_s / df.model_link_queue_delay_s
     return df
 
 
@@ -131,6 +153,14 @@ def summary(df: pd.DataFrame) -> str:
     out.append("")
     out.append("Timeouts of the modelled link's simulation, by kind (share of all, all points): "
                + ", ".join(f"{x.replace('timeouts_', '')} {100 * s:.0f} %" for x, s in zip(k, share)))
+    d = df[df.queue_delay_ratio.notna()] if "queue_delay_ratio" in df else df.iloc[:0]
+    if len(d):
+        ok = (d.analysis_queue_delay_s - d.model_link_queue_delay_s).abs() <= (
+            d.model_link_queue_delay_hw_s + 0.05 * d.model_link_queue_delay_s)
+        out.append("")
+        out.append(f"TCP alone's mean queueing delay (docs/model.md sec. 13), analysis / simulation of the modelled "
+                   f"link, at {len(d)} points: median {d.queue_delay_ratio.median():.2f}, range "
+                   f"{d.queue_delay_ratio.min():.2f}-{d.queue_delay_ratio.max():.2f}; within CI + 5 % at {int(ok.sum())}")
     return "\n".join(out) + "\n"
 
 
@@ -144,6 +174,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="the first four analysed points, 2 x 60 s")
+    ap.add_argument("--delay-states", type=int, default=0,
+                    help="re-analyse the TCP-alone points of at most this many states (the study's count) and "
+                         "compare the analysis' mean queueing delay with the modelled link's (default 0: none)")
     ap.add_argument("--out", default=str(ROOT / "out" / "engine_gap"))
     a = ap.parse_args(argv)
     study = pd.read_csv(a.study)
@@ -154,7 +187,7 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    df = run(study, Path(a.traces_dir), reps, dur, a.seed, a.workers)
+    df = run(study, Path(a.traces_dir), reps, dur, a.seed, a.workers, delay_states=a.delay_states)
     write_table(df, out / "engine_gap.csv", index=False)
     text = (f"# The analysis against the link it models\n\n`python analytics/engine_gap.py --study {a.study}` "
             f"({len(df)} points, {time.perf_counter() - t0:.0f} s)\n\n" + summary(df))

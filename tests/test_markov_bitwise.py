@@ -8,7 +8,7 @@
   K = 3 levels: the matrix-free structured solve with its SCC blocks inverted once): timeout-only
   and SACK, two buffers, a minimum cell rate, the drained loss cycle with ``bmax_counts_service``
   off, against values stored from the tree before the INSTCAP speed-ups (branch speed-instcap).
-* The shared-prefix replays of the build (``interval.pattern_tcp_alone_prefix`` / ``_resume``,
+* The shared-prefix replays of the build (``patterns.pattern_tcp_alone_prefix`` / ``_resume``,
   ``recovery.pattern_tcp_alone_loss_prefix`` / ``_resume``) against the one-call kernels they
   stand for, on every window increment ``N``.
 """
@@ -25,11 +25,8 @@ from hypothesis import strategies as st
 
 from tcpabr_model.capacity import read_trace
 from tcpabr_model.markov import Scenario, analyze
-from tcpabr_model.markov.kernels.interval import (
-    pattern_tcp_alone_outcome,
-    pattern_tcp_alone_prefix,
-    pattern_tcp_alone_resume,
-)
+from tcpabr_model.markov.kernels.interval import pattern_tcp_alone_outcome
+from tcpabr_model.markov.kernels.patterns import pattern_tcp_alone_prefix, pattern_tcp_alone_resume
 from tcpabr_model.markov.kernels.recovery import (
     pattern_loss_counts,
     pattern_tcp_alone_loss_prefix,
@@ -120,6 +117,25 @@ def test_instcap_over_service_patterns_is_bit_for_bit_the_stored_one(outage_link
 times = st.lists(st.integers(1, 40), max_size=25).map(lambda xs: sorted(x / 4.0 for x in xs))
 
 
+def _queue_integral(b, d, ninc, g, opp, o0, o1, phase, a0, a1, delta):
+    """The integral of the queue over (0, delta] by an event replay: the ``b`` queued from 0, the
+    ACKs' one or two arrivals (the last ``ninc`` two) after the opportunities up to their time,
+    one departure per opportunity while the queue is not empty (no buffer limit: loss-free)."""
+    acks = a1 - a0 >= d
+    events = [(float(opp[k]), 0, -1) for k in range(o0, o1)]
+    events += [(float(opp[a0 + i]) if acks else (i + phase) * g, 1, 2 if i >= d - ninc else 1) for i in range(d)]
+    events.sort(key=lambda e: (e[0] - (1e-9 if e[1] == 0 else 0.0), e[1]))   # opportunities first (EPS)
+    q, t0, area = b, 0.0, 0.0
+    for t, kind, n in events:
+        area += q * (t - t0)
+        t0 = t
+        if kind == 0:
+            q = max(q - 1, 0)
+        else:
+            q += n
+    return area + q * (delta - t0)
+
+
 @settings(max_examples=300, deadline=None)
 @given(b=st.integers(0, 8), bmax=st.integers(1, 8), d=st.integers(0, 14), opp=times, acks=times,
        g=st.sampled_from([0.25, 1.0, 1.25, 3.0]), phase=st.sampled_from([0.0, 1.0]))
@@ -133,7 +149,10 @@ def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks,
     pre2 = np.full((2, d + 2, 5), -7, dtype=np.int64)
     jt = np.full((2, d + 1), -7, dtype=np.int64)
     row = 1
-    first = pattern_tcp_alone_prefix(b, d, g, o, o0, o1, bmax, phase, a0, a1, 0, d, pre, jt, row)
+    at = np.full((2, d + 1), np.nan)
+    pre_area = np.full((2, d + 2), np.nan)
+    cs = np.concatenate(([0.0], np.cumsum(o)))
+    first = pattern_tcp_alone_prefix(b, d, g, o, o0, o1, bmax, phase, a0, a1, 0, d, pre, jt, row, at, pre_area, cs)
     pattern_tcp_alone_loss_prefix(b, d, bmax, o0, 0, d, pre2, jt, row)
     work = np.empty(4 * d + 8)
     for ninc in range(d + 1):
@@ -143,7 +162,13 @@ def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks,
             got = (True, first, 0, 0)
         else:
             got = tuple(pattern_tcp_alone_resume(d, ll, o1, bmax, pre[row, ll, 0], pre[row, ll, 1], pre[row, ll, 2],
-                                                 jt, row))
+                                                 jt, row))[:4]
+            # the queue's integral over (0, Delta] (docs/model.md sec. 13) against an event replay
+            area = pattern_tcp_alone_resume(d, ll, o1, bmax, pre[row, ll, 0], pre[row, ll, 1], pre[row, ll, 2],
+                                            jt, row, pre_area[row, ll], at, cs, 10.0)[4]
+            if not want[0]:
+                assert area == pytest.approx(_queue_integral(b, d, ninc, g, o, o0, o1, phase, a0, a1, 10.0),
+                                             abs=1e-9)
         assert got == want
         want2 = tuple(pattern_loss_counts(1, 0, b, d, ninc, g, g, o, o0, o1, bmax, 10.0, phase, a0, a1, work))
         got2 = tuple(pattern_tcp_alone_loss_resume(d, ll, bmax, *(int(v) for v in pre2[row, ll]), jt, row))

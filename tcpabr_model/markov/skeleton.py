@@ -426,8 +426,9 @@ class Skeleton:
         segmentation buffer A, in packets x time units (docs/model.md sec. 13, issue 26).
 
         Loss-free interval: for B the exact integral of the queue over the interval
-        (``kernels/occupancy.py``: departure times in closed form), for A, and for B with
-        service patterns, the trapezoid ``Delta (x_k + E[x_{k+1} | x, no loss]) / 2`` on the
+        (``kernels/occupancy.py``: departure times in closed form; TCP alone over service
+        patterns: the pattern's replay, ``patterns.pattern_tcp_alone_resume``), for A, and for B
+        over ABR with service patterns, the trapezoid ``Delta (x_k + E[x_{k+1} | x, no loss]) / 2`` on the
         embedded values (**choice**: the source buffer's path inside the interval is not kept).
         Loss interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and
         the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
@@ -511,7 +512,7 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                     ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
-                    occ_q if key[7] is None else None)
+                    occ_q if (key[7] is None or feedback == "none") else None)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

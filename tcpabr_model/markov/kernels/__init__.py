@@ -4,6 +4,11 @@ arrays out, no validation (the public API in :mod:`tcpabr_model.markov` validate
 ``interval``
     one round trip of the embedded chain: the dynamics of (A, B, D) and the binomial laws of
     the window (docs/model.md secs. 3-4, 11);
+``patterns``
+    TCP alone over service patterns: the build's shared-prefix replays of an interval and the
+    queue's exact integral along them (secs. 11, 13);
+``occupancy``
+    the queue's exact integral over a loss-free interval without patterns (sec. 13);
 ``recovery``
     fast retransmit and recovery (``tcp='sack'``): the whole loss interval, the loss-event
     codes (sec. 12);

@@ -23,12 +23,13 @@ from numba import njit
 from .occupancy import abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, binomial_window,
                         increment_law, loss_window_moments,
-                        pattern_abr_entry, pattern_tcp_alone_prefix, pattern_tcp_alone_resume,
-                        tcp_alone_first_loss, tcp_alone_outcome)
+                        pattern_abr_entry, tcp_alone_first_loss, tcp_alone_outcome)
+from .patterns import pattern_tcp_alone_prefix, pattern_tcp_alone_resume
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
                        pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
                        tcp_alone_after_loss)
-from .stateset import _add_state, _grow, _grow2n, _over_budget, _put_state, _rehash_for, _slot, _zkey
+from .stateset import (_add_state, _grow, _grow2n, _known_regenerations, _over_budget, _put_state, _rehash_for,
+                       _slot, _zkey)
 
 
 MW_CAP = 1 << 20     # entries of the per-state (J, N) loss-window cache at most (else computed at each use)
@@ -46,10 +47,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     all equal to 1/mu for a constant-rate source, in which case ``constant_s`` is True
     and the S component is always 0).  Every level can follow every level.
 
-    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of
-    (state, N) loss-free entries and the number of (state, m) loss entries.  ``count_only=True``
-    stores no transitions (the
-    enumeration and its reachability rules are the same, so the state count is exact).
+    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of (state, N)
+    loss-free entries and of (state, m) loss entries.  ``count_only=True`` stores no transitions
+    (the enumeration and its reachability rules are the same, so the state count is exact).
     ``progress`` (int64[2], optional) receives the states processed and found so far, for
     a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
     (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
@@ -58,8 +58,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     an interval at level ``k`` serves at the opportunity times of pattern ``p`` in
     ``pat_ptr[k]..pat_ptr[k + 1] - 1`` with probability ``pat_w[p]`` (times
     ``opp_t[opp_ptr[p]:opp_ptr[p + 1]]`` in ``(0, Delta]``), not every ``r_vals[k]``; each
-    (state, N, pattern) is one entry of the loss-free and loss laws, and ``ev_j`` holds
-    E[J 1{loss}], the packets admitted before the first loss (the ``prediction`` reward).
+    (state, N, pattern) is one entry of the loss-free and loss laws, ``ev_j`` holds E[J 1{loss}]
+    (the ``prediction`` reward) and, for TCP alone, ``occ_q`` the queue's exact integral (sec. 13).
     Without patterns the enumeration is the one of sections 5-5a, number for number.
 
     ``fast_recovery`` (``Scenario(tcp='sack')``, docs/model.md sec. 12): each loss outcome is
@@ -109,8 +109,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
     eu = np.zeros(cap if store else 1, dtype=np.float64)
     ev_j = np.zeros(cap if store else 1, dtype=np.float64)
-    # E[integral of B over the interval 1{no loss} | x] (sec. 13; not with service patterns)
-    occ_q = np.zeros(cap if (store and not patterned) else 1, dtype=np.float64)
+    # E[integral of B over the interval 1{no loss} | x] (sec. 13; not over ABR with service patterns)
+    q_exact = store and (not patterned or mode != MODE_ABR)
+    occ_q = np.zeros(cap if q_exact else 1, dtype=np.float64)
     fcap = cap if (store and fast_recovery) else 1
     fr_p = np.zeros(fcap, dtype=np.float64)
     fr_cons = np.zeros(fcap, dtype=np.float64)
@@ -137,7 +138,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ptab_il = np.full((bmax + 1, npat, n_rs), -2, dtype=np.int64)
     ptab_k = np.zeros((bmax + 1, npat, n_rs), dtype=np.int64)
     # TCP alone with patterns: per ACK pattern of the current (state, pattern), the replay of the
-    # single ACKs shared by every N (interval.pattern_tcp_alone_prefix)
+    # single ACKs shared by every N (patterns.pattern_tcp_alone_prefix)
     nq = 1
     if patterned and mode != MODE_ABR:
         for lv in range(nlev):
@@ -145,6 +146,12 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 nq = pat_ptr[lv + 1] - pat_ptr[lv]
     pre = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1, 3), dtype=np.int64)
     pre_loss = np.empty(nq, dtype=np.int64)
+    # TCP alone with patterns: ACK times, the queue's integral before each ACK, opportunity time sums
+    at_t = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.float64)
+    pre_area = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1), dtype=np.float64)
+    cs = np.zeros(1, dtype=np.float64)
+    if opp_t is not None:
+        cs = np.concatenate((np.zeros(1), np.cumsum(opp_t)))
     jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
     # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
     pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and fast_recovery) else 1, 5), dtype=np.int64)
@@ -179,7 +186,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_ss = _grow(ev_ss, newcap)
             eu = _grow(eu, newcap)
             ev_j = _grow(ev_j, newcap)
-            if not patterned:
+            if q_exact:
                 occ_q = _grow(occ_q, newcap)
             if fast_recovery:
                 fr_p = _grow(fr_p, newcap)
@@ -232,8 +239,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         ack_patterned = patterned and mode != MODE_ABR   # TCP alone: S is the ACK clock
         q_lo = pat_ptr[si] if ack_patterned else 0
         q_hi = pat_ptr[si + 1] if ack_patterned else 1
-        # room for every outcome of this state, grown here and not inside the loops below
-        nout = (p_hi - p_lo) * nn * (q_hi - q_lo)
+        nout = (p_hi - p_lo) * nn * (q_hi - q_lo)   # room for every outcome, grown here, not in the loops
         if store and n_nl + nout + 2 > nl_prob.shape[0]:
             nl_prob = _grow(nl_prob, n_nl + nout + 2)
             nl_tail = _grow(nl_tail, nl_prob.shape[0])
@@ -300,7 +306,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     for qq in range(q_lo, q_hi):
                         pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
                                                                        bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
-                                                                       d - nhi, d - nlo, pre, jt, qq - q_lo)
+                                                                       d - nhi, d - nlo, pre, jt, qq - q_lo, at_t,
+                                                                       pre_area, cs)
                         if fast_recovery:
                             pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
                                                           qq - q_lo)
@@ -352,9 +359,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             b1 = 0
                             d1 = 0
                         else:
-                            lost, jl, b1, d1 = pattern_tcp_alone_resume(d, ll, opp_ptr[pp + 1], bmax,
-                                                                        pre[row, ll, 0], pre[row, ll, 1],
-                                                                        pre[row, ll, 2], jt, row)
+                            lost, jl, b1, d1, area = pattern_tcp_alone_resume(
+                                d, ll, opp_ptr[pp + 1], bmax, pre[row, ll, 0], pre[row, ll, 1], pre[row, ll, 2],
+                                jt, row, pre_area[row, ll], at_t, cs, delta)
+                            v_q += 0.0 if lost else pn * area      # the queue's exact integral (sec. 13)
                         a1 = 0
                     else:
                         lost, jl, b1, d1 = tcp_alone_outcome(b, d, ninc, g, r, bmax, delta, lost_single,
@@ -528,7 +536,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_ss[i] = v_ss
             eu[i] = (1.0 - pl) + u_loss
             ev_j[i] = v_j
-            if not patterned:
+            if q_exact:
                 occ_q[i] = v_q
             if fast_recovery:
                 fr_p[i] = f_p
@@ -579,15 +587,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         if progress is not None:
             progress[0] = i
             progress[1] = n_states
-    # regeneration states that already existed before any loss reached them
-    for m in range(1, mmax + 1):
-        for ri2 in range(nlev):
-            for si2 in range(n_rs):
-                if reg[m, ri2, si2] < 0:
-                    kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
-                    j = _slot(hkeys, kk)
-                    if hkeys[j] == kk:
-                        reg[m, ri2, si2] = hvals[j]
+    _known_regenerations(reg, hkeys, hvals, bmax, wmax, nlev, patterned)
     n = n_states
     if not store:
         return (st[:n, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob, p_loss, ev_post,
@@ -597,4 +597,4 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     return (st[:n, :5].copy(), nl_ptr[: n + 1].copy(), nl_prob[:n_nl].copy(),
             (nl_tail[:n_nl].copy(), tail_tab[:n_tails].copy()), ls_ptr[: n + 1].copy(), ls_m[:n_ls].copy(),
             ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n],
-            fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf], occ_q[: (1 if patterned else n)])
+            fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf], occ_q[: (n if q_exact else 1)])

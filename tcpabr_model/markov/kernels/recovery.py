@@ -266,7 +266,7 @@ def pattern_loss_counts(mode, a, b, d, ninc, s, g, opp, o0, o1, bmax, delta, pha
 def pattern_tcp_alone_loss_prefix(b, d, bmax, o0, lmin, lmax, pre2, jt, row):
     """The single ACKs of :func:`pattern_loss_counts` for TCP alone (every arrival offered,
     even after a loss), for every ``N`` with ``d - N`` in ``lmin..lmax`` at once, from the
-    opportunity indices ``jt[row, i]`` of :func:`~.interval.pattern_tcp_alone_prefix` (between
+    opportunity indices ``jt[row, i]`` of :func:`~.patterns.pattern_tcp_alone_prefix` (between
     two ACKs the queue only drains: ``min(q, jt[row, i] - j)`` served).  ``pre2[row, L]``
     receives ``(q, j, J, admitted, lost)`` before ACK ``L`` (``J`` = -1 before the first loss),
     ``L = lmin..lmax``; :func:`pattern_tcp_alone_loss_resume` finishes the interval."""

@@ -117,3 +117,17 @@ def _over_budget(mem, n_states, n_nl, n_ls):
         mem[4] = 1.0
         return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _known_regenerations(reg, hkeys, hvals, bmax, wmax, nlev, patterned):
+    """``reg[m, R, S]`` for the regeneration states ``(0, 0, m, R, S)`` that were reached
+    before any loss led to them (found in the state index after the build)."""
+    for m in range(1, reg.shape[0]):
+        for ri2 in range(nlev):
+            for si2 in range(reg.shape[2]):
+                if reg[m, ri2, si2] < 0:
+                    kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
+                    j = _slot(hkeys, kk)
+                    if hkeys[j] == kk:
+                        reg[m, ri2, si2] = hvals[j]
