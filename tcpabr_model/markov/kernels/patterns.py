@@ -53,13 +53,7 @@ def pattern_tcp_alone_prefix(b, d, g, opp, o0, o1, bmax, phase, a0, a1, lmin, lm
             pre[row, i, 2] = departed
             if pre_area is not None:
                 pre_area[row, i] = area
-        nj = jt[row, i]
-        served = nj - j if nj - j < q else q
-        if at is not None:
-            area += _gap_area(q, served, j, at[row, i], at[row, i - 1] if i > 0 else 0.0, cs)
-        q -= served
-        departed += served
-        j = nj
+        q, j, departed, area = _serve_to_ack(q, j, departed, area, jt, row, i, at, cs)
         if q >= bmax:
             return i
         q += 1
@@ -79,6 +73,18 @@ def _gap_area(q, served, j, t, t_prev, cs):
 
 
 @njit(cache=True, inline="always")
+def _serve_to_ack(q, j, departed, area, jt, row, i, at, cs):
+    """The departures before ACK ``i`` (the opportunities ``j..jt[row, i] - 1`` serve
+    ``min(q, jt[row, i] - j)``) and, with ``at``, the queue's integral over the gap since ACK
+    ``i - 1``: ``(q, j, departed, area)`` after them."""
+    nj = jt[row, i]
+    served = nj - j if nj - j < q else q
+    if at is not None:
+        area += _gap_area(q, served, j, at[row, i], at[row, i - 1] if i > 0 else 0.0, cs)
+    return q - served, nj, departed + served, area
+
+
+@njit(cache=True, inline="always")
 def pattern_tcp_alone_resume(d, L, o1, bmax, q, j, departed, jt, row, area=0.0, at=None, cs=None, delta=0.0):
     """:func:`pattern_tcp_alone_outcome` with ``ninc = d - L`` from the state ``(q, j,
     departed)`` before ACK ``L`` (:func:`pattern_tcp_alone_prefix`, no loss among the ``L``
@@ -88,13 +94,7 @@ def pattern_tcp_alone_resume(d, L, o1, bmax, q, j, departed, jt, row, area=0.0, 
     (loss-free outcomes; unchanged otherwise)."""
     k = L
     for i in range(L, d):
-        nj = jt[row, i]
-        served = nj - j if nj - j < q else q
-        if at is not None:
-            area += _gap_area(q, served, j, at[row, i], at[row, i - 1] if i > 0 else 0.0, cs)
-        q -= served
-        departed += served
-        j = nj
+        q, j, departed, area = _serve_to_ack(q, j, departed, area, jt, row, i, at, cs)
         if q >= bmax:
             return True, k, 0, 0, area
         q += 1
