@@ -154,7 +154,11 @@ def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8,
 class LinkAnalysis:
     """The Markov renewal analysis of a fitted link: efficiencies over the link's mean
     capacity (packets served over packets the link could serve), the band and the point
-    estimate, and the assumptions it rests on (``validity``)."""
+    estimate, and the assumptions it rests on (``validity``).  ``mean_queueing_delay_s`` and
+    ``mean_source_delay_s``: the mean time a delivered packet spends in the bottleneck (its
+    service included) and in the ABR segmentation buffer (0 for TCP alone), seconds, by
+    Little's law on the chain's occupancies (docs/model.md sec. 13; the propagation delay
+    comes on top; None where the throughput is 0)."""
 
     prediction: float
     conservative: float
@@ -169,6 +173,8 @@ class LinkAnalysis:
     validity: dict
     tcp: str = "timeout-only"
     loss_cycle: str = "paper"
+    mean_queueing_delay_s: float | None = None
+    mean_source_delay_s: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -261,7 +267,9 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     return LinkAnalysis(prediction=eff["prediction"], conservative=eff["conservative"], optimistic=eff["optimistic"],
                         feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
                         seconds=time.perf_counter() - t0, model=link.describe(),
-                        validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle)
+                        validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
+                        **{f"{k}_s": (float(getattr(r, k)) / cmax if np.isfinite(getattr(r, k)) else None)
+                           for k in ("mean_queueing_delay", "mean_source_delay")})
 
 
 def lift_outage(model, rtt: float):

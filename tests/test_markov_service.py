@@ -131,6 +131,13 @@ def test_analysis_with_outages_orders_its_bounds(feedback):
     res = analyze(sc, method="sparse-direct")
     assert res.residual <= 1e-11
     assert res.conservative <= res.prediction <= res.optimistic <= 1.0
+    # the delays of a measured link, seconds: the chain's (time units of the peak level) / c_max
+    sc_l = Scenario(delta=sc.delta, bmax=6, wmax=r.wmax, feedback=feedback, capacity=m, service=link.service,
+                    loss_cycle=r.loss_cycle)
+    res_l = analyze(sc_l)
+    assert r.mean_queueing_delay_s == pytest.approx(res_l.mean_queueing_delay / float(m.levels.max()), rel=1e-12)
+    assert r.mean_source_delay_s == pytest.approx(res_l.mean_source_delay / float(m.levels.max()), rel=1e-12)
+    assert r.mean_queueing_delay_s > 0 and (r.mean_source_delay_s > 0) == (feedback == "instcap")
 
 
 def test_no_bound_above_one_is_returned():

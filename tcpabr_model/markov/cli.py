@@ -115,7 +115,11 @@ def _run_trace(args: argparse.Namespace) -> int:
         + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "") + "\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
-        f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s"
+        + (f"  mean delay per delivered packet (analysis, docs/model.md sec. 13): bottleneck "
+           f"{1000 * r.mean_queueing_delay_s:.1f} ms"
+           + (f", segmentation buffer {1000 * r.mean_source_delay_s:.1f} ms" if r.feedback != "none" else "")
+           + " (propagation on top)\n" if r.mean_queueing_delay_s is not None else "")
+        + f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s"
         + (f" ({r.model['regimes']} regimes of {r.model['states'] // r.model['regimes']} levels, regime window "
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
         + f", {sum(r.model['patterns_per_level'])} "
