@@ -56,9 +56,9 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     rates["timeouts_fresh"] = rates["timeouts"] - sum(rates[k] for k in KINDS)
     hw = r.efficiency_wire.half_width
     q = r.delay.queue.mean if r.delay is not None else None
-    rates["queue_delay_s"] = float(q.mean) if q is not None else float("nan")
-    rates["queue_delay_hw_s"] = float(q.half_width) if q is not None and q.half_width is not None else float("nan")
-    return float(r.efficiency_wire.mean), float(hw) if hw is not None else float("nan"), rates
+    queue = (float(q.mean) if q is not None else float("nan"),
+             float(q.half_width) if q is not None and q.half_width is not None else float("nan"))
+    return float(r.efficiency_wire.mean), float(hw) if hw is not None else float("nan"), rates, queue
 
 
 def _analysis_delay(link, p) -> float:
@@ -93,18 +93,19 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         d = duration if duration is not None else min(300.0, half.period_ms / 1000.0)
         tcp = p.tcp if isinstance(p.tcp, str) else "timeout-only"
         t0 = time.perf_counter()
-        m, h, km = _sim(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers, tcp)
+        m, h, km, (kq, kq_hw) = _sim(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed,
+                                     workers, tcp)
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
-        r, rh, kr = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers, tcp)
+        r, rh, kr, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers,
+                            tcp)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
                "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
                "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,
                "replay_fitted_half_hw": rh, "study_replay_fitted_half": p.replay_fitted_half,
                "model_link_mean_pps": syn.mean_rate, "fit_mean_pps": link.mean_rate,
-               **{f"model_{k}_per_s": v for k, v in km.items() if not k.startswith("queue")},
-               **{f"replay_{k}_per_s": v for k, v in kr.items() if not k.startswith("queue")},
-               "model_link_queue_delay_s": km["queue_delay_s"], "model_link_queue_delay_hw_s": km["queue_delay_hw_s"],
+               **{f"model_{k}_per_s": v for k, v in km.items()}, **{f"replay_{k}_per_s": v for k, v in kr.items()},
+               "model_link_queue_delay_s": kq, "model_link_queue_delay_hw_s": kq_hw,
                "analysis_queue_delay_s": (_analysis_delay(link, p) if p.feedback == "none"
                                           and 0 < p.analysis_states <= delay_states else float("nan")),
                "sim_seconds": time.perf_counter() - t0}

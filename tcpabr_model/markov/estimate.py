@@ -51,6 +51,10 @@ BYTES_PER_STATE = 400
 MF_BYTES_PER_ENTRY = 20
 MF_BYTES_PER_LOSS_ENTRY = 40
 MF_BYTES_PER_GRAPH_EDGE = 4
+#: a chain's bytes per state at a typical 40 nonzeros per state (about 2 kB): where ``max_states``
+#: of them fit in the available memory the memory cannot bind first (``estimate_chain``,
+#: ``skeleton_for``)
+TYPICAL_BYTES_PER_STATE = BYTES_PER_STATE + 40 * BYTES_PER_NONZERO
 #: build seconds per loss-free (state, N) entry and solve seconds per nonzero (this VM, shared).
 BUILD_SECONDS_PER_ENTRY = 4e-7
 SOLVE_SECONDS_PER_NONZERO = 3e-7
@@ -281,8 +285,7 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     nlev = len(key[2])
     per_loss = nlev if key[4] == "constant" else nlev * nlev
     # below about 2 kB per state the memory cannot bind before max_states: one count, to the limit
-    typical = BYTES_PER_STATE + 40 * BYTES_PER_NONZERO
-    count_limit = limit if limit * typical < available_memory() else min(limit, PROBE_STATES)
+    count_limit = limit if limit * TYPICAL_BYTES_PER_STATE < available_memory() else min(limit, PROBE_STATES)
     memory_limited = False
     found, overflow, n_nl, n_ls, done, t_count = _count(key, count_limit, progress)
     per_state = _bytes(1, n_nl / done, n_ls / done, nlev, per_loss)
@@ -320,7 +323,7 @@ def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeErro
     (:func:`check_fits`) or by a build that ran without one (``skeleton._build``)."""
     return ChainTooLargeError(
         f"the embedded chain has more than max_states={limit} reachable states ({where}; counted in "
-        f"{seconds:.1f} s); raise max_states (about {(BYTES_PER_STATE + 40 * BYTES_PER_NONZERO) / 1e3:.1f} kB "
+        f"{seconds:.1f} s); raise max_states (about {TYPICAL_BYTES_PER_STATE / 1e3:.1f} kB "
         "per state) or reduce wmax, bmax or delta")
 
 

@@ -211,15 +211,8 @@ class Skeleton:
         behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
                          0.0, None)
         t_e = _service_time(C, ri, ahead + behind)
-        m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
-        # ceil(log2 m) rounds of windows 1 .. 2^(L-1) (S_slowstart) and the round of window m whose
-        # departures the regeneration state (0, 0, m) holds in D (M1)
-        rounds = np.frexp(np.maximum(m, 1.0) - 1.0)[1].astype(np.int64) + 1
-        nmax = C.shape[0] - 1
-        r_end = np.minimum(3 + rounds, nmax)
-        span = C[r_end, ri] - C[np.minimum(3, nmax), ri]
-        rbar = np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0)
-        extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * np.minimum(rbar, 1.0)
+        _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
+        extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * rbar
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
                 np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
 
@@ -239,15 +232,9 @@ class Skeleton:
         left to the chain's next interval from the regeneration state (as the credit of eq. 17).
         ``m``, ``L`` and ``rbar`` are :meth:`timer_terms`'s (expectations given the loss).
         """
-        delta = float(self.scenario_key[0])
         p, lost, ri, wbar, _ = self._loss_expectations()
-        m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
-        L = np.frexp(np.maximum(m, 1.0) - 1.0)[1].astype(np.int64)       # ceil(log2 m)
-        rounds = L + 1
-        nmax = C.shape[0] - 1
-        span = C[np.minimum(3 + rounds, nmax), ri] - C[np.minimum(3, nmax), ri]
-        rbar = np.minimum(np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0), 1.0)
-        return np.where(lost, p * slow_start_queue_area(m) * rbar * delta, 0.0)
+        m, _, rbar = _slow_start_rounds(C, ri, wbar)
+        return np.where(lost, p * slow_start_queue_area(m) * rbar * float(self.scenario_key[0]), 0.0)
 
     def with_slow_start_loss(self, rates, p10: float | None = None) -> "Skeleton":
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 15, III-B.3 relaxed): the skeleton
@@ -487,6 +474,20 @@ class Skeleton:
         return P
 
 
+def _slow_start_rounds(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray):
+    """The timer cycle's slow start after a loss of expected window ``wbar`` at level ``ri``
+    (docs/model.md sec. 15): ``m = ceil(wbar / 2)``, its ``L + 1`` rounds (``L = ceil(log2 m)``
+    rounds of windows ``1 .. 2^(L-1)`` and the round of window ``m`` whose departures the
+    regeneration state ``(0, 0, m)`` holds in ``D``, (M1)) and ``rbar``, the expected service time
+    of a packet over those rounds' intervals (``C``'s rows 3 to ``3 + L + 1``), at most 1."""
+    m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
+    rounds = np.frexp(m - 1.0)[1].astype(np.int64) + 1
+    nmax = C.shape[0] - 1
+    span = C[np.minimum(3 + rounds, nmax), ri] - C[np.minimum(3, nmax), ri]
+    rbar = np.minimum(np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0), 1.0)
+    return m, rounds, rbar
+
+
 def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False,
            mem: np.ndarray | None = None) -> Skeleton | None:
     """The skeleton of ``key``, built up to ``max_states`` (above: the count's refusal) and,
@@ -533,8 +534,8 @@ def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
     memory), checked and built.  ``progress=True`` shows
     a tqdm bar on counts and builds longer than 2 s.
     """
-    from .estimate import (BYTES_PER_NONZERO, BYTES_PER_STATE, _cached_count, available_memory, check_fits,
-                           estimate_chain, memory_budget)
+    from .estimate import (TYPICAL_BYTES_PER_STATE, _cached_count, available_memory, check_fits, estimate_chain,
+                           memory_budget)
 
     ck = (scenario.structure_key(), scenario.max_states)
     sk = _CACHE.get(ck)
@@ -542,8 +543,7 @@ def skeleton_for(scenario: Scenario, progress: bool = False) -> Skeleton:
         _CACHE.move_to_end(ck)
         return sk
     sk = None
-    typical = BYTES_PER_STATE + 40 * BYTES_PER_NONZERO
-    if _cached_count(*ck) is None and ck[1] * typical < available_memory():
+    if _cached_count(*ck) is None and ck[1] * TYPICAL_BYTES_PER_STATE < available_memory():
         # the memory cannot bind before max_states at a typical density: build at once, the
         # memory check inside the build as the safety net; a larger max_states is counted first
         # (the count stops at the memory and refuses a chain that cannot fit in seconds)
