@@ -40,6 +40,7 @@ __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analys
            "SLOW_DRAIN_STRAIN"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
+FEEDBACKS = ("none", "instcap", "effcap")
 #: the timeout cycle of a measured link's analysis (timeout-only TCP): the drained cycle in
 #: continuous time (docs/model.md sec. 15), measured closer to a simulation of the very link the
 #: chain models than III-B.4's (docs/traces.md sec. 7.2i); ``tcp='sack'`` keeps ``'paper'``
@@ -53,7 +54,6 @@ def link_loss_cycle(loss_cycle: str | None, tcp: str = "timeout-only") -> str:
     if loss_cycle is not None:
         return loss_cycle
     return LINK_LOSS_CYCLE if tcp == "timeout-only" else "paper"
-FEEDBACKS = ("none", "instcap", "effcap")
 
 
 @dataclass(frozen=True)
