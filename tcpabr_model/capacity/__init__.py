@@ -31,7 +31,7 @@ from ._fit import (
     trace_autocorrelation,
 )
 from ._io import load_model, save_model
-from ._patterns import ServicePatterns, epoch_labels, fit_patterns
+from ._patterns import ServicePatterns, epoch_labels, fit_patterns, service_instants
 from ._model import CapacityModel, constant, from_arrays, two_state
 from ._trace import (
     MAHIMAHI_PACKET_BYTES,
@@ -47,6 +47,6 @@ from ._trace import (
 __all__ = [
     "BinnedTrace", "CapacityModel", "ServicePatterns", "epoch_labels", "fit_patterns", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
     "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "correlation_time", "fit_levels", "fit_trace", "from_arrays",
-    "load_model", "read_trace", "regime_labels", "save_model", "synthetic_trace", "trace_autocorrelation", "two_state",
+    "load_model", "read_trace", "regime_labels", "save_model", "service_instants", "synthetic_trace", "trace_autocorrelation", "two_state",
     "write_trace",
 ]

@@ -34,7 +34,11 @@ import numpy as np
 from .._validate import check_int, check_real
 from ._trace import Trace, bin_trace
 
-__all__ = ["ServicePatterns", "fit_patterns", "epoch_labels"]
+__all__ = ["ServicePatterns", "fit_patterns", "epoch_labels", "service_instants"]
+
+#: A measured trace's time resolution, seconds (Mahimahi: whole milliseconds; the simulator
+#: serves each 1-ms bin at a constant rate, ``sim.capacity.TRACE_BIN_SECONDS``).
+TRACE_RESOLUTION = 1e-3
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,6 +104,40 @@ class ServicePatterns:
     def to_dict(self) -> dict:
         return {"epoch": self.epoch, "offsets": [[o.tolist() for o in ok] for ok in self.offsets],
                 "weights": [w.tolist() for w in self.weights]}
+
+
+def service_instants(offsets, resolution: float = TRACE_RESOLUTION) -> np.ndarray:
+    """The instants at which a replay serves the opportunities ``offsets`` (seconds, sorted):
+    the ``n`` opportunities that share one time ``t`` are served one after another through
+    the ``resolution`` before it, at ``t0 + (i + 1) (t - t0) / n``, ``i = 0..n - 1``, with
+    ``t0 = max(t - resolution, previous distinct time, 0)``; a lone opportunity keeps its time.
+
+    Why (docs/model.md sec. 11): a Mahimahi trace has whole milliseconds, and several
+    opportunities in one millisecond are a *rate* in that millisecond, not one instant.  The
+    simulator serves each 1-ms bin ``(t - 1, t]`` ms at the constant rate of its opportunities
+    (``sim.capacity.trace_path_slots``), so a packet that arrives inside the bin is served in
+    it while room remains; read as ``n`` services at the one instant ``t``, a burst of ``n``
+    ACK-clocked arrivals at ``t`` would miss them all (departures before arrivals) and wait for
+    the next busy millisecond.  For whole-millisecond times this is the bin ``(t - 1, t]``
+    exactly.  Unchanged for traces with at most one opportunity per time."""
+    o = np.asarray(offsets, dtype=float)
+    if o.size < 2:
+        return o.copy()
+    resolution = check_real("resolution", resolution, 0.0, low_open=True)
+    if np.any(np.diff(o) < 0):
+        raise ValueError("offsets are invalid: must be sorted (non-decreasing)")
+    out = o.copy()
+    brk = np.flatnonzero(np.diff(o) > 0) + 1
+    starts = np.concatenate([[0], brk])
+    ends = np.concatenate([brk, [o.size]])
+    for a, b in zip(starts, ends):
+        n = b - a
+        if n == 1:
+            continue
+        t = o[a]
+        t0 = max(t - resolution, o[a - 1] if a > 0 else 0.0, 0.0)
+        out[a:b] = t0 + (np.arange(1, n + 1) / n) * (t - t0)
+    return out
 
 
 def epoch_labels(trace: Trace, epoch: float, levels) -> np.ndarray:

@@ -119,13 +119,15 @@ def _run_trace(args: argparse.Namespace) -> int:
            f"{1000 * r.mean_queueing_delay_s:.1f} ms"
            + (f", segmentation buffer {1000 * r.mean_source_delay_s:.1f} ms" if r.feedback != "none" else "")
            + " (propagation on top)\n" if r.mean_queueing_delay_s is not None else "")
-        + f"  model: chain of {r.model['states']} levels at epoch {r.rtt:g} s"
+        + f"  model: chain of {r.model['states']} level{'s' if r.model['states'] != 1 else ''} at epoch {r.rtt:g} s"
         + (f" ({r.model['regimes']} regimes of {r.model['states'] // r.model['regimes']} levels, regime window "
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
         + f", {sum(r.model['patterns_per_level'])} "
         f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s\n"
-        f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage "
-        f"{v['outage_share']:.1%} of epochs, service lag inside an epoch {v['service_lag_packets']:.1f} packets\n"
+        + ("  assumptions: the level never changes (the chain has one level), outage "
+           if r.model["states"] == 1 else
+           f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage ")
+        + f"{v['outage_share']:.1%} of epochs, service lag inside an epoch {v['service_lag_packets']:.1f} packets\n"
         + (f"  strained: {'; '.join(v['strained'])}" if v["strained"] else "  strained: none of the checked assumptions")
     )
     emit(d, args.json, text)

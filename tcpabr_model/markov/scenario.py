@@ -255,7 +255,7 @@ class Scenario:
     def _init_service(self, cm, cmax: float) -> np.ndarray:
         """Validate ``service`` against ``capacity``; the patterns in engine units (packet times
         at the peak level ``cmax``) as the kernels' flat arrays; the levels they serve."""
-        from ..capacity import ServicePatterns
+        from ..capacity import ServicePatterns, service_instants
 
         sv = self.service
         if not isinstance(sv, ServicePatterns):
@@ -273,7 +273,8 @@ class Scenario:
         pat_ptr, pat_w, opp_ptr, opp_t = [0], [], [0], []
         for ok, wk in zip(sv.offsets, sv.weights):
             for o, w in zip(ok, wk):
-                opp_t.extend(float(x) * cmax for x in o)
+                # coincident opportunities through their millisecond, as the replay serves them
+                opp_t.extend(float(x) * cmax for x in service_instants(o))
                 opp_ptr.append(len(opp_t))
                 pat_w.append(float(w))
             pat_ptr.append(len(pat_w))
