@@ -9,7 +9,9 @@ measured link uses the timer cycle (docs/model.md sec. 15; only the ``analysis``
 moved, every simulated number is the same), and again when the timer cycle's occupancy got the
 slow-start rounds' queue (docs/model.md sec. 13: only the analysis' delays moved, TCP alone's
 queueing and INSTCAP's source delay), and when TCP alone's loss-free queue over service patterns
-became the pattern replay's exact integral (the same fields);
+became the pattern replay's exact integral (the same fields), and when an outage in the slow
+start came into the timer cycle (docs/model.md sec. 15a: the TCP-alone analyses' throughput,
+band and delays);
 regenerate it on purpose only, with
 ``PYTHONPATH=$PWD python tests/test_design_speed.py`` (docs/design.md "Time").
 """

@@ -205,16 +205,22 @@ class Skeleton:
         """
         if self.recovery is not None:
             raise ModelError("loss_cycle='timer' is derived for the timeout-only TCP")
-        bmax = float(self.scenario_key[1])
-        p, lost, ri, wbar, ahead = self._loss_expectations()
-        t_a = _service_time(C, ri, ahead)
-        behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
-                         0.0, None)
-        t_e = _service_time(C, ri, ahead + behind)
+        p, lost, ri, wbar, _ = self._loss_expectations()
+        t_a, behind, t_e = self.recovery_times(C)
         _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
         extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * rbar
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
                 np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
+
+    def recovery_times(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`timer_terms`'s ``(T_a, behind, T_e)`` per state (intervals from ``T_k``; 0 packets
+        where there is no loss): the retransmission is served at ``max(T_a + 3, T_e)``."""
+        bmax = float(self.scenario_key[1])
+        _, _, ri, wbar, ahead = self._loss_expectations()
+        t_a = _service_time(C, ri, ahead)
+        behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
+                         0.0, None)
+        return t_a, behind, _service_time(C, ri, ahead + behind)
 
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral

@@ -1,0 +1,113 @@
+"""An outage in the slow start of a timeout cycle (docs/model.md sec. 15a): the loss entries of a
+:class:`~.skeleton.Skeleton` split by the round of the slow start that an outage level first
+reaches.  Plain numpy on the skeleton's arrays."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .service import _service_sums
+
+
+def first_outage(P: np.ndarray, out: np.ndarray, start: int, rounds: int) -> np.ndarray:
+    """``f[i, k]``: from level ``i`` at ``T_k``, the probability that the first interval at an
+    outage level (``out``) among ``start + 1 .. start + rounds - 1`` is ``start + k - 1``,
+    ``k = 2..rounds``, given that the level at interval ``start`` serves (round 1, the
+    retransmission, is served then).  ``P``: the rate chain per interval; ``f[:, :2]`` is 0."""
+    keep = (~out).astype(float)
+    a = np.linalg.matrix_power(P, start) * keep
+    tot = a.sum(axis=1, keepdims=True)
+    a = np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 0.0)
+    f = np.zeros((P.shape[0], rounds + 1))
+    for k in range(2, rounds + 1):
+        a = a @ P
+        f[:, k] = a[:, out].sum(axis=1)
+        a = a * keep
+    return f
+
+
+def _recovery_start(sk, P: np.ndarray, served: np.ndarray) -> np.ndarray:
+    """The interval of the retransmission's service per state, ``max(3, ceil(max(T_a + 3, T_e)))``
+    (:meth:`~.skeleton.Skeleton.recovery_times`, over as many intervals as every drain needs)."""
+    need = sk.scenario_key[1] + 2 * sk.scenario_key[3] + served.max()
+    n = 16
+    C = _service_sums(P, served, n)
+    while C[-1].min() < need and n < 100_000:
+        n *= 2
+        C = _service_sums(P, served, n)
+    t_a, _, t_e = sk.recovery_times(C)
+    return np.maximum(3, np.ceil(np.maximum(t_a + 3.0, t_e) - 1e-9)).astype(np.int64)
+
+
+def with_slow_start_outage(sk, P: np.ndarray):
+    """``loss_cycle='timer'``, TCP alone, a chain with a level that serves nothing (docs/model.md
+    sec. 15a): the skeleton whose loss entries follow the first outage of their slow start.
+
+    Slow start to ``m`` (the entry's code, after :meth:`~.skeleton.Skeleton.with_slow_start_loss`)
+    sends round ``k`` (window ``2^(k-1)``, ``m`` in the last of its ``L + 1`` rounds) in the
+    ``k``-th interval from the retransmission's service, ``max(T_a + 3, T_e)`` of sec. 15, at
+    whose interval the link serves (**choice**).  When an outage level first comes in round
+    ``k >= 2`` and the ``2^(k-2)`` ACKs that sent the round are fewer than the pipe (the expected
+    packets per interval over the slow start, as in ``with_slow_start_loss``), the round's packets
+    wait out the outage with no ACK for two round trips: the timer expires, ssthresh becomes half
+    the window ``2^(k-1)``, and the connection regenerates at ``(0, 0, m')``,
+    ``m' = max(2^(k-2), 2)``, where ``m' < m`` and the chain has that code.  The entry's
+    probability ``q`` splits: ``q (1 - sum_k f_k)`` keeps ``m``, ``q f_k`` goes to ``m'`` with
+    ``k`` rounds in place of ``L + 1`` (eq. 20's ``U`` of ``m'`` and the time beyond it as
+    ``with_slow_start_loss`` counts them) and the ``2^k - 1`` packets of rounds ``1..k`` in place
+    of eq. 17's ``2^L - 1``.  The outage's own time is the chain's, at the outage level's
+    intervals: the cycle does not add it (**choice**: the regeneration law stays ``Q^U``, which
+    knows nothing of a wait).  Outages after the first, an outage in round 1 (the timer fires
+    again with ssthresh held) and rounds above the pipe change nothing (**flags**).  Unchanged
+    where no level serves nothing.
+    """
+    served = sk._served()
+    out = served <= 0.0
+    if not out.any() or out.all() or sk.recovery is not None or sk.ls_m.size == 0:
+        return sk
+    n = sk.n_states
+    rows = np.repeat(np.arange(n), np.diff(sk.ls_ptr))
+    ri = sk.states[rows, 3]
+    m = sk.ls_m.astype(np.int64)
+    L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)              # ceil(log2 m)
+    R = int(L.max(initial=0)) + 1
+    C = _service_sums(P, served, R + 4)
+    pipe = np.maximum((C[np.minimum(4 + L, R + 4), ri] - C[3, ri]) / (L + 1), 1e-3)
+    rbar = np.minimum(1.0 / pipe, 1.0)
+    start = _recovery_start(sk, P, served)[rows]
+    f = np.zeros((ri.size, R + 1))
+    for n0 in np.unique(start):
+        sel = start == n0
+        f[sel] = first_outage(P, out, int(n0), R)[ri[sel]]
+    prob = sk.ls_prob
+    keep_p = prob.copy()
+    new_rows, new_m, new_p = [], [], []
+    d_u, d_ss, d_t = np.zeros(n), np.zeros(n), np.zeros(n)
+    for k in range(2, R + 1):
+        mk = max(2 ** (k - 2), 2)
+        if mk >= sk.reg.shape[0] or not np.all(sk.reg[mk] >= 0):   # (0, 0, m') must be a state
+            continue
+        c = np.flatnonzero((k <= L + 1) & (2.0 ** (k - 2) < pipe) & (mk < m) & (f[:, k] > 0))
+        if not c.size:
+            continue
+        pk = prob[c] * f[c, k]
+        keep_p[c] -= pk
+        du = (3 + int(np.frexp(mk - 1.0)[1])) - (3 + L[c])                  # U(m') - U(m), eq. 20
+        t_beyond = k * (1 + rbar[c]) - (L[c] + 1) * (1 + rbar[c]) - du
+        np.add.at(d_u, rows[c], pk * du)
+        np.add.at(d_t, rows[c], pk * t_beyond)
+        np.add.at(d_ss, rows[c], pk * ((2.0 ** k - 1) - (2.0 ** L[c] - 1)))
+        new_rows.append(rows[c])
+        new_m.append(np.full(c.size, mk, dtype=np.int64))
+        new_p.append(pk)
+    if not new_rows:
+        return sk
+    r = np.concatenate([rows, *new_rows])
+    order = np.argsort(r, kind="stable")
+    ls_ptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=n))]).astype(sk.ls_ptr.dtype)
+    return dataclasses.replace(
+        sk, ls_ptr=ls_ptr, ls_m=np.concatenate([m, *new_m])[order].astype(sk.ls_m.dtype),
+        ls_prob=np.concatenate([keep_p, *new_p])[order], u=sk.u + d_u, ss=sk.ss + d_ss,
+        slow_start_time=d_t if sk.slow_start_time is None else sk.slow_start_time + d_t)
