@@ -220,7 +220,8 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
         strained.append("levels last about one round trip on average (III-B.1: the level is held for the whole RTT)")
     if outage > 0.05:
         strained.append(f"{outage:.0%} of epochs serve nothing (the timer is modelled at the round-trip "
-                        "granularity: a timeout after two round trips without an ACK)")
+                        "granularity: a timeout after two round trips without an ACK, and for TCP alone after "
+                        "the first outage of a slow start, docs/model.md sec. 15a)")
     if mean_lag > 0.5 * bmax:
         strained.append("the service inside an epoch lags an even spread by more than half the buffer")
     # a full buffer takes more than a round trip to drain: the round trip exceeds the fixed RTO of two

@@ -67,47 +67,66 @@ def with_slow_start_outage(sk, P: np.ndarray):
     out = served <= 0.0
     if not out.any() or out.all() or sk.recovery is not None or sk.ls_m.size == 0:
         return sk
-    n = sk.n_states
-    rows = np.repeat(np.arange(n), np.diff(sk.ls_ptr))
-    ri = sk.states[rows, 3]
-    m = sk.ls_m.astype(np.int64)
-    L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)              # ceil(log2 m)
+    n, K = sk.n_states, sk.n_levels
+    counts = np.diff(sk.ls_ptr)
+    rows = np.repeat(np.arange(n, dtype=np.int32), counts)
+    m = sk.ls_m
+    L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int16)              # ceil(log2 m)
     R = int(L.max(initial=0)) + 1
+    # per (level, L): the pipe and rbar; per (start interval, level): the first-outage law; an
+    # entry reads them through one small index (the arrays per entry stay few: chains of
+    # millions of states carry tens of millions of loss entries)
     C = _service_sums(P, served, R + 4)
-    pipe = np.maximum((C[np.minimum(4 + L, R + 4), ri] - C[3, ri]) / (L + 1), 1e-3)
+    Ls = np.arange(R)
+    pipe = np.maximum((C[np.minimum(4 + Ls, R + 4)] - C[3]).T / (Ls + 1), 1e-3)          # [K, R]
     rbar = np.minimum(1.0 / pipe, 1.0)
-    start = _recovery_start(sk, P, served)[rows]
-    f = np.zeros((ri.size, R + 1))
-    for n0 in np.unique(start):
-        sel = start == n0
-        f[sel] = first_outage(P, out, int(n0), R)[ri[sel]]
-    prob = sk.ls_prob
-    keep_p = prob.copy()
-    new_rows, new_m, new_p = [], [], []
+    starts, su = np.unique(_recovery_start(sk, P, served), return_inverse=True)
+    table = np.stack([first_outage(P, out, int(n0), R) for n0 in starts]).reshape(-1, R + 1)   # [start * K + level]
+    g = np.repeat((su.ravel() * K + sk.states[:, 3]).astype(np.int32), counts)
+    lvl = np.repeat(sk.states[:, 3].astype(np.int16), counts)
+    keep_p = sk.ls_prob.copy()
+    codes = [c for c in (max(2 ** (k - 2), 2) for k in range(2, R + 1))]
+    code_list = sorted(set(codes))
+    new_mass = np.zeros(n * len(code_list))
     d_u, d_ss, d_t = np.zeros(n), np.zeros(n), np.zeros(n)
     for k in range(2, R + 1):
         mk = max(2 ** (k - 2), 2)
         if mk >= sk.reg.shape[0] or not np.all(sk.reg[mk] >= 0):   # (0, 0, m') must be a state
             continue
-        c = np.flatnonzero((k <= L + 1) & (2.0 ** (k - 2) < pipe) & (mk < m) & (f[:, k] > 0))
+        c = np.flatnonzero((k <= L + 1) & (mk < m) & (2.0 ** (k - 2) < pipe[lvl, L]))
+        fk = table[g[c], k]
+        c, fk = c[fk > 0], fk[fk > 0]
         if not c.size:
             continue
-        pk = prob[c] * f[c, k]
+        pk = sk.ls_prob[c] * fk
         keep_p[c] -= pk
-        du = (3 + int(np.frexp(mk - 1.0)[1])) - (3 + L[c])                  # U(m') - U(m), eq. 20
-        t_beyond = k * (1 + rbar[c]) - (L[c] + 1) * (1 + rbar[c]) - du
-        np.add.at(d_u, rows[c], pk * du)
-        np.add.at(d_t, rows[c], pk * t_beyond)
-        np.add.at(d_ss, rows[c], pk * ((2.0 ** k - 1) - (2.0 ** L[c] - 1)))
-        new_rows.append(rows[c])
-        new_m.append(np.full(c.size, mk, dtype=np.int64))
-        new_p.append(pk)
-    if not new_rows:
+        Lc, rb, rc = L[c], rbar[lvl[c], L[c]], rows[c]
+        du = (3 + int(np.frexp(mk - 1.0)[1])) - (3 + Lc)                     # U(m') - U(m), eq. 20
+        d_u += np.bincount(rc, pk * du, minlength=n)
+        d_t += np.bincount(rc, pk * (k * (1 + rb) - (Lc + 1) * (1 + rb) - du), minlength=n)
+        d_ss += np.bincount(rc, pk * ((2.0 ** k - 1) - (2.0 ** Lc - 1)), minlength=n)
+        new_mass += np.bincount(rc.astype(np.int64) * len(code_list) + code_list.index(mk), pk,
+                                minlength=new_mass.size)
+    nz = np.flatnonzero(new_mass > 0)
+    if not nz.size:
         return sk
-    r = np.concatenate([rows, *new_rows])
-    order = np.argsort(r, kind="stable")
-    ls_ptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=n))]).astype(sk.ls_ptr.dtype)
+    # merge the new (state, code) masses into the entries, each state's codes in increasing order;
+    # a code the state already has gets the mass added (one regeneration law per code)
+    span = int(max(int(m.max()), code_list[-1])) + 1
+    old_key = rows.astype(np.int64) * span + m
+    if np.any(np.diff(old_key) < 0):    # with_slow_start_loss remaps codes in place: sort each state's
+        order = np.argsort(old_key, kind="stable")
+        old_key, m, keep_p = old_key[order], m[order], keep_p[order]
+    new_rows = nz // len(code_list)
+    new_key = new_rows * span + np.asarray(code_list)[nz % len(code_list)]
+    pos = np.searchsorted(old_key, new_key)
+    hit = (pos < old_key.size) & (old_key[np.minimum(pos, old_key.size - 1)] == new_key)
+    np.add.at(keep_p, pos[hit], new_mass[nz[hit]])
+    ins = ~hit
+    ls_m = np.insert(m, pos[ins], (new_key[ins] % span).astype(m.dtype))
+    ls_prob = np.insert(keep_p, pos[ins], new_mass[nz[ins]])
+    ls_ptr = sk.ls_ptr + np.concatenate([[0], np.cumsum(np.bincount(new_rows[ins], minlength=n))]).astype(
+        sk.ls_ptr.dtype)
     return dataclasses.replace(
-        sk, ls_ptr=ls_ptr, ls_m=np.concatenate([m, *new_m])[order].astype(sk.ls_m.dtype),
-        ls_prob=np.concatenate([keep_p, *new_p])[order], u=sk.u + d_u, ss=sk.ss + d_ss,
+        sk, ls_ptr=ls_ptr, ls_m=ls_m, ls_prob=ls_prob, u=sk.u + d_u, ss=sk.ss + d_ss,
         slow_start_time=d_t if sk.slow_start_time is None else sk.slow_start_time + d_t)
