@@ -11,21 +11,47 @@ import numpy as np
 from .service import _service_sums
 
 
-def first_outage(P: np.ndarray, out: np.ndarray, start: int, rounds: int) -> np.ndarray:
-    """``f[i, k]``: from level ``i`` at ``T_k``, the probability that the first interval at an
-    outage level (``out``) among ``start + 1 .. start + rounds - 1`` is ``start + k - 1``,
-    ``k = 2..rounds``, given that the level at interval ``start`` serves (round 1, the
-    retransmission, is served then).  ``P``: the rate chain per interval; ``f[:, :2]`` is 0."""
+def first_outage(P: np.ndarray, out: np.ndarray, start: int, rounds: int):
+    """The first outage of a slow start whose round 1 is served at interval ``start`` (the level
+    there one that serves), from level ``i`` at ``T_k``; round ``k`` is interval
+    ``start + k - 1``.  Returns ``(f, f2, g1)``: ``f[i, k]`` the probability that the first
+    interval at an outage level (``out``) is round ``k``'s, ``k = 2..rounds``; ``f2[i, k]`` that
+    and the interval after it at an outage level too (a spell of two or more); ``g1[i, k, j]``
+    that and the next interval at level ``j`` (a spell of one).  ``P``: the rate chain per
+    interval; the columns ``k < 2`` are 0."""
+    K = P.shape[0]
     keep = (~out).astype(float)
     a = np.linalg.matrix_power(P, start) * keep
     tot = a.sum(axis=1, keepdims=True)
     a = np.where(tot > 0, a / np.where(tot > 0, tot, 1.0), 0.0)
-    f = np.zeros((P.shape[0], rounds + 1))
+    f = np.zeros((K, rounds + 1))
+    f2 = np.zeros((K, rounds + 1))
+    g1 = np.zeros((K, rounds + 1, K))
     for k in range(2, rounds + 1):
         a = a @ P
-        f[:, k] = a[:, out].sum(axis=1)
+        ao = a * out
+        f[:, k] = ao.sum(axis=1)
+        nxt = ao @ P
+        f2[:, k] = (nxt * out).sum(axis=1)
+        g1[:, k, :] = nxt * keep
         a = a * keep
-    return f
+    return f, f2, g1
+
+
+def first_service(sk) -> tuple[np.ndarray, np.ndarray]:
+    """Per level, the time of each pattern's first opportunity as a fraction of the interval and
+    the pattern's weight (``(offsets, weights)`` as two ``K``-tuples' flat arrays with a level
+    index): how long an interval at that level keeps its first ACK-clocked packet waiting."""
+    pat_ptr, pat_w, opp_ptr, opp_t = sk.scenario_key[7]
+    delta = float(sk.scenario_key[0])
+    lev, phi, w = [], [], []
+    for j in range(len(pat_ptr) - 1):
+        for pp in range(pat_ptr[j], pat_ptr[j + 1]):
+            if opp_ptr[pp + 1] > opp_ptr[pp]:
+                lev.append(j)
+                phi.append(opp_t[opp_ptr[pp]] / delta)
+                w.append(pat_w[pp])
+    return np.array(lev, dtype=np.int64), np.array(phi), np.array(w)
 
 
 def _recovery_start(sk, P: np.ndarray, served: np.ndarray) -> np.ndarray:
@@ -81,7 +107,10 @@ def with_slow_start_outage(sk, P: np.ndarray):
     pipe = np.maximum((C[np.minimum(4 + Ls, R + 4)] - C[3]).T / (Ls + 1), 1e-3)          # [K, R]
     rbar = np.minimum(1.0 / pipe, 1.0)
     starts, su = np.unique(_recovery_start(sk, P, served), return_inverse=True)
-    table = np.stack([first_outage(P, out, int(n0), R) for n0 in starts]).reshape(-1, R + 1)   # [start * K + level]
+    laws = [first_outage(P, out, int(n0), R) for n0 in starts]
+    f2 = np.stack([x[1] for x in laws]).reshape(-1, R + 1)                 # [start * K + level, k]
+    g1 = np.stack([x[2] for x in laws])                                    # [start, level, k, next level]
+    lev, phi, wphi = first_service(sk)
     g = np.repeat((su.ravel() * K + sk.states[:, 3]).astype(np.int32), counts)
     lvl = np.repeat(sk.states[:, 3].astype(np.int16), counts)
     keep_p = sk.ls_prob.copy()
@@ -93,8 +122,14 @@ def with_slow_start_outage(sk, P: np.ndarray):
         mk = max(2 ** (k - 2), 2)
         if mk >= sk.reg.shape[0] or not np.all(sk.reg[mk] >= 0):   # (0, 0, m') must be a state
             continue
+        # a spell of two or more outage intervals times out; a spell of one only where the first
+        # opportunity after it comes later than the last ACK of round k - 1 came in its interval
+        wait = 2.0 ** (k - 2) * rbar                                        # [K, R]: that ACK's time
+        late = np.zeros((K, K, R))                                          # [next level, level, L]
+        np.add.at(late, lev, wphi[:, None, None] * (phi[:, None, None] > wait[None, :, :]))
+        tk = f2[:, k].reshape(-1, K)[:, :, None] + np.einsum("uij,jir->uir", g1[:, :, k, :], late)
         c = np.flatnonzero((k <= L + 1) & (mk < m) & (2.0 ** (k - 2) < pipe[lvl, L]))
-        fk = table[g[c], k]
+        fk = tk.reshape(-1, R)[g[c], L[c]]
         c, fk = c[fk > 0], fk[fk > 0]
         if not c.size:
             continue
