@@ -77,10 +77,13 @@ def with_slow_start_outage(sk, P: np.ndarray):
     whose interval the link serves (**choice**).  When an outage level first comes in round
     ``k >= 2`` and the ``2^(k-2)`` ACKs that sent the round are fewer than the pipe (the expected
     packets per interval over the slow start, as in ``with_slow_start_loss``), the round's packets
-    wait out the outage with no ACK for two round trips: the timer expires, ssthresh becomes half
-    the window ``2^(k-1)``, and the connection regenerates at ``(0, 0, m')``,
-    ``m' = max(2^(k-2), 2)``, where ``m' < m`` and the chain has that code.  The entry's
-    probability ``q`` splits: ``q (1 - sum_k f_k)`` keeps ``m``, ``q f_k`` goes to ``m'`` with
+    wait out the outage.  The timer expires when the ACK gap passes two round trips: an outage of
+    two intervals or more, or of one when the first opportunity after it (:func:`first_service`)
+    comes later than the last ACK of round ``k - 1`` came in its interval, ``2^(k-2) rbar``; the
+    probability of that is ``p_k``.  Then ssthresh becomes half the window ``2^(k-1)`` and the
+    connection regenerates at ``(0, 0, m')``, ``m' = max(2^(k-2), 2)``, where ``m' < m`` and the
+    chain has that code.  The entry's probability ``q`` splits: ``q (1 - sum_k p_k)`` keeps ``m``,
+    ``q p_k`` goes to ``m'`` with
     ``k`` rounds in place of ``L + 1`` (eq. 20's ``U`` of ``m'`` and the time beyond it as
     ``with_slow_start_loss`` counts them) and the ``2^k - 1`` packets of rounds ``1..k`` in place
     of eq. 17's ``2^L - 1``.  The outage's own time is the chain's, at the outage level's
