@@ -212,6 +212,17 @@ class Skeleton:
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
                 np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
 
+    def drain_sums(self, P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
+        """:func:`_service_sums` from ``n`` rows, doubled until every drain fits (``b + J + behind
+        <= B_max + 2 W_max`` plus a pipe): the ``C`` that :meth:`drain_terms`, :meth:`timer_terms`
+        and :meth:`recovery_times` read."""
+        need = self.scenario_key[1] + 2 * self.scenario_key[3] + served.max()
+        C = _service_sums(P, served, n)
+        while C[-1].min() < need and n < 100_000:
+            n *= 2
+            C = _service_sums(P, served, n)
+        return C
+
     def recovery_times(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`timer_terms`'s ``(T_a, behind, T_e)`` per state (intervals from ``T_k``; 0 packets
         where there is no loss): the retransmission is served at ``max(T_a + 3, T_e)``."""
@@ -354,12 +365,7 @@ class Skeleton:
         C = _service_sums(P, served, umax)
         extra = behind = None
         if drain:
-            # expected service until every drain fits (b + J + behind <= B_max + 2 W_max + a pipe)
-            need = self.scenario_key[1] + 2 * self.scenario_key[3] + served.max()
-            n = umax
-            while C[-1].min() < need and n < 100_000:
-                n *= 2
-                C = _service_sums(P, served, n)
+            C = self.drain_sums(P, served, umax)
             extra, behind, draining = self.timer_terms(C) if timer else self.drain_terms(C)
             if timer and self.slow_start_time is not None:     # failed slow starts (with_slow_start_loss)
                 lost = self.p_loss > 0

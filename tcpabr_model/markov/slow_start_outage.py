@@ -38,10 +38,10 @@ def first_outage(P: np.ndarray, out: np.ndarray, start: int, rounds: int):
     return f, f2, g1
 
 
-def first_service(sk) -> tuple[np.ndarray, np.ndarray]:
-    """Per level, the time of each pattern's first opportunity as a fraction of the interval and
-    the pattern's weight (``(offsets, weights)`` as two ``K``-tuples' flat arrays with a level
-    index): how long an interval at that level keeps its first ACK-clocked packet waiting."""
+def first_service(sk) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(level, phi, weight)`` over the non-empty patterns: each pattern's level, the time of its
+    first opportunity as a fraction of the interval, and its weight: how long an interval at
+    that level keeps its first ACK-clocked packet waiting."""
     pat_ptr, pat_w, opp_ptr, opp_t = sk.scenario_key[7]
     delta = float(sk.scenario_key[0])
     lev, phi, w = [], [], []
@@ -57,13 +57,7 @@ def first_service(sk) -> tuple[np.ndarray, np.ndarray]:
 def _recovery_start(sk, P: np.ndarray, served: np.ndarray) -> np.ndarray:
     """The interval of the retransmission's service per state, ``max(3, ceil(max(T_a + 3, T_e)))``
     (:meth:`~.skeleton.Skeleton.recovery_times`, over as many intervals as every drain needs)."""
-    need = sk.scenario_key[1] + 2 * sk.scenario_key[3] + served.max()
-    n = 16
-    C = _service_sums(P, served, n)
-    while C[-1].min() < need and n < 100_000:
-        n *= 2
-        C = _service_sums(P, served, n)
-    t_a, _, t_e = sk.recovery_times(C)
+    t_a, _, t_e = sk.recovery_times(sk.drain_sums(P, served, 16))
     return np.maximum(3, np.ceil(np.maximum(t_a + 3.0, t_e) - 1e-9)).astype(np.int64)
 
 
@@ -117,8 +111,7 @@ def with_slow_start_outage(sk, P: np.ndarray):
     g = np.repeat((su.ravel() * K + sk.states[:, 3]).astype(np.int32), counts)
     lvl = np.repeat(sk.states[:, 3].astype(np.int16), counts)
     keep_p = sk.ls_prob.copy()
-    codes = [c for c in (max(2 ** (k - 2), 2) for k in range(2, R + 1))]
-    code_list = sorted(set(codes))
+    code_list = sorted({max(2 ** (k - 2), 2) for k in range(2, R + 1)})
     new_mass = np.zeros(n * len(code_list))
     d_u, d_ss, d_t = np.zeros(n), np.zeros(n), np.zeros(n)
     for k in range(2, R + 1):
