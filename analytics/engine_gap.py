@@ -42,14 +42,14 @@ sys.path.insert(0, str(ROOT))
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
-from tcpabr_model.trace_study import _simulation, fit_link, trace_halves  # noqa: E402
+from tcpabr_model.trace_study import INSTCAP_TIMINGS, _simulation, fit_link, trace_halves  # noqa: E402
 
 KINDS = ("timeouts_repeated", "timeouts_later_hole", "timeouts_in_slow_start")
 SHARED = ROOT.parent / "shared" / "traces"
 
 
-def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp):
-    r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp)
+def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp, instcap_timing="round-trip"):
+    r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, tcp, instcap_timing)
     secs = replications * (duration - min(10.0, duration / 10.0))
     c = r.counters
     rates = {k: c[k] / secs for k in ("timeouts", *KINDS)}
@@ -74,7 +74,7 @@ def _analysis_delay(link, p) -> float:
 
 
 def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float | None, seed: int, workers: int,
-        log=print, delay_states: int = 0) -> pd.DataFrame:
+        log=print, delay_states: int = 0, instcap_timing: str = "round-trip") -> pd.DataFrame:
     rows = []
     halves, links = {}, {}
     todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])]
@@ -94,10 +94,10 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         tcp = p.tcp if isinstance(p.tcp, str) else "timeout-only"
         t0 = time.perf_counter()
         m, h, km, (kq, kq_hw) = _sim(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed,
-                                     workers, tcp)
+                                     workers, tcp, instcap_timing)
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
         r, rh, kr, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers,
-                            tcp)
+                            tcp, instcap_timing)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
                "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
@@ -178,6 +178,9 @@ def main(argv=None) -> int:
     ap.add_argument("--delay-states", type=int, default=0,
                     help="re-analyse the TCP-alone points of at most this many states (the study's count) and "
                          "compare the analysis' mean queueing delay with the modelled link's (default 0: none)")
+    ap.add_argument("--instcap-timing", choices=INSTCAP_TIMINGS, default="round-trip",
+                    help="how both simulations time INSTCAP (trace_study.feedback_timing; default 'round-trip', the "
+                         "analysis' INSTCAP; 'testbed': the simulator's s = 30 ms, applied one round trip later)")
     ap.add_argument("--out", default=str(ROOT / "out" / "engine_gap"))
     a = ap.parse_args(argv)
     study = pd.read_csv(a.study)
@@ -188,7 +191,8 @@ def main(argv=None) -> int:
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    df = run(study, Path(a.traces_dir), reps, dur, a.seed, a.workers, delay_states=a.delay_states)
+    df = run(study, Path(a.traces_dir), reps, dur, a.seed, a.workers, delay_states=a.delay_states,
+             instcap_timing=a.instcap_timing)
     write_table(df, out / "engine_gap.csv", index=False)
     text = (f"# The analysis against the link it models\n\n`python analytics/engine_gap.py --study {a.study}` "
             f"({len(df)} points, {time.perf_counter() - t0:.0f} s)\n\n" + summary(df))

@@ -72,6 +72,7 @@ from tcpabr_model.errors import ModelError  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import (  # noqa: E402
     FEEDBACKS,
+    INSTCAP_TIMINGS,
     LinkFit,
     analyze_link,
     fit_for_rtt,
@@ -132,7 +133,8 @@ def epoch_smoothed(trace, epoch: float):
     return Trace(t, name=f"{trace.name} smoothed to {epoch:g} s")
 
 
-def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=print) -> pd.DataFrame:
+def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=print,
+               instcap_timing="round-trip") -> pd.DataFrame:
     """Where the fitted chain and the trace part: one capacity process changed at a time.
 
     trace -> trace smoothed inside each epoch (the variation the chain cannot see) -> the
@@ -161,7 +163,8 @@ def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=
             wmax = window_packets(float(np.max(km.model.levels)), rtt, bmax)
             for fb in ("none", "instcap"):
                 for name, proc in procs:
-                    m, h = _simulate(proc, rtt, bmax, wmax, fb, replications, duration, seed, workers)
+                    m, h = _simulate(proc, rtt, bmax, wmax, fb, replications, duration, seed, workers,
+                                     instcap_timing=instcap_timing)
                     rows.append({"trace_file": Path(path).name, "rtt_ms": round(rtt * 1000), "buffer_bdp": bf,
                                  "bmax": bmax, "feedback": fb, "process": name, "efficiency": m, "half_width": h})
                     log(f"{Path(path).name:28s} B {bmax:4d} {fb:8s} {name:30s} {m:.3f} ± {h:.3f}", flush=True)
@@ -291,7 +294,7 @@ def warm_up() -> None:
 def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=3_000_000,
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
-            reuse_analyses=None, loss_cycle="paper", log=print) -> pd.DataFrame:
+            reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -307,7 +310,9 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     ``reuse_analyses``: the same for the analyses (prediction, band, states, seconds, refusal)
     of an earlier run with the same model, where only the simulator changed (or the engine
     changed no number, e.g. its storage); a point it lacks or refused is analysed.  ``loss_cycle``: the analysis' timeout cycle ('paper' or 'drain',
-    docs/model.md sec. 14)."""
+    docs/model.md sec. 14).  ``instcap_timing``: how every simulation times INSTCAP
+    (:func:`~tcpabr_model.trace_study.feedback_timing`; INSTCAP replays are reused only from a run
+    with the same timing, a run without the column being ``'testbed'``)."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -360,23 +365,24 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             p.pop("_link")
             d = duration if duration is not None else min(300.0, replay.period_ms / 1000.0)
             ts = time.perf_counter()
-            old = _reused(reuse, p, tcp, d)
+            old = _reused(reuse, p, tcp, d, instcap_timing=instcap_timing)
             if old is not None:
                 m, h = old["replay"], old["replay_half_width"]
             else:
                 m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed,
-                                 workers, tcp)
+                                 workers, tcp, instcap_timing)
             fm, fh = im, ih = (float("nan"), float("nan"))
             if old is not None and in_sample and p["feedback"] != "effcap":
                 im, ih = old["replay_fitted_half"], old["replay_fitted_half_hw"]
             elif in_sample and p["feedback"] != "effcap":
                 im, ih = _simulate(fitted_trace, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications,
                                    duration if duration is not None else min(300.0, fitted_trace.period_ms / 1000.0),
-                                   seed, workers, tcp)
+                                   seed, workers, tcp, instcap_timing)
             if fitted_sim:
                 fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
-                                   tcp)
-            row = {**p, "tcp": tcp, "loss_cycle": loss_cycle, "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
+                                   tcp, instcap_timing)
+            row = {**p, "tcp": tcp, "loss_cycle": loss_cycle,
+                   "instcap_timing": instcap_timing if p["feedback"] == "instcap" else "", "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
                    "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
                    "refused": r.get("refused", ""), "strained": r.get("strained", ""),
@@ -408,9 +414,10 @@ _ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative",
 
 
 def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,
-            loss_cycle: str | None = None):
+            loss_cycle: str | None = None, instcap_timing: str | None = None):
     """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None
-    (``duration`` None: any duration; ``regimes``, ``loss_cycle``: the same model too)."""
+    (``duration`` None: any duration; ``regimes``, ``loss_cycle``: the same model too;
+    ``instcap_timing``: an INSTCAP replay of the same timing, ``'testbed'`` in runs before it had one)."""
     if reuse is None:
         return None
     rtcp = reuse.tcp if "tcp" in reuse.columns else "timeout-only"   # runs before issue 25 had one TCP
@@ -423,6 +430,9 @@ def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | Non
         keep &= (reuse.regimes if "regimes" in reuse.columns else 1) == regimes
     if loss_cycle is not None:   # runs before the drained cycle had one
         keep &= (reuse.loss_cycle if "loss_cycle" in reuse.columns else "paper") == loss_cycle
+    if instcap_timing is not None and p["feedback"] == "instcap":
+        keep &= (reuse.instcap_timing.fillna("testbed") if "instcap_timing" in reuse.columns else "testbed") \
+            == instcap_timing
     m = reuse[keep]
     return None if m.empty else m.iloc[0]
 
@@ -612,6 +622,10 @@ def main(argv=None) -> int:
     ap.add_argument("--reuse-analyses", metavar="CSV", default=None,
                     help="holdout: take the analyses from an earlier traces_study.csv of the same model at the "
                          "same points (when only the simulator changed) instead of running them again")
+    ap.add_argument("--instcap-timing", choices=INSTCAP_TIMINGS, default="round-trip",
+                    help="how the simulations time INSTCAP: 'round-trip' (default) measures each round trip and "
+                         "applies it over the next, the analysis' INSTCAP; 'testbed' the simulator's defaults "
+                         "(s = 30 ms, applied one round trip later; docs/model.md sec. 16)")
     ap.add_argument("--out", default=str(ROOT / "out" / "traces"))
     a = ap.parse_args(argv)
     rtts = [float(x) for x in a.rtts.split(",")]
@@ -629,7 +643,8 @@ def main(argv=None) -> int:
     os.makedirs(a.out, exist_ok=True)
     if a.mechanisms:
         d = dur or 140.0
-        df = mechanisms(traces, rtts[-1] if a.quick else 0.05, buffers, reps, d, a.seed, a.workers)
+        df = mechanisms(traces, rtts[-1] if a.quick else 0.05, buffers, reps, d, a.seed, a.workers,
+                        instcap_timing=a.instcap_timing)
         write_table(df, os.path.join(a.out, "traces_mechanisms.csv"))
         print(df.pivot_table(index=["trace_file", "buffer_bdp", "feedback"], columns="process",
                              values="efficiency", sort=False).round(3).to_string())
@@ -658,7 +673,8 @@ def main(argv=None) -> int:
                  state_limit_instcap=a.state_limit_instcap,
                  reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None,
                  reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
-                 if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp))
+                 if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp),
+                 instcap_timing=a.instcap_timing)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

@@ -37,7 +37,7 @@ from ._validate import check_choice, check_int, check_real
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
            "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
            "trace_halves", "link_scenario", "fit_labels", "LINK_LOSS_CYCLE", "link_loss_cycle", "link_validity",
-           "SLOW_DRAIN_STRAIN"]
+           "SLOW_DRAIN_STRAIN", "INSTCAP_TIMINGS", "feedback_timing"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
 FEEDBACKS = ("none", "instcap", "effcap")
@@ -198,7 +198,9 @@ def link_validity(link: LinkFit, bmax: int, feedback: str = "none") -> dict:
     autocorrelation beyond one epoch is the chain's), and ``slow_drain_share``: the time at
     levels where a full buffer takes more than a round trip to drain (``c_k rtt < bmax``,
     outages included), where the fixed RTO of two round trips fires again behind the queue.
-    ``feedback='instcap'`` adds what an outage does to a rate-paced source."""
+    ``feedback`` is accepted for the callers' symmetry: the criteria are the link's and the same for
+    TCP alone and INSTCAP (the INSTCAP error once put on outages was the feedback's timing,
+    docs/model.md sec. 16)."""
     m = link.fit.model
     P = np.asarray(m.transition)
     stay = np.clip(np.diag(P), 0.0, 1.0 - 1e-12)
@@ -222,11 +224,7 @@ def link_validity(link: LinkFit, bmax: int, feedback: str = "none") -> dict:
     if outage > 0.05:
         strained.append(f"{outage:.0%} of epochs serve nothing (the timer is modelled at the round-trip "
                         "granularity: a timeout after two round trips without an ACK, and for TCP alone after "
-                        "the first outage of a slow start, docs/model.md sec. 15a)"
-                        + ("; over INSTCAP the source stops at an outage level and the fixed RTO fires while its "
-                           "packets wait in the segmentation buffer, spurious timeouts the chain does not follow "
-                           "(docs/traces.md sec. 7.2k: at 20 ms the analysis is 11-100 % above a simulation of the "
-                           "link it models, median 37 %)" if feedback == "instcap" else ""))
+                        "the first outage of a slow start, docs/model.md sec. 15a)")
     if mean_lag > 0.5 * bmax:
         strained.append("the service inside an epoch lags an even spread by more than half the buffer")
     # a full buffer takes more than a round trip to drain: the round trip exceeds the fixed RTO of two
@@ -272,7 +270,9 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                                                 ("optimistic", r.throughput_optimistic))}
     return LinkAnalysis(prediction=eff["prediction"], conservative=eff["conservative"], optimistic=eff["optimistic"],
                         feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
-                        seconds=time.perf_counter() - t0, model=link.describe(),
+                        seconds=time.perf_counter() - t0,
+                        model={**link.describe(), **({"instcap_timing": INSTCAP_TIMING_NOTE} if feedback == "instcap"
+                                                     else {})},
                         validity=link_validity(link, bmax, feedback), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
                         **{f"{k}_s": (float(getattr(r, k)) / cmax if np.isfinite(getattr(r, k)) else None)
                            for k in ("mean_queueing_delay", "mean_source_delay")})
@@ -315,18 +315,44 @@ def analysis_band(model, rtt: float, bmax: int, wmax: int, feedback: str, max_st
     return r.conservative, r.optimistic, note + f"{r.n_states} states"
 
 
-def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only"):
-    """The study's simulation of one point (warm-up min(10 s, duration / 10)): the whole
-    :class:`~tcpabr_model.sim.SimulationResult`."""
+#: how the study's simulator times INSTCAP (docs/model.md sec. 16): ``'round-trip'`` (default) measures
+#: the link over each round trip and applies it over the next (``interval = rtt``, ``feedback_delay =
+#: 0``), the analysis' INSTCAP (III-A.8: the source rate of interval k is the link's rate in interval
+#: k - 1); ``'testbed'`` keeps the simulator's defaults from the paper's testbed (``s = 30`` ms,
+#: applied one round trip after its end), a feedback older by about ``rtt + s / 2``
+INSTCAP_TIMINGS = ("round-trip", "testbed")
+#: what :func:`analyze_link` says of its INSTCAP (``model['instcap_timing']``, ``tcpabr analyze --trace``)
+INSTCAP_TIMING_NOTE = ("the source sends over each round trip at the link's mean rate of the round trip before "
+                       "(III-A.8, docs/model.md sec. 16): tcpabr simulate --capacity-trace times INSTCAP so by "
+                       "default (--interval RTT --feedback-delay 0)")
+
+
+def feedback_timing(feedback: str, rtt: float, timing: str = "round-trip") -> dict:
+    """The :class:`~tcpabr_model.sim.Scenario` fields (``interval``, ``feedback_delay``) of the study's
+    INSTCAP at round trip ``rtt`` (seconds) under ``timing`` (:data:`INSTCAP_TIMINGS`); ``{}`` (the
+    simulator's defaults) for the other feedbacks and for ``'testbed'``."""
+    check_choice("instcap_timing", timing, INSTCAP_TIMINGS)
+    if feedback == "instcap" and timing == "round-trip":
+        return {"interval": float(rtt), "feedback_delay": 0.0}
+    return {}
+
+
+def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
+                instcap_timing="round-trip"):
+    """The study's simulation of one point (warm-up min(10 s, duration / 10); INSTCAP timed by
+    :func:`feedback_timing`): the whole :class:`~tcpabr_model.sim.SimulationResult`."""
     from .sim import Scenario, TcpConfig, simulate
 
     sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
-                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=variant))
+                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=variant),
+                  **feedback_timing(feedback, rtt, instcap_timing))
     return simulate(sc, replications=replications, seed=seed, workers=workers)
 
 
-def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only"):
-    r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant)
+def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
+              instcap_timing="round-trip"):
+    r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant,
+                    instcap_timing)
     w = r.efficiency_wire
     return float(w.mean), float(w.half_width) if w.half_width is not None else float("nan")
 

@@ -16,7 +16,7 @@ import pytest
 
 from tcpabr_model.capacity import from_arrays, read_trace, save_model, two_state
 from tcpabr_model.sim import Scenario, TcpConfig, simulate
-from tcpabr_model.trace_study import PAYLOAD_BYTES
+from tcpabr_model.trace_study import PAYLOAD_BYTES, feedback_timing
 from _simulate_cli import run_cli as _run, simulate_main  # noqa: F401  (fixture 'main')
 
 DATA = Path(__file__).parent / "data"
@@ -33,7 +33,8 @@ def test_trace_default_is_the_studys_packet_and_efficiency(main, capsys, feedbac
     d = json.loads(out)
     assert d["scenario"]["payload_bytes"] == PAYLOAD_BYTES == 1460
     sc = Scenario(feedback=feedback, rtt=0.1, buffer_packets=20, payload_bytes=PAYLOAD_BYTES,
-                  capacity=read_trace(OUTAGE), duration=6.0, warmup=0.5, tcp=TcpConfig(wmax=64))
+                  capacity=read_trace(OUTAGE), duration=6.0, warmup=0.5, tcp=TcpConfig(wmax=64),
+                  **feedback_timing(feedback, 0.1))   # INSTCAP timed as the study's (docs/model.md sec. 16)
     r = simulate(sc, replications=2, seed=3)
     assert d["efficiency"]["mean"] == r.efficiency_wire.mean
     assert d["efficiency"]["half_width"] == r.efficiency_wire.half_width
@@ -101,7 +102,8 @@ def test_the_paper_path_prints_its_resolved_parameters(main, capsys):
                                          "--duration", "5", "--replications", "2"])
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == ("feedback=effcap delta=[40.0] bmax=10 psi=1 rate_ratio=0.5 wmax=128 M=[7] N=[49] "
+    assert lines[0] == ("feedback=effcap delta=[40.0] bmax=10 psi=1 rate_ratio=0.5 wmax=128 s=0.03 s "
+                        "feedback_delay=[0.2] s M=[7] N=[49] "
                         "duration=5 s warmup=20 s replications=2 seed=1")
     assert lines[1].startswith("efficiency ") and lines[1].endswith("(95% CI; ceiling 0.8491)")
     assert lines[2].startswith("efficiency_wire ")

@@ -124,6 +124,7 @@ def _run_trace(args: argparse.Namespace) -> int:
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
         + f", {sum(r.model['patterns_per_level'])} "
         f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s\n"
+        + (f"  INSTCAP: {r.model['instcap_timing']}\n" if "instcap_timing" in r.model else "")
         + ("  assumptions: the level never changes (the chain has one level), outage "
            if r.model["states"] == 1 else
            f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage ")

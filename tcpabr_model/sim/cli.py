@@ -88,8 +88,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--capacity-offset", type=float, default=None,
                    help="with --capacity-trace: start this many seconds into the trace (default: a random "
                         "ms per replication)")
-    p.add_argument("--interval", type=float, default=0.03,
-                   help="measurement/feedback interval s, seconds (default 0.03)")
+    p.add_argument("--interval", type=float, default=None,
+                   help="measurement/feedback interval s, seconds (default 0.03; with --capacity-trace and "
+                        "--feedback instcap, and no --feedback-delay, the round trip fed back at once: the "
+                        "analysis' INSTCAP, docs/model.md sec. 16)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
     p.add_argument("--variant", choices=VARIANTS + tuple(DEPRECATED_VARIANTS), default="timeout-only",
@@ -286,12 +288,22 @@ def _scenario(args):
             rtt = max(args.rtt) if args.rtt is not None else max(args.delta) * Scenario(
                 feedback=args.feedback, **kw).time_unit
             wmax = _trace_window(kw["capacity"], rtt, args.bmax)
+    interval = args.interval
+    if interval is None:
+        interval = 0.03
+        if (isinstance(kw.get("capacity"), LinkTrace) and args.feedback == "instcap" and args.feedback_delay is None
+                and args.rtt is not None and len(args.rtt) == 1):
+            # the study's and the analysis' INSTCAP: each round trip measured, applied over the next
+            from ..trace_study import feedback_timing
+
+            t = feedback_timing("instcap", args.rtt[0])
+            interval, kw["feedback_delay"] = t["interval"], t["feedback_delay"]
     rto_min = {} if args.rto_min is None else {"rto_min": args.rto_min}
     tcp = TcpConfig(variant=_variant(args.variant), rto=args.rto, granularity=args.granularity, wmax=wmax,
                     delayed_ack=args.delayed_ack, **rto_min)
     sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                                   feedback=args.feedback, tcp=tcp, warmup=args.warmup,
-                                  capacity_mode=args.capacity_mode, interval=args.interval, discard=args.discard,
+                                  capacity_mode=args.capacity_mode, interval=interval, discard=args.discard,
                                   host_rate_factor=args.host_rate_factor, **kw)
     if args.k is not None:
         sc = sc.with_(n=tuple(n_from_k(args.k, d, sc.interval) for d in sc.rtt))
@@ -361,6 +373,8 @@ def _header(args, sc, res) -> str:
                  "payload)")
     if sc.feedback == "constant":
         what += f" source_rate={sc.initial_rate:g}"
+    if sc.feedback in ("instcap", "effcap"):
+        what += f" s={sc.interval:g} s feedback_delay={[round(x, 6) for x in sc.feedback_delay]} s"
     return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what} M={list(sc.m)} N={list(sc.n)} "
             f"duration={sc.duration:g} s warmup={sc.warmup:g} s replications={res.replications} seed={res.seed}")
 
