@@ -96,6 +96,42 @@ def test_targets_score_the_band_against_the_replay_ci():
     assert bool(sg.separated.iloc[0]) and sg.replay_diff.iloc[0] == pytest.approx(0.10)
 
 
+def test_targets_give_the_score_of_a_model_right_in_sample():
+    """The out-of-sample ceiling: a prediction equal to the fitted half's replay, judged on the other half."""
+    tr = _analytics()
+    base = {"trace_file": "t", "rtt_ms": 50, "fit_half": "A", "replay_half": "B", "buffer_bdp": 0.5, "bmax": 5,
+            "states": 2, "analysis_states": 10, "analysis_seconds": 1.0, "analysis_peak_gb": 0.1, "refused": "",
+            "fitted": np.nan, "fitted_half_width": np.nan, "prediction": 0.5, "conservative": 0.4, "optimistic": 0.6,
+            "replay_half_width": 0.01, "replay_fitted_half_hw": 0.01}
+    rows = [{**base, "feedback": "none", "replay": 0.50, "replay_fitted_half": 0.52},     # 4 %: within
+            {**base, "feedback": "instcap", "replay": 0.40, "replay_fitted_half": 0.50}]  # 25 %: not
+    df = pd.DataFrame(rows)
+    df["prediction_rel_error"] = (df.prediction - df.replay) / df.replay
+    df["in_sample_rel_error"] = (df.prediction - df.replay_fitted_half) / df.replay_fitted_half
+    df["fitted_rel_error"] = np.nan
+    df["conservative_holds"] = df.conservative <= df.replay + df.replay_half_width
+    df["optimistic_holds"] = df.optimistic >= df.replay - df.replay_half_width
+    assert list(tr._oracle_error(df).round(12)) == [0.04, 0.25]
+    text = tr.targets(df)
+    assert "an oracle exact on the fitted half" in text
+    assert "other half's replay at 1 of 2 (50 %), median |error| 14.5 %" in text
+
+
+def test_reused_instcap_replays_need_the_same_timing():
+    tr = _analytics()
+    old = pd.DataFrame([{"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40,
+                         "feedback": "instcap", "duration": 70.0, "replay": 0.4, "replay_half_width": 0.01}])
+    p = {"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40, "feedback": "instcap"}
+    # a run without the column simulated INSTCAP with the simulator's (testbed) timing
+    assert tr._reused(old, p, "timeout-only", 70.0, instcap_timing="round-trip") is None
+    assert tr._reused(old, p, "timeout-only", 70.0, instcap_timing="testbed").replay == 0.4
+    old["instcap_timing"] = "round-trip"
+    assert tr._reused(old, p, "timeout-only", 70.0, instcap_timing="round-trip").replay == 0.4
+    # TCP alone's replays do not depend on it
+    none = old.assign(feedback="none", instcap_timing="")
+    assert tr._reused(none, {**p, "feedback": "none"}, "timeout-only", 70.0, instcap_timing="round-trip") is not None
+
+
 def test_reused_replays_match_only_the_same_point():
     tr = _analytics()
     old = pd.DataFrame([{"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40,
