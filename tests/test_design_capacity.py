@@ -47,7 +47,12 @@ def test_analysis_on_a_model_is_markov_analyze_of_the_same_scenario(feedback):
     assert a["mean_queueing_delay_s"] == pytest.approx(r.mean_queueing_delay / 600.0, rel=1e-12)
     assert a["mean_delay_s"] == pytest.approx((r.mean_queueing_delay + r.mean_source_delay) / 600.0, rel=1e-12)
     # each level lasts 1 / (1 - 0.9) = 10 round trips: above the two-state map's psi > 5
-    assert a["holds"] and "10 round trips > 5" in a["validity"] and "3-level model" in a["validity"]
+    if feedback == "none":
+        assert a["holds"] and "10 round trips > 5" in a["validity"] and "3-level model" in a["validity"]
+    else:   # the simulated INSTCAP (s 30 ms, fed back one RTT of 50 ms later) is 1.6 round trips old
+        assert not a["holds"] and "10 round trips > 5" in a["validity"] and "1.6 round trips old" in a["validity"]
+        alone = analysis_beside(_base(m), Candidate(feedback), simulated=False)
+        assert alone["holds"] and alone["throughput"] == r.prediction and "round trips old" not in alone["validity"]
 
 
 def test_model_in_the_papers_unit_and_a_continuous_model():

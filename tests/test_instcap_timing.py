@@ -91,3 +91,17 @@ def test_the_analysis_follows_the_round_trip_timing(two_level_link):
     tb = _replay(trace, 6, "testbed")
     assert abs(an / rt - 1.0) < 0.06
     assert tb < rt - 0.05
+
+
+def test_the_designer_says_when_its_simulated_instcap_is_older_than_the_analysis():
+    """The designer simulates INSTCAP with the simulator's timing (EFFCAP's too, a fair comparison)
+    and says where the analysis beside it is of a different INSTCAP (docs/model.md sec. 16)."""
+    from tcpabr_model.design.analysis import INSTCAP_LAG_HOLDS, instcap_timing_strain
+
+    paper = Scenario()                                   # Delta 200 ms, s 30 ms, fed back 200 ms later
+    assert paper.rtt[0] == pytest.approx(0.2) and INSTCAP_LAG_HOLDS == 1.25
+    assert instcap_timing_strain(paper) is None          # 1.15 round trips
+    short = paper.with_(rtt=0.05, feedback_delay=0.05)   # 80 ms against 50: 1.6 round trips
+    msg = instcap_timing_strain(short)
+    assert msg is not None and "1.6 round trips old" in msg and "s = 0.03 s" in msg
+    assert instcap_timing_strain(short.with_(**feedback_timing("instcap", 0.05))) is None
