@@ -89,9 +89,9 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="with --capacity-trace: start this many seconds into the trace (default: a random "
                         "ms per replication)")
     p.add_argument("--interval", type=float, default=None,
-                   help="measurement/feedback interval s, seconds (default 0.03; with --capacity-trace and "
-                        "--feedback instcap, and no --feedback-delay, the round trip fed back at once: the "
-                        "analysis' INSTCAP, docs/model.md sec. 16)")
+                   help="measurement/feedback interval s, seconds (default 0.03; with --capacity-trace, "
+                        "--feedback instcap, one --rtt and no --feedback-delay, the round trip fed back at once: "
+                        "the analysis' INSTCAP, docs/model.md sec. 16)")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
     p.add_argument("--variant", choices=VARIANTS + tuple(DEPRECATED_VARIANTS), default="timeout-only",
