@@ -10,8 +10,9 @@ the trace the chain was fitted on ("in sample").  That error has two parts:
 This script separates them.  For every analysed point of a study CSV it draws a trace from the
 fitted chain *and its patterns* (``capacity.synthetic_trace(model, n, seed, service=patterns)``:
 each epoch holds the opportunities of one measured pattern of its level, the levels follow a
-path of the chain) as long as the fitted half, and replays it with the same simulator settings
-as the study's replay.  Then, per point (efficiencies over the fitted half's mean capacity):
+path of the chain) ten times as long as the fitted half (``PATH_FACTOR``; each replication
+replays a stretch of the half's length from a random start), and replays it with the same
+simulator settings as the study's replay.  Then, per point (efficiencies over the fitted half's mean capacity):
 
 * ``model_link``: the simulation of the modelled link, with its 95 % CI;
 * ``engine_error = (prediction - model_link) / model_link``;
@@ -45,6 +46,10 @@ from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import INSTCAP_TIMINGS, _simulation, fit_link, trace_halves  # noqa: E402
 
 KINDS = ("timeouts_repeated", "timeouts_later_hole", "timeouts_in_slow_start")
+#: the drawn path is this many times as long as the fitted half **[choice]**: one path of the half's
+#: length has a mean capacity up to 6 % off the chain's (levels held for several round trips), which
+#: the comparison then charged to the engine; each replication replays a random stretch of it
+PATH_FACTOR = 10
 SHARED = ROOT.parent / "shared" / "traces"
 
 
@@ -88,7 +93,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         if key not in links:
             links[key] = fit_link(half, float(p.rtt))
         link = links[key]
-        n_epochs = int(half.period_ms / 1000.0 / float(p.rtt))
+        n_epochs = PATH_FACTOR * int(half.period_ms / 1000.0 / float(p.rtt))
         syn = synthetic_trace(link.model, n_epochs, seed, service=link.service)
         d = duration if duration is not None else min(300.0, half.period_ms / 1000.0)
         tcp = p.tcp if isinstance(p.tcp, str) else "timeout-only"

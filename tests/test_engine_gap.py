@@ -1,0 +1,37 @@
+"""analytics/engine_gap.py on the shipped 3-level trace: one point, the modelled link drawn ten
+times as long as the fitted half (PATH_FACTOR), the study's INSTCAP timing by default."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _engine_gap():
+    spec = importlib.util.spec_from_file_location("engine_gap", ROOT / "analytics" / "engine_gap.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_one_point_against_a_long_path_of_the_modelled_link():
+    eg = _engine_gap()
+    assert eg.PATH_FACTOR == 10
+    study = pd.DataFrame([{"trace_file": "markov3_outage.down", "fit_half": "A", "rtt": 0.2, "rtt_ms": 200,
+                           "buffer_bdp": 0.5, "bmax": 6, "wmax": 40, "feedback": "instcap", "tcp": "timeout-only",
+                           "loss_cycle": "timer", "prediction": 0.5, "conservative": 0.45, "optimistic": 0.55,
+                           "replay_fitted_half": 0.5, "analysis_states": 100}])
+    seen = []
+    df = eg.run(study, ROOT / "tests" / "data", 1, 5.0, 1, 1, log=lambda *a, **k: seen.append(a))
+    assert len(df) == 1 and len(seen) == 1
+    row = df.iloc[0]
+    # the drawn path is long: its mean capacity is close to the chain's
+    assert abs(row.model_link_mean_pps / row.fit_mean_pps - 1.0) < 0.05
+    assert 0.0 < row.model_link <= 1.2 and 0.0 < row.replay_fitted_half <= 1.0
+    assert np.isclose(row.engine_error, (0.5 - row.model_link) / row.model_link)
+    assert "engine" in eg.summary(df)
