@@ -43,7 +43,12 @@ sys.path.insert(0, str(ROOT))
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
-from tcpabr_model.trace_study import INSTCAP_TIMINGS, _simulation, fit_link, trace_halves  # noqa: E402
+from tcpabr_model.trace_study import (  # noqa: E402
+    INSTCAP_TIMINGS,
+    _simulation,
+    fit_link,
+    trace_halves,
+)
 
 KINDS = ("timeouts_repeated", "timeouts_later_hole", "timeouts_in_slow_start")
 #: the drawn path is this many times as long as the fitted half **[choice]**: one path of the half's

@@ -3,20 +3,14 @@ times as long as the fitted half (PATH_FACTOR), the study's INSTCAP timing by de
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parent.parent
+from _scripts import ROOT, load_script
 
 
 def _engine_gap():
-    spec = importlib.util.spec_from_file_location("engine_gap", ROOT / "analytics" / "engine_gap.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("analytics/engine_gap.py", "engine_gap")
 
 
 def test_one_point_against_a_long_path_of_the_modelled_link():

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -14,15 +13,13 @@ import pytest
 from tcpabr_model.capacity import Trace, read_trace
 from tcpabr_model.trace_study import analyze_link, fit_link, link_scenario, trace_halves
 
+from _scripts import load_script
+
 DATA = Path(__file__).parent / "data"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _analytics():
-    spec = importlib.util.spec_from_file_location("analytics_traces", ROOT / "analytics" / "traces.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("analytics/traces.py", "analytics_traces")
 
 
 def test_halves_partition_the_trace():
