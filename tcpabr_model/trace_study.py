@@ -188,7 +188,7 @@ class LinkAnalysis:
 SLOW_DRAIN_STRAIN = 0.4
 
 
-def link_validity(link: LinkFit, bmax: int, feedback: str = "none") -> dict:
+def link_validity(link: LinkFit, bmax: int) -> dict:
     """How well the link fits the analysis' assumptions (docs/model.md sec. 11), in numbers:
     the mean sojourn of each level in round trips (the chain steps once per RTT: a level
     left after about one RTT strains assumption III-B.1), the share of time in outage
@@ -198,9 +198,8 @@ def link_validity(link: LinkFit, bmax: int, feedback: str = "none") -> dict:
     autocorrelation beyond one epoch is the chain's), and ``slow_drain_share``: the time at
     levels where a full buffer takes more than a round trip to drain (``c_k rtt < bmax``,
     outages included), where the fixed RTO of two round trips fires again behind the queue.
-    ``feedback`` is accepted for the callers' symmetry: the criteria are the link's and the same for
-    TCP alone and INSTCAP (the INSTCAP error once put on outages was the feedback's timing,
-    docs/model.md sec. 16)."""
+    The criteria are the link's, the same for TCP alone and INSTCAP (the INSTCAP error once put
+    on outages was the feedback's timing, docs/model.md sec. 16)."""
     m = link.fit.model
     P = np.asarray(m.transition)
     stay = np.clip(np.diag(P), 0.0, 1.0 - 1e-12)
@@ -273,7 +272,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                         seconds=time.perf_counter() - t0,
                         model={**link.describe(), **({"instcap_timing": INSTCAP_TIMING_NOTE} if feedback == "instcap"
                                                      else {})},
-                        validity=link_validity(link, bmax, feedback), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
+                        validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
                         **{f"{k}_s": (float(getattr(r, k)) / cmax if np.isfinite(getattr(r, k)) else None)
                            for k in ("mean_queueing_delay", "mean_source_delay")})
 

@@ -162,7 +162,7 @@ def _trace_scenario(base: Scenario, feedback: str, cache: dict) -> tuple:
     link = cache[key]
     ms = link_scenario(link, base.buffer_packets, feedback, wmax=base.tcp.wmax, max_states=MAX_STATES)
     cmax = float(np.max(link.model.levels))
-    strained = link_validity(link, base.buffer_packets, feedback)["strained"]
+    strained = link_validity(link, base.buffer_packets)["strained"]
     why = "the fitted chain strains: " + "; ".join(strained) if strained else \
         f"the chain fitted at epoch = RTT ({link.model.n_levels} levels) strains no assumption"
     # delta = rtt x cmax packet times at the peak level: one time unit is 1/cmax s
