@@ -10,6 +10,7 @@ Usage::
 
     python analytics/validity_map.py [--quick] [--out DIR] [--workers N] [--cache DIR] [--seed S]
     python analytics/validity_map.py --tcp sack --grid fig89 [--quick]   # issue 25's target grid
+    python analytics/validity_map.py --grid fig89 --loss-cycle timer --switch-time uniform   # docs/model.md sec. 17
 
 Writes to DIR (default ``out/validity_map`` at the repository root, git-ignored):
 ``validity_map.csv`` (one row per point), ``summary.csv`` (per feedback and mode),
@@ -37,7 +38,7 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
 from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
-from tcpabr_model.validity import FIG89_GRID, LOSS_CYCLES, TCPS, validity_map  # noqa: E402
+from tcpabr_model.validity import FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS, validity_map  # noqa: E402
 
 
 def summarize(df: pd.DataFrame) -> pd.DataFrame:
@@ -73,6 +74,9 @@ def main(argv=None) -> int:
                    help="TCP of the analysis and the simulator (docs/model.md sec. 12; default timeout-only)")
     p.add_argument("--loss-cycle", choices=LOSS_CYCLES, default="paper",
                    help="the analysis' timeout cycle (docs/model.md secs. 14-15; default paper, III-B.4)")
+    p.add_argument("--switch-time", choices=SWITCH_TIMES, default="epoch",
+                   help="when the analysis' rate changes inside the round trip (docs/model.md sec. 17; default "
+                        "epoch, III-B.1; uniform: at an instant uniform inside it)")
     p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
                    help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
                         "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
@@ -87,6 +91,8 @@ def main(argv=None) -> int:
             spec["tcp"] = [args.tcp]
         if args.loss_cycle != "paper":
             spec["loss_cycle"] = [args.loss_cycle]
+        if args.switch_time != "epoch":
+            spec["switch_time"] = [args.switch_time]
         df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
                           workers=args.workers, progress=True)
     except ValueError as exc:

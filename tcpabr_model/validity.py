@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ._validate import check_choice, check_int, check_real
+from .markov.switching import SWITCH_TIMES  # the switch_time axis (docs/model.md sec. 17); numpy only
 
 __all__ = [
     "MODES",
@@ -91,7 +92,7 @@ FIG89_GRID: dict = {
 FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
-_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle")
+_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
 #: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)
@@ -309,7 +310,8 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         ('timeout-only', the default, or 'sack': the analysis' ``Scenario(tcp=...)`` and the
         simulator's ``variant``, docs/model.md sec. 12) and ``loss_cycle`` (the analysis' timeout
         cycle: 'paper', the default, 'drain' or 'timer', docs/model.md secs. 14-15; the
-        simulation does not depend on it).
+        simulation does not depend on it) and ``switch_time`` (when the analysis' rate changes inside
+        the round trip: 'epoch', the default, or 'uniform', docs/model.md sec. 17; neither does it).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -346,11 +348,12 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     rr = check_real("rate_ratio", p.get("rate_ratio", 0.5), 0.0, 1.0, low_open=True)
     tcp = check_choice("tcp", p.get("tcp", "timeout-only"), TCPS)
     loss_cycle = check_choice("loss_cycle", p.get("loss_cycle", "paper"), LOSS_CYCLES)
+    switch_time = check_choice("switch_time", p.get("switch_time", "epoch"), SWITCH_TIMES)
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
     a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp,
-                          loss_cycle=loss_cycle))
+                          loss_cycle=loss_cycle, switch_time=switch_time))
     kw = {"duration_units": duration_units}
     diag = diagnostics and feedback == "none"
     if diag:
@@ -440,6 +443,8 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
         check_choice("mode", v, MODES)
     for v in base.get("tcp", []):
         check_choice("tcp", v, TCPS)
+    for v in base.get("switch_time", []):
+        check_choice("switch_time", v, SWITCH_TIMES)
     return Grid(base)
 
 

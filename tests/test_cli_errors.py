@@ -149,6 +149,9 @@ CASES = [
      "--delta=40.0 is invalid with --trace"),
     (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "-1"], 2, "--rtt=-1.0 is invalid"),
     (["analyze", "--feedback", "constant", "--source-rate", "0"], 2, "--source-rate=0.0 is invalid"),
+    (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--switch-time", "uniform"], 2,
+     "--switch-time='uniform' is invalid with --trace"),
+    (["analyze", "--switch-time", "middle"], 2, "invalid choice: 'middle'"),
     # the top level -----------------------------------------------------------------
     ([], 2, "the following arguments are required: COMMAND"),
     (["nosuch"], 2, "invalid choice: 'nosuch'"),

@@ -6,6 +6,8 @@
 - :func:`sweep_psi` -- the same over a psi grid, skeleton built once (pandas DataFrame)
 - :func:`estimate_chain` -- exact state count, nonzeros, memory and time before building
 - :func:`switch_probability` -- psi -> per-epoch switch probability of the embedded rate chain
+- :func:`pair_chain` -- the chain on pairs of levels of ``switch_time='uniform'`` (rate changes inside
+  the round trip, docs/model.md sec. 17)
 - :func:`skeleton_for`, :func:`stationary_distribution` -- the chain and its solvers
 - :func:`simulate_embedded` -- independent Monte Carlo of the same Markov renewal process
 
@@ -22,7 +24,7 @@ _WHERE = {
     "EmbeddedMCResult": "embedded_mc", "simulate_embedded": "embedded_mc",
     "ChainEstimate": "estimate", "estimate_chain": "estimate",
     "FEEDBACKS": "scenario", "ACK_CLOCKS": "scenario", "Scenario": "scenario",
-    "switch_probability": "scenario",
+    "switch_probability": "scenario", "SWITCH_TIMES": "switching", "pair_chain": "switching",
     "Skeleton": "skeleton", "skeleton_for": "skeleton",
     "METHODS": "solvers", "stationary_distribution": "solvers",
 }

@@ -149,7 +149,10 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
             "rate_ratio": scenario.rate_ratio, "wmax": scenario.wmax,
             "feedback": scenario.feedback, "source_rate": scenario.source_rate,
             "bmax_counts_service": scenario.bmax_counts_service,
-            "ack_clock": scenario.ack_clock, "tcp": scenario.tcp, "loss_cycle": scenario.loss_cycle}
+            "ack_clock": scenario.ack_clock, "tcp": scenario.tcp, "loss_cycle": scenario.loss_cycle,
+            "switch_time": scenario.switch_time}
+    if scenario.switch_time != "epoch":
+        desc["switch_phases"] = scenario.switch_phases
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()

@@ -149,6 +149,9 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     n_batches = check_int("n_batches", n_batches, 2, 10_000)
     burn_in = check_int("burn_in", burn_in, 0, 10**9)
     seed = check_int("seed", seed, 0, 2**31 - 1)
+    if scenario.service is not None or scenario.switch_time != "epoch":
+        raise ValueError("scenario is invalid here: the embedded Monte Carlo samples levels served at constant "
+                         "rates (no service patterns, switch_time='epoch')")
     r_vals = np.array(scenario.service_times)
     constant_s = scenario.feedback == "constant"
     s_vals = np.full(r_vals.size, 1.0 / scenario.source_rate) if constant_s else r_vals.copy()

@@ -21,11 +21,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._validate import check_choice, check_int, check_real
+from .switching import SWITCH_TIMES
 
 if TYPE_CHECKING:  # the capacity package is imported only when a model is given
     from ..capacity import CapacityModel, ServicePatterns
 
-__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "LOSS_CYCLES", "MAX_PSI"]
+__all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "LOSS_CYCLES", "MAX_PSI",
+           "SWITCH_TIMES"]
 
 FEEDBACKS = ("instcap", "none", "constant")
 ACK_CLOCKS = ("at-epoch", "after-service")
@@ -129,6 +131,19 @@ class Scenario:
         the lost one (which leaves ``b + J`` packet times into the loss interval, not at its
         end) and each slow-start round one packet's service longer than the round trip.
         Timeout-only TCP only.
+    switch_time : {'epoch', 'uniform'}
+        When the bottleneck rate changes inside the round trip (docs/model.md sec. 17).  'epoch'
+        (default): at the connection's epochs, III-B.1 as printed.  'uniform': at an instant
+        uniform inside the interval, drawn afresh each time: the interval is served at the level
+        of ``X_k`` up to ``u Delta`` and at that of ``X_{k+1}`` after, so the chain runs on
+        ``(X_k, X_{k+1}, u)`` (K + K (K - 1) ``switch_phases`` levels; :attr:`levels` then lists
+        the rate each serves, which INSTCAP feeds back) with each state's service as a
+        within-interval pattern.  The link a rate process with changes at times of its own
+        presents to a connection (the paper's testbed); not with ``service`` (measured patterns
+        already hold it).
+    switch_phases : int
+        ``switch_time='uniform'``: the instants ``u = (m + 1/2) / switch_phases`` (default 4;
+        8 moves the Fig. 8/9 grid by at most 1 % and costs 3-4 times the states).
     """
 
     delta: float = 40.0
@@ -146,6 +161,8 @@ class Scenario:
     mcr: float = 0.0
     tcp: str = "timeout-only"
     loss_cycle: str = "paper"
+    switch_time: str = "epoch"
+    switch_phases: int = 4
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -193,6 +210,26 @@ class Scenario:
                 f"delta={self.delta!r} is invalid: at the {what[0]} {low} at least one "
                 f"packet must fit in a round-trip delay (delta * {what[1]} >= 1)"
             )
+        check_choice("switch_time", self.switch_time, SWITCH_TIMES)
+        object.__setattr__(self, "switch_phases", check_int("switch_phases", self.switch_phases, 1, 1000))
+        if self.switch_time == "uniform":
+            self._init_switch_inside()
+
+    def _init_switch_inside(self) -> None:
+        """``switch_time='uniform'`` (docs/model.md sec. 17): the chain on ``(X_k, X_{k+1}, u_k)``,
+        each state's interval served by its pattern (:func:`.switching.pair_chain`)."""
+        from .switching import pair_chain
+
+        if self.service is not None:
+            raise ValueError("switch_time='uniform' is invalid with service: the measured patterns already hold what "
+                             "the link serves inside an epoch, changes of level included (give switch_time='epoch')")
+        _, levels, Pp, key = pair_chain(self._levels, self._rate_matrix, self.delta, self.switch_phases)
+        w, v = np.linalg.eig(Pp.T)
+        pi = np.real(v[:, np.argmin(np.abs(w - 1.0))])
+        object.__setattr__(self, "_levels", tuple(float(c) for c in levels))
+        object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(Pp))
+        object.__setattr__(self, "_mean", float(pi @ levels / pi.sum()))
+        object.__setattr__(self, "_service_key", key)
 
     def _init_two_state(self) -> None:
         """The paper's chain: levels (1, rate_ratio), switch probability 1/psi (III-B.1)."""
@@ -331,4 +368,4 @@ class Scenario:
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
         return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
-                self.ack_clock, self._service_key, self.mcr, self.tcp)
+                self.ack_clock, self._service_key, self.mcr, self.tcp)  # switch_time: in _levels / _service_key

@@ -1,0 +1,129 @@
+"""Rate changes inside the round trip (docs/model.md sec. 17): ``Scenario(switch_time='uniform')``
+runs the chain on ``(X_k, X_{k+1}, u_k)``, each interval served by a pattern that changes level at
+``u_k Delta``.  The chain's invariants, the wiring against an explicit capacity model with service
+patterns, the errors, and the small-psi gap it closes against the simulator (the Fig. 8 grid,
+where III-B.1's epochs put the analysis 20-30 % low)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tcpabr_model.capacity import CapacityModel, ServicePatterns
+from tcpabr_model.markov import Scenario, analyze, pair_chain, simulate_embedded
+from tcpabr_model.markov.switching import SWITCH_TIMES, level_opportunities
+from tcpabr_model.validity import validity_point
+
+
+def test_switch_times():
+    assert SWITCH_TIMES == ("epoch", "uniform")
+    assert Scenario().switch_time == "epoch"
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(1, 3), n_phases=st.integers(1, 5), delta=st.floats(4.0, 60.0), seed=st.integers(0, 10**6))
+def test_pair_chain_invariants(k, n_phases, delta, seed):
+    rng = np.random.default_rng(seed)
+    levels = np.sort(rng.uniform(1.0 / delta + 0.01, 1.0, k))[::-1]
+    levels[0] = 1.0
+    P = rng.uniform(0.05, 1.0, (k, k))
+    P /= P.sum(axis=1, keepdims=True)
+    states, rates, Pp, (pat_ptr, pat_w, opp_ptr, opp_t) = pair_chain(levels, P, delta, n_phases)
+    n = k + k * (k - 1) * n_phases
+    assert len(states) == n and Pp.shape == (n, n) and np.allclose(Pp.sum(axis=1), 1.0)
+    # (i, j, u) moves to (j, l, u') with P[j, l] / n_phases (to (j, j) with P[j, j]) and nowhere else
+    for a, (i, j, m) in enumerate(states):
+        for b, (i2, j2, m2) in enumerate(states):
+            want = 0.0 if i2 != j else (P[j, j] if j2 == j else P[j, j2] / n_phases)
+            assert Pp[a, b] == pytest.approx(want)
+    # the level marginal of the stationary law is the rate chain's
+    w, v = np.linalg.eig(Pp.T)
+    pi = np.real(v[:, np.argmin(np.abs(w - 1.0))])
+    pi /= pi.sum()
+    w0, v0 = np.linalg.eig(P.T)
+    pi0 = np.real(v0[:, np.argmin(np.abs(w0 - 1.0))])
+    pi0 /= pi0.sum()
+    marg = np.zeros(k)
+    for a, (i, _, _) in enumerate(states):
+        marg[i] += pi[a]
+    assert np.allclose(marg, pi0, atol=1e-9)
+    # one pattern per state, inside the interval, in order; a state that keeps its level serves it
+    assert len(pat_ptr) == n + 1 and all(x == 1.0 for x in pat_w)
+    for a, (i, j, _) in enumerate(states):
+        o = np.array(opp_t[opp_ptr[a]:opp_ptr[a + 1]])
+        assert np.all(o > 0) and np.all(o <= delta) and np.all(np.diff(o) >= 0)
+        assert rates[a] * delta == pytest.approx(o.size)
+        if i == j:
+            assert o.size == level_opportunities(levels[i], delta).size
+
+
+def test_pair_chain_switch_patterns_are_the_two_levels_around_the_cut():
+    states, rates, _, (pat_ptr, pat_w, opp_ptr, opp_t) = pair_chain([1.0, 0.5], np.full((2, 2), 0.5), 8.0, 2)
+    assert states == [(0, 0, 0), (0, 1, 0), (0, 1, 1), (1, 0, 0), (1, 0, 1), (1, 1, 0)]
+    pats = [list(opp_t[opp_ptr[p]:opp_ptr[p + 1]]) for p in range(len(pat_w))]
+    # the cut at u delta = 2 and 6: the level before it on its grid, the level after it on its own
+    assert pats == [[1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 4, 6, 8], [1, 2, 3, 4, 5, 6, 8], [2, 3, 4, 5, 6, 7, 8],
+                    [2, 4, 6, 7, 8], [2, 4, 6, 8]]
+    assert rates * 8 == pytest.approx([8, 5, 7, 7, 5, 4])
+
+
+def _explicit(psi, feedback, n_phases=4, delta=40):
+    """The same link as a capacity model with service patterns (time unit: Delta = 1 s)."""
+    p = 1.0 / psi
+    P2 = np.array([[1 - p, p], [p, 1 - p]])
+    states, rates, Pp, (pat_ptr, pat_w, opp_ptr, opp_t) = pair_chain([1.0, 0.5], P2, float(delta), n_phases)
+    offs = tuple((np.array(opp_t[opp_ptr[a]:opp_ptr[a + 1]]) / delta,) for a in range(len(states)))
+    sv = ServicePatterns(1.0, offs, tuple((1.0,) for _ in states))
+    cm = CapacityModel(rates * delta, transition=Pp, epoch=1.0, time_unit=1.0)
+    return Scenario(delta=float(delta), bmax=10, wmax=128, feedback=feedback, capacity=cm, service=sv,
+                    loss_cycle="timer")
+
+
+@pytest.mark.parametrize("feedback", ["none", "instcap"])
+def test_uniform_is_the_pair_chain_with_its_patterns(feedback):
+    a = analyze(Scenario(delta=40, bmax=10, psi=3, feedback=feedback, loss_cycle="timer", switch_time="uniform"))
+    b = analyze(_explicit(3, feedback))
+    assert a.prediction == pytest.approx(b.prediction, rel=1e-12)
+    assert a.conservative == pytest.approx(b.conservative, rel=1e-12)
+    assert a.optimistic == pytest.approx(b.optimistic, rel=1e-12)
+    assert a.scenario["switch_time"] == "uniform" and a.scenario["switch_phases"] == 4
+    assert a.mean_capacity == pytest.approx(0.75)
+
+
+def test_uniform_on_a_constant_link_is_the_epoch_chain_with_even_service():
+    """rate_ratio 1: no change of level, so the pair chain is one level served evenly."""
+    a = analyze(Scenario(delta=20, bmax=5, psi=5, rate_ratio=1.0, feedback="none", switch_time="uniform"))
+    cm = CapacityModel(np.array([20.0]), transition=np.array([[1.0]]), epoch=1.0, time_unit=1.0)
+    sv = ServicePatterns(1.0, ((np.arange(1, 21) / 20.0,),), ((1.0,),))
+    b = analyze(Scenario(delta=20.0, bmax=5, feedback="none", capacity=cm, service=sv))
+    assert a.prediction == pytest.approx(b.prediction, rel=1e-12)
+
+
+def test_bad_switch_settings():
+    with pytest.raises(ValueError, match="switch_time='middle' is invalid"):
+        Scenario(switch_time="middle")
+    with pytest.raises(ValueError, match="switch_phases=0 is invalid"):
+        Scenario(switch_time="uniform", switch_phases=0)
+    sc = _explicit(3, "none")
+    with pytest.raises(ValueError, match="switch_time='uniform' is invalid with service"):
+        Scenario(delta=sc.delta, bmax=10, capacity=sc.capacity, service=sc.service, switch_time="uniform")
+    with pytest.raises(ValueError, match="embedded Monte Carlo"):
+        simulate_embedded(Scenario(psi=3, switch_time="uniform"), n_cycles=1000)
+
+
+@pytest.mark.parametrize("feedback, psi", [("instcap", 1.5), ("none", 3.0)])
+def test_uniform_closes_the_small_psi_gap(feedback, psi):
+    """Fig. 8's small psi (Delta 40, B_max 12): III-B.1's epochs put the prediction 14-20 % below the
+    simulator (embedded mode: the rate changes on a grid of Delta that the connection's round trips
+    do not keep); the rate changed inside the round trip brings it within the CI + 5 % of issue 25's
+    target (measured, seed 7: INSTCAP psi 1.5 -20.2 % -> -0.1 %, TCP alone psi 3 -14.1 % -> -2.9 %;
+    docs/validity.md, "Rate changes inside the round trip")."""
+    pt = dict(psi=psi, bmax=12, delta=40, wmax=128, feedback=feedback, mode="embedded", loss_cycle="timer")
+    r = validity_point(pt, 7, replications=4, duration_units=100_000, diagnostics=False)
+    u = validity_point({**pt, "switch_time": "uniform"}, 7, replications=4, duration_units=100_000,
+                       diagnostics=False)
+    assert u["sim_efficiency"] == r["sim_efficiency"]           # the simulation does not depend on it
+    s, hw = r["sim_efficiency"], r["sim_half_width"]
+    assert r["prediction"] < s - hw - 0.10 * s                  # epochs: far below
+    assert abs(u["prediction"] - s) <= hw + 0.05 * s            # inside: within CI + 5 %
