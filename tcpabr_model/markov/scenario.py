@@ -143,7 +143,8 @@ class Scenario:
         already hold it).
     switch_phases : int
         ``switch_time='uniform'``: the instants ``u = (m + 1/2) / switch_phases`` (default 4;
-        8 moves the Fig. 8/9 grid by at most 1 % and costs 3-4 times the states).
+        8 moves the prediction by 0.6-0.7 % at psi 1.5, Delta 40, B_max 10, for 3.3-3.5 times the
+        states).
     """
 
     delta: float = 40.0
