@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tcpabr_model.capacity import CapacityModel, ServicePatterns
-from tcpabr_model.markov import Scenario, analyze, pair_chain, simulate_embedded
+from tcpabr_model.markov import Scenario, analyze, pair_chain, simulate_embedded, sweep_psi
 from tcpabr_model.markov.switching import SWITCH_TIMES, level_opportunities
 from tcpabr_model.validity import validity_point
 
@@ -98,6 +98,14 @@ def test_uniform_on_a_constant_link_is_the_epoch_chain_with_even_service():
     sv = ServicePatterns(1.0, ((np.arange(1, 21) / 20.0,),), ((1.0,),))
     b = analyze(Scenario(delta=20.0, bmax=5, feedback="none", capacity=cm, service=sv))
     assert a.prediction == pytest.approx(b.prediction, rel=1e-12)
+
+
+def test_sweep_reuses_the_skeleton_across_psi():
+    """The patterns do not depend on psi, only the matrix does: one skeleton serves the sweep."""
+    df = sweep_psi(Scenario(delta=20, bmax=5, feedback="none", switch_time="uniform"), [2, 10])
+    for psi, pred in zip(df["psi"], df["prediction"]):
+        r = analyze(Scenario(delta=20, bmax=5, psi=psi, feedback="none", switch_time="uniform"))
+        assert pred == pytest.approx(r.prediction, rel=1e-12)
 
 
 def test_bad_switch_settings():
