@@ -135,3 +135,18 @@ def test_uniform_closes_the_small_psi_gap(feedback, psi):
     s, hw = r["sim_efficiency"], r["sim_half_width"]
     assert r["prediction"] < s - hw - 0.10 * s                  # epochs: far below
     assert abs(u["prediction"] - s) <= hw + 0.05 * s            # inside: within CI + 5 %
+
+
+def test_switch_time_script_quick(tmp_path):
+    """``analytics/switch_time.py --quick``: a link without a grid (exponential sojourns of one round
+    trip), where the epochs put the prediction about 10 % low and 'uniform' is within CI + 5 %."""
+    import pandas as pd
+
+    from _scripts import load_script
+
+    mod = load_script("analytics/switch_time.py", "switch_time_script")
+    assert mod.main(["--quick", "--out", str(tmp_path)]) == 0
+    df = pd.read_csv(tmp_path / "switch_time.csv")
+    assert len(df) == 2 and set(df["feedback"]) == {"none", "instcap"}
+    assert df["uniform_ok"].all()
+    assert (df["epoch_error"] < -0.05).all()
