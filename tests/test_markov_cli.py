@@ -16,7 +16,18 @@ def test_analyze_json_keys(capsys):
 
 def test_analyze_tcp_alone_text(capsys):
     assert main(["analyze", "--feedback", "none", "--psi", "5"]) == 0
-    assert "TCP alone" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "TCP alone" in out and "note:" not in out
+
+
+@pytest.mark.parametrize("extra, noted", [([], True), (["--switch-time", "uniform"], False)])
+def test_analyze_small_psi_note(extra, noted, capsys):
+    """Below psi 5 the text names III-B.1's placement of the rate change and the option that moves it
+    (docs/model.md sec. 17); the JSON does not change."""
+    assert main(["analyze", "--feedback", "none", "--delta", "20", "--bmax", "5", "--psi", "2", *extra]) == 0
+    out = capsys.readouterr().out
+    assert ("note: psi=2 < 5 with the rate changed at the epochs (III-B.1)" in out) is noted
+    assert ("switch_time=uniform" in out) is not noted
 
 
 @pytest.mark.parametrize("argv,word", [

@@ -197,6 +197,9 @@ def _run(args: argparse.Namespace) -> int:
         "propagation)\n"
         f"  chain: {r.n_states} states, {r.nnz} nonzeros, residual {r.residual:.1e} ({r.method}); "
         f"build {r.build_seconds * 1e3:.1f} ms, solve {r.solve_seconds * 1e3:.1f} ms"
+        + (f"\n  note: psi={sc.psi:g} < 5 with the rate changed at the epochs (III-B.1): on the Fig. 8/9 grid this "
+           "is 14-29 % below the simulator; --switch-time uniform changes it inside the round trip "
+           "(docs/model.md sec. 17)" if model is None and sc.psi < 5 and sc.switch_time == "epoch" else "")
     )
     emit(r.to_dict(), args.json, text)
     return 0
