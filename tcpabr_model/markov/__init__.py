@@ -6,8 +6,8 @@
 - :func:`sweep_psi` -- the same over a psi grid, skeleton built once (pandas DataFrame)
 - :func:`estimate_chain` -- exact state count, nonzeros, memory and time before building
 - :func:`switch_probability` -- psi -> per-epoch switch probability of the embedded rate chain
-- :func:`pair_chain` -- the chain on pairs of levels of ``switch_time='uniform'`` (rate changes inside
-  the round trip, docs/model.md sec. 17)
+- :func:`pair_chain` -- the chain on (level, next level, instant of the change) of
+  ``switch_time='uniform'`` (rate changes inside the round trip, docs/model.md sec. 17)
 - :func:`skeleton_for`, :func:`stationary_distribution` -- the chain and its solvers
 - :func:`simulate_embedded` -- independent Monte Carlo of the same Markov renewal process
 
