@@ -1,23 +1,20 @@
-"""Slow-start losses of the timeout-only TCP alone on the Fig. 8/9 grid: what the chain misses at psi 10-20.
+"""Slow-start losses of the timeout-only TCP alone on the Fig. 8/9 grid (docs/model.md sec. 15b).
 
-The timer cycle's prediction (docs/model.md secs. 15, 17) is 2-10 % above the simulator at psi 10-20
-for TCP alone and within a few per cent from psi 50 on.  This script measures the reason apart
-(docs/validity.md, "Slow-start losses at psi 10-20"):
+Sec. 15's timer cycle was 2-10 % above the simulator at psi 10-20 for TCP alone. This script
+measures the reason apart and checks sec. 15b, the rule built from it (docs/validity.md,
+"Slow-start losses at psi 10-20"):
 
 * the simulator's counters per point: the share of timeouts whose segment was first sent in slow
   start (``timeouts_in_slow_start / timeouts``), frames dropped and duplicate segments served per
   timeout;
 * from the first replication's trace (every time unit): each slow start whose bottleneck queue
-  reaches ``B_max`` (in the slow start or the round after it), split by what preceded the overflow
-  in the 90 time units before it: a rate change (the ACK spacing of one level served at the
-  other), a burst (the queue rising by at least 3.5 packets in one time unit, which doubled ACKs
-  alone cannot do: a cumulative ACK that jumps over segments received out of order after a
-  multi-drop loss lets go-back-N send a whole window at once), or neither;
-* the chain's own share of failing slow starts (``Skeleton.with_slow_start_loss``, weighted by the
-  stationary loss mass), and a **what-if**: the prediction when every other slow start fails in
-  its last round with the probability that brings the chain's share to the simulator's
-  (``what_if``).  The what-if is a diagnostic, not a model: it takes the failure share from the
-  simulator.
+  reaches ``B_max`` (in the slow start or the round after it), split by what preceded it in the
+  90 time units before: a rate change, a burst (the queue rising by at least 3.5 packets in one
+  time unit, which doubled ACKs alone cannot do), or neither;
+* the chain's share of failing slow starts with sec. 15's rule alone and with sec. 15b's go-back-N
+  burst, the two predictions, and a **what-if**: sec. 15's prediction when its slow starts fail in
+  their last round at the simulator's share (``what_if``; a diagnostic, not a model: it takes the
+  share from the simulator).
 
     python analytics/slow_start_losses.py [--switch-time epoch|uniform] [--quick] [--workers 2]
 """
@@ -25,7 +22,7 @@ for TCP alone and within a few per cent from psi 50 on.  This script measures th
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import contextlib
 import os
 import sys
 import time
@@ -35,8 +32,9 @@ import numpy as np
 import pandas as pd
 
 from tcpabr_model.markov import Scenario, analyze
+from tcpabr_model.markov import analysis as _analysis
 from tcpabr_model.markov import skeleton as _skel
-from tcpabr_model.markov.service import _service_sums
+from tcpabr_model.markov.slow_start_burst import fail_last_round, with_go_back_n_burst
 from tcpabr_model.markov.solvers import stationary_distribution
 from tcpabr_model.sim import simulate
 from tcpabr_model.validity import FIG89_GRID, sim_scenario
@@ -48,75 +46,67 @@ BURST_PACKETS = 3.5
 LOOKBACK = 90
 
 
-def fail_last_round(sk, Q, q: float):
-    """The timer skeleton with each loss entry's slow start failing in its last round (``L + 1``)
-    with probability ``q``, as :meth:`~tcpabr_model.markov.skeleton.Skeleton.with_slow_start_loss`
-    times a failure (the timer ``B_max / c + 3`` round trips later, ssthresh ``floor(m / 2)``, the
-    round's credit capped at a round trip of service and a full buffer).  Entries with ``m < 4``
-    are kept.  Each state's loss mass is unchanged; ``q = 0`` returns ``sk``."""
-    if q <= 0.0:
-        return sk
-    bmax = float(sk.scenario_key[1])
-    served = sk._served()
-    P = _skel.rate_chain(Q, None, sk.n_levels)
-    mmax = sk.reg.shape[0] - 1
-    umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
-    C = _service_sums(P, served, umax + 1)
-    n = sk.n_states
-    rows = np.repeat(np.arange(n), np.diff(sk.ls_ptr))
-    ri = sk.states[rows, 3]
-    m = sk.ls_m.astype(np.int64)
-    L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)            # ceil(log2 m)
-    span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
-    pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
-    rbar = np.minimum(1.0 / pipe, 1.0)
-    new_m = np.maximum(2, m // 2)
-    Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
-    prev = 2.0 ** (L - 1)
-    t_fail = L * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
-    t_ok = (L + 1) * (1 + rbar)
-    d_u = Lp - L
-    credit = (2.0 ** L - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
-    w = np.where(m >= 4, sk.ls_prob * q, 0.0)
-    key = np.concatenate([rows * (mmax + 1) + m, rows * (mmax + 1) + np.where(m >= 4, new_m, m)])
-    uk, inv = np.unique(key, return_inverse=True)
-    mass = np.bincount(inv, np.concatenate([sk.ls_prob - w, w]))
-    keep = mass > 0
-    uk, mass = uk[keep], mass[keep]
-    r2 = uk // (mmax + 1)
-    ptr = np.concatenate([[0], np.cumsum(np.bincount(r2, minlength=n))]).astype(sk.ls_ptr.dtype)
-    sst = sk.slow_start_time if sk.slow_start_time is not None else np.zeros(n)
-    return dataclasses.replace(
-        sk, ls_ptr=ptr, ls_m=(uk % (mmax + 1)).astype(sk.ls_m.dtype), ls_prob=mass,
-        u=sk.u + np.bincount(rows, w * d_u, minlength=n), ss=sk.ss + np.bincount(rows, w * credit, minlength=n),
-        slow_start_time=sst + np.bincount(rows, w * (t_fail - t_ok - d_u), minlength=n))
-
-
-def chain_failure_share(sc: Scenario) -> float:
-    """The share of the chain's loss events (stationary loss mass) whose slow start fails under
-    the timer cycle's rule (docs/model.md sec. 15)."""
-    sk = _skel.skeleton_for(sc)
+def _chains(sc: Scenario):
+    """``(sk0, sk15, sk15b, Q)``: the skeleton, with sec. 15's rule, and with sec. 15b's burst too."""
+    sk0 = _skel.skeleton_for(sc)
     Q = sc.rate_matrix
-    sk2 = sk.with_slow_start_loss(Q)
-    pi = stationary_distribution(sk2, Q).pi
-    rows = np.repeat(np.arange(sk.n_states), np.diff(sk.ls_ptr))
-    mass = pi[rows] * sk.p_loss[rows] * sk.ls_prob
-    return float(mass[sk2.ls_m != sk.ls_m].sum() / mass.sum()) if mass.sum() > 0 else 0.0
+    sk15 = sk0.with_slow_start_loss(Q)
+    return sk0, sk15, with_go_back_n_burst(sk0, sk15, Q), Q
+
+
+def _entry_shares(sc: Scenario):
+    """Per loss entry of the skeleton: whether sec. 15's rule fails it, the probability that sec. 15b's
+    burst fails it, and the stationary loss mass of the entry under the full timer chain."""
+    sk0, sk15, sk15b, Q = _chains(sc)
+    pi = stationary_distribution(sk15b, Q).pi
+    rows = np.repeat(np.arange(sk0.n_states), np.diff(sk0.ls_ptr))
+    f15 = sk15.ls_m != sk0.ls_m
+    qb = np.zeros(rows.size)
+    if sk0.burst_loss is not None:
+        p = sk0.p_loss
+        share = np.where(p > 0, sk0.burst_loss / np.where(p > 0, p, 1.0), 0.0)
+        qb = np.where(~f15 & (sk0.ls_m > int(sk0.scenario_key[1])), np.minimum(share[rows], 1.0), 0.0)
+    return f15, qb, pi[rows] * sk0.p_loss[rows] * sk0.ls_prob
+
+
+def chain_failure_share(sc: Scenario, burst: bool = True) -> float:
+    """The share of the chain's loss events (stationary loss mass) whose slow start fails: by sec.
+    15's rule, and with ``burst`` by sec. 15b's go-back-N burst too (docs/model.md)."""
+    f15, qb, mass = _entry_shares(sc)
+    fail = f15 + (qb if burst else 0.0)
+    return float((mass * fail).sum() / mass.sum()) if mass.sum() > 0 else 0.0
+
+
+def _without_burst():
+    """A context in which :func:`~tcpabr_model.markov.analyze` leaves sec. 15b out (sec. 15 alone)."""
+    @contextlib.contextmanager
+    def ctx():
+        saved = _analysis.with_go_back_n_burst
+        _analysis.with_go_back_n_burst = lambda before, after, P: after
+        try:
+            yield
+        finally:
+            _analysis.with_go_back_n_burst = saved
+    return ctx()
 
 
 def what_if(sc: Scenario, share: float) -> float:
-    """The timer prediction when the chain's slow starts fail at the simulator's ``share``: every
-    slow start the rule passes fails in its last round with ``q = (share - f) / (1 - f)``, ``f`` the
-    chain's own share (0 where the chain already fails at least as often)."""
-    f = chain_failure_share(sc)
+    """Sec. 15's prediction (without sec. 15b) when the chain's slow starts fail at the simulator's
+    ``share``: every slow start sec. 15's rule passes (``m >= 4``) fails in its last round with
+    ``q = (share - f) / (1 - f)``, ``f`` sec. 15's own share (0 where it fails at least as often)."""
+    f = chain_failure_share(sc, burst=False)
     q = max(0.0, (share - f) / (1.0 - f)) if f < 1.0 else 0.0
     base = _skel.Skeleton.with_slow_start_loss
-    try:
-        _skel.Skeleton.with_slow_start_loss = lambda self, rates, p10=None: fail_last_round(base(self, rates, p10),
-                                                                                             rates, q)
-        return float(analyze(sc).prediction)
-    finally:
-        _skel.Skeleton.with_slow_start_loss = base
+
+    def patched(self, rates, p10=None):
+        after = base(self, rates, p10)
+        return fail_last_round(after, rates, np.where((after.ls_m == self.ls_m) & (self.ls_m >= 4), q, 0.0))
+    with _without_burst():
+        try:
+            _skel.Skeleton.with_slow_start_loss = patched
+            return float(analyze(sc).prediction)
+        finally:
+            _skel.Skeleton.with_slow_start_loss = base
 
 
 def overflow_causes(trace, bmax: int) -> dict:
@@ -164,10 +154,13 @@ def point(args) -> dict:
                sim_half_width=r.efficiency_wire.half_width, timeouts=c["timeouts"], sim_ss_share=share,
                drops_per_timeout=c["frames_dropped"] / to,
                duplicates_per_timeout=(c["cells_served"] - c["delivered_segments"]) / to,
-               chain_ss_share=chain_failure_share(sc), prediction=float(analyze(sc).prediction))
+               chain_ss_share=chain_failure_share(sc), chain_ss_share_sec15=chain_failure_share(sc, burst=False),
+               prediction=float(analyze(sc).prediction))
+    with _without_burst():
+        row["prediction_sec15"] = float(analyze(sc).prediction)
     row["what_if"] = what_if(sc, share)
     row.update(overflow_causes(r.trace, bmax))
-    for k in ("prediction", "what_if"):
+    for k in ("prediction", "prediction_sec15", "what_if"):
         row[f"{k}_gap"] = row[k] / row["sim"] - 1.0
     return row
 
@@ -201,7 +194,8 @@ def main(argv=None) -> int:
     out = a.out or os.path.join(root, "out", f"slow_start_losses{'_quick' if a.quick else ''}.csv")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     df.to_csv(out, index=False)
-    cols = ["psi", "bmax", "sim", "prediction_gap", "sim_ss_share", "chain_ss_share", "what_if_gap",
+    cols = ["psi", "bmax", "sim", "prediction_sec15_gap", "prediction_gap", "what_if_gap", "sim_ss_share",
+            "chain_ss_share_sec15", "chain_ss_share",
             "drops_per_timeout", "duplicates_per_timeout", "overflows", "after_rate_change", "after_burst", "neither"]
     with pd.option_context("display.width", 200):
         print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))

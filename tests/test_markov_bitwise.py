@@ -1,6 +1,6 @@
 """The chain build's speed-ups change no number (issue 23: "each analysis <= 10 s").
 
-* Bit for bit: small chains over a measured link's service patterns (TCP alone, timeout-only
+* Bit for bit (the skeleton; the bounds to 1e-12, ``_near_stored``): small chains over a measured link's service patterns (TCP alone, timeout-only
   and SACK, both ACK clocks, and INSTCAP) against values stored *before* the build was sped up
   (the bounds as ``float.hex`` and a SHA-256 of every skeleton array), so that a change of the
   computation that moves the last bit of any number fails here.
@@ -71,6 +71,16 @@ REFERENCE_INSTCAP = [
 ]
 
 
+def _near_stored(r, stored) -> None:
+    """The bounds and loss probability within 1e-12 (relative) of the stored ``float.hex`` values.
+    The skeleton is compared bit for bit (``_digest``); the solve's last bits depend on the CPU's
+    BLAS and SIMD kernels (stored on one machine, an AVX2-only AMD EPYC moves 1-3 ulps), so the
+    numbers get issue 23's 1e-12."""
+    got = (r.conservative, r.prediction, r.optimistic, r.loss_probability)
+    for g, h in zip(got, stored):
+        assert abs(g - float.fromhex(h)) <= 1e-12 * abs(float.fromhex(h)), (g.hex(), h)
+
+
 def _digest(sk) -> str:
     h = hashlib.sha256()
     for a in (sk.states, sk.nl_ptr, sk.nl_prob, sk.targets(), sk.ls_ptr, sk.ls_m, sk.ls_prob, sk.p_loss, sk.post, sk.ss,
@@ -93,8 +103,7 @@ def test_chain_over_service_patterns_is_bit_for_bit_the_stored_one(outage_link, 
     r = analyze(sc)
     sk = skeleton_for(sc)
     assert sk.n_states == n
-    assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
-        cons, pred, opt, ploss)
+    _near_stored(r, (cons, pred, opt, ploss))
     assert _digest(sk) == digest
 
 
@@ -109,8 +118,7 @@ def test_instcap_over_service_patterns_is_bit_for_bit_the_stored_one(outage_link
     sk = skeleton_for(sc)
     assert sk.n_states == n
     assert r.method == "structured (matrix-free)"
-    assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
-        cons, pred, opt, ploss)
+    _near_stored(r, (cons, pred, opt, ploss))
     assert _digest(sk) == digest
 
 
@@ -192,12 +200,15 @@ def test_instcap_on_a_measured_link_has_the_same_bits_at_any_blas_thread_count()
 
     link = fit_link(trace_halves(read_trace(SHARED / "TMobile-LTE-short.down"))[0], 0.05, patterns=4)
     sc = link_scenario(link, 5, "instcap", loss_cycle="paper")     # the bits stored are III-B.4's
+    got = []
     for threads in (2, 1):
         _skeleton._CACHE.clear()
         with blas_threads(threads):
             r = analyze(sc)
         sk = skeleton_for(sc)
         assert sk.n_states == 46857
-        assert (r.conservative.hex(), r.prediction.hex(), r.optimistic.hex(), r.loss_probability.hex()) == (
-            "0x1.00d77c492c918p-4", "0x1.2fbe4e8e67010p-4", "0x1.8121eec3142d1p-4", "0x1.05e4dad381c2bp-2")
+        _near_stored(r, ("0x1.00d77c492c918p-4", "0x1.2fbe4e8e67010p-4", "0x1.8121eec3142d1p-4",
+                         "0x1.05e4dad381c2bp-2"))
+        got.append((r.conservative, r.prediction, r.optimistic, r.loss_probability))
         assert _digest(sk) == "a7e5c580b4bd998aec9f85811ab0b9ad5baa1ca4a89484c1c8462c80ecc47912"
+    assert got[0] == got[1]          # on one machine, the caller's BLAS threads change no bit

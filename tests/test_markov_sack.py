@@ -21,8 +21,9 @@ Q3 = np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.25, 0.7]])
 def test_timeout_only_is_the_papers_engine_to_the_last_bit():
     """The default TCP is unchanged by the fast-recovery code (sec. 12.5)."""
     r = analyze(Scenario(delta=40, bmax=10, psi=20))
-    assert r.optimistic == 0.8998547915483416
-    assert r.conservative == 0.8528197848199813
+    # stored values; 1e-12 (issue 23): the solve's last bits depend on the CPU's BLAS kernels
+    assert r.optimistic == pytest.approx(0.8998547915483416, rel=1e-12, abs=0)
+    assert r.conservative == pytest.approx(0.8528197848199813, rel=1e-12, abs=0)
     assert r.fast_recovery_share is None and r.scenario["tcp"] == "timeout-only"
 
 

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
+from .slow_start_burst import with_go_back_n_burst
 from .slow_start_outage import with_slow_start_outage
 from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_distribution,
                       structured_matrix_free)
@@ -118,7 +119,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
     t_build = time.perf_counter() - t0
     Q = scenario.rate_matrix
     if scenario.loss_cycle == "timer" and scenario.feedback == "none":
-        sk = sk.with_slow_start_loss(Q)       # docs/model.md sec. 15: loss in slow start (TCP alone)
+        # docs/model.md sec. 15: loss in slow start (TCP alone); sec. 15b: go-back-N's burst
+        sk = with_go_back_n_burst(sk, sk.with_slow_start_loss(Q), Q)
         if scenario.service is not None:      # sec. 15a: an outage in the slow start
             sk = with_slow_start_outage(sk, Q)
     sol = None

@@ -146,10 +146,13 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
     ``mem`` the build's memory budget (:func:`memory_budget`)."""
     args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
     sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
-    if sack or mem is not None:
+    burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none
+    if sack or mem is not None or burst:
         args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
-    if mem is not None:
+    if mem is not None or burst:
         args += (mem,)
+    if burst:
+        args += (True,)
     return args
 
 

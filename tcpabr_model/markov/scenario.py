@@ -368,4 +368,6 @@ class Scenario:
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
         return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
-                self.ack_clock, self._service_key, self.mcr, self.tcp)  # switch_time: in _levels / _service_key
+                self.ack_clock, self._service_key, self.mcr, self.tcp,  # switch_time: in _levels / _service_key
+                # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
+                self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only")

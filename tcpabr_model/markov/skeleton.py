@@ -82,6 +82,9 @@ class Skeleton:
     #: ``E[(T_fail - T_ok - (U(m') - U(m))) 1{loss} | x]``, round trips the failed slow starts add
     #: beyond the cycle of the remapped codes; None otherwise
     slow_start_time: np.ndarray | None = None
+    #: loss_cycle='timer', timeout-only TCP alone (sec. 15b): per state E[1{L >= B_max} 1{loss} | x], L the
+    #: arrivals lost in the loss interval (go-back-N's burst, ``slow_start_burst``); None otherwise
+    burst_loss: np.ndarray | None = None
 
     @property
     def n_states(self) -> int:
@@ -525,7 +528,8 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                     ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
-                    occ_q if (key[7] is None or feedback == "none") else None)
+                    occ_q if (key[7] is None or feedback == "none") else None,
+                    burst_loss=fr_p if key[10] else None)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

@@ -39,13 +39,11 @@ POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else compu
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None, fast_recovery=False, mem=None):
+                   opp_t=None, fast_recovery=False, mem=None, burst=False):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
-    ``r_vals``: bottleneck service time of each rate level; ``s_vals``: source service
-    time indexed by the state's S component (equal to r_vals for INSTCAP / TCP alone;
-    all equal to 1/mu for a constant-rate source, in which case ``constant_s`` is True
-    and the S component is always 0).  Every level can follow every level.
+    ``r_vals``: bottleneck service time per level; ``s_vals``: source service time per S index (r_vals
+    for INSTCAP / TCP alone; all 1/mu for a constant source, ``constant_s``, S always 0).
 
     Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of (state, N)
     loss-free entries and of (state, m) loss entries.  ``count_only=True`` stores no transitions
@@ -54,24 +52,21 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
     (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
 
-    Service inside the interval (docs/model.md sec. 11, issue 23): with ``pat_ptr`` given,
-    an interval at level ``k`` serves at the opportunity times of pattern ``p`` in
-    ``pat_ptr[k]..pat_ptr[k + 1] - 1`` with probability ``pat_w[p]`` (times
-    ``opp_t[opp_ptr[p]:opp_ptr[p + 1]]`` in ``(0, Delta]``), not every ``r_vals[k]``; each
-    (state, N, pattern) is one entry of the loss-free and loss laws, ``ev_j`` holds E[J 1{loss}]
-    (the ``prediction`` reward) and, for TCP alone, ``occ_q`` the queue's exact integral (sec. 13).
-    Without patterns the enumeration is the one of sections 5-5a, number for number.
+    Service inside the interval (``pat_ptr`` given; docs/model.md sec. 11): level ``k`` serves at the
+    times of its patterns ``pat_ptr[k]..pat_ptr[k + 1] - 1`` (weights ``pat_w``, times ``opp_t[opp_ptr[p]:
+    opp_ptr[p + 1]]``); each (state, N, pattern) is one entry, ``ev_j`` holds E[J 1{loss}] and, for TCP
+    alone, ``occ_q`` the queue's integral (sec. 13).  Without patterns: sections 5-5a, number for number.
 
-    ``fast_recovery`` (``Scenario(tcp='sack')``, docs/model.md sec. 12): each loss outcome is
-    replayed to the end of its interval (``recovery.loss_interval_counts``) and its loss
-    windows split into fast-recovery and timeout cycles; ``ls_m`` then holds loss-event
-    codes (``interval.code_m``, ``code_u``) and four more per-state arrays are returned:
-    the probability of fast recovery and E[(B + J + J2) 1{FR}], E[(B + J + w - L) 1{FR}] and
-    E[(B + J + w) 1{FR}] (the conservative, prediction and optimistic credits of sec. 12).  Without
-    it the codes are the windows m and every number is the timeout-only engine's.
+    ``fast_recovery`` (``tcp='sack'``, sec. 12): each loss outcome is replayed to the end of its interval
+    and split into fast-recovery and timeout cycles; ``ls_m`` holds loss-event codes (``code_m``,
+    ``code_u``) and four more per-state arrays are returned: P(FR | x) and E[c 1{FR} | x] for the
+    conservative, prediction and optimistic credits c of sec. 12.
 
     ``mem`` (float64[5], optional; docs/model.md sec. 5a item 10): the build stops (``overflow``) before a
-    state whose processing starts above the memory budget (``stateset._over_budget``).
+    state whose processing starts above the memory budget (``stateset._over_budget``).  ``burst`` (the
+    timeout-only TCP alone under ``loss_cycle='timer'``, docs/model.md sec. 15b): the loss interval is
+    replayed to its end as with ``fast_recovery`` and the first per-state array returned after ``ev_j``
+    holds E[1{L >= B_max} 1{loss} | x], L the arrivals lost in the loss interval.
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
@@ -112,7 +107,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     # E[integral of B over the interval 1{no loss} | x] (sec. 13; not over ABR with service patterns)
     q_exact = store and (not patterned or mode != MODE_ABR)
     occ_q = np.zeros(cap if q_exact else 1, dtype=np.float64)
-    fcap = cap if (store and fast_recovery) else 1
+    tail = fast_recovery or burst      # replay the loss interval to its end (J2, L)
+    fcap = cap if (store and tail) else 1
     fr_p = np.zeros(fcap, dtype=np.float64)
     fr_cons = np.zeros(fcap, dtype=np.float64)
     fr_pred = np.zeros(fcap, dtype=np.float64)
@@ -122,7 +118,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     pmf_k = np.empty(4 * wmax + int(delta) + bmax + 8, dtype=np.float64)
     lossm = np.zeros(ncodes + 1, dtype=np.float64)
     work = np.empty(int(math.floor(delta / min(r_vals.min(), s_vals.min()) + EPS)) + 2 * wmax + 8
-                    if fast_recovery else 1)
+                    if tail else 1)
     n_rs = 1 if constant_s else nlev
     # ABR: (i_L, K) per (b, R level, S index), filled on first use
     tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
@@ -154,7 +150,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         cs = np.concatenate((np.zeros(1), np.cumsum(opp_t)))
     jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
     # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
-    pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and fast_recovery) else 1, 5), dtype=np.int64)
+    pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and tail) else 1, 5), dtype=np.int64)
     # per state, filled on first use and valid while the stamp is the state's index (the same
     # numbers as computing them at every use): the law of Binomial(b + J, 1/W) by b + J (pool
     # bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window expectations by (J, N) (timeouts
@@ -188,7 +184,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_j = _grow(ev_j, newcap)
             if q_exact:
                 occ_q = _grow(occ_q, newcap)
-            if fast_recovery:
+            if tail:
                 fr_p = _grow(fr_p, newcap)
                 fr_cons = _grow(fr_cons, newcap)
                 fr_pred = _grow(fr_pred, newcap)
@@ -308,7 +304,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                                        bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
                                                                        d - nhi, d - nlo, pre, jt, qq - q_lo, at_t,
                                                                        pre_area, cs)
-                        if fast_recovery:
+                        if tail:
                             pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
                                                           qq - q_lo)
 
@@ -450,8 +446,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             else:
                                 boff = 0
                                 in_k = True
-                        if fast_recovery:
-                            # sec. 12: the whole loss interval decides fast retransmit or timeout
+                        j2 = 0
+                        n_lost = 0
+                        if tail:    # sec. 12: the whole loss interval (J2 and the arrivals lost, L)
                             if ack_patterned:   # TCP alone over patterns: from the shared prefix (sec. 11)
                                 ll = d - ninc
                                 row = qq - q_lo
@@ -472,6 +469,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             else:      # TCP alone: O(log d + N) (recovery.tcp_alone_after_loss)
                                 _, j2, n_lost = tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single,
                                                                      ack_phase, work)
+                        if burst and n_lost >= bmax:   # sec. 15b: go-back-N's burst overflows the slow start
+                            f_p += pn
+                        if fast_recovery:   # fast retransmit or timeout (sec. 12)
                             kind = 1 if j2 >= DUPTHRESH else 2
                             # (M8') over ABR the retransmission queues behind the a1 packets left in
                             # the segmentation buffer; the next source rate is R_k (III-A.8)
@@ -538,7 +538,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             ev_j[i] = v_j
             if q_exact:
                 occ_q[i] = v_q
-            if fast_recovery:
+            if tail:
                 fr_p[i] = f_p
                 fr_cons[i] = f_cons
                 fr_pred[i] = f_pred
@@ -592,7 +592,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     if not store:
         return (st[:n, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                 ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q)
-    nf = n if fast_recovery else 1
+    nf = n if tail else 1
     # copies, not views: the growth's spare room (up to half of each array) is freed
     return (st[:n, :5].copy(), nl_ptr[: n + 1].copy(), nl_prob[:n_nl].copy(),
             (nl_tail[:n_nl].copy(), tail_tab[:n_tails].copy()), ls_ptr[: n + 1].copy(), ls_m[:n_ls].copy(),
