@@ -45,12 +45,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ``r_vals``: bottleneck service time per level; ``s_vals``: source service time per S index (r_vals
     for INSTCAP / TCP alone; all 1/mu for a constant source, ``constant_s``, S always 0).
 
-    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the number of (state, N)
-    loss-free entries and of (state, m) loss entries.  ``count_only=True`` stores no transitions
-    (the enumeration and its reachability rules are the same, so the state count is exact).
-    ``progress`` (int64[2], optional) receives the states processed and found so far, for
-    a progress bar polled from another thread (the kernel releases the GIL).  ``ack_phase``
-    (TCP alone): returning ACKs at ``(i + ack_phase) g`` (docs/model.md sec. 3).
+    Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the numbers of (state, N) loss-free
+    and (state, m) loss entries; ``count_only=True`` stores no transitions (the count is exact).
+    ``progress`` (int64[2], optional): states processed and found, for a bar polled from another thread
+    (the kernel releases the GIL).  ``ack_phase`` (TCP alone): ACKs at ``(i + ack_phase) g`` (sec. 3).
 
     Service inside the interval (``pat_ptr`` given; docs/model.md sec. 11): level ``k`` serves at the
     times of its patterns ``pat_ptr[k]..pat_ptr[k + 1] - 1`` (weights ``pat_w``, times ``opp_t[opp_ptr[p]:
@@ -85,9 +83,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     store = not count_only
     ncap = 4096 if store else 1
     nl_prob = np.empty(ncap, dtype=np.float64)
-    # loss-free targets (docs/model.md sec. 5a item 10): an entry's next states differ only in
-    # the next level R', so an entry stores the int32 id of its "tail" (A', B', D', S', z) and
-    # tail_tab[tail, R'] holds the state index: 12 bytes per entry instead of 8 + 8 K
+    # loss-free targets (sec. 5a item 10): an entry's next states differ only in the next level R', so an
+    # entry stores the int32 id of its tail (A', B', D', S', z); tail_tab[tail, R'] is the state index
     nl_tail = np.empty(ncap, dtype=np.int32)
     tail_tab = np.empty((1024 if store else 1, nlev), dtype=np.int32)
     tkeys = np.full(4096, -1, dtype=np.int64)
@@ -151,6 +148,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
     # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
     pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and tail) else 1, 5), dtype=np.int64)
+    pre2_ok = np.zeros(nq, dtype=np.bool_)
     # per state, filled on first use and valid while the stamp is the state's index (the same
     # numbers as computing them at every use): the law of Binomial(b + J, 1/W) by b + J (pool
     # bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window expectations by (J, N) (timeouts
@@ -304,9 +302,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                                        bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
                                                                        d - nhi, d - nlo, pre, jt, qq - q_lo, at_t,
                                                                        pre_area, cs)
-                        if tail:
-                            pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
-                                                          qq - q_lo)
+                        pre2_ok[qq - q_lo] = False      # the loss interval's prefix: on its first loss
 
             for ninc in range(nlo, nhi + 1):
                 pn0 = pmf_n[ninc] * qw
@@ -452,6 +448,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             if ack_patterned:   # TCP alone over patterns: from the shared prefix (sec. 11)
                                 ll = d - ninc
                                 row = qq - q_lo
+                                if not pre2_ok[row]:
+                                    pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
+                                                                  row)
+                                    pre2_ok[row] = True
                                 _, j2, n_lost = pattern_tcp_alone_loss_resume(d, ll, bmax, pre2[row, ll, 0],
                                                                               pre2[row, ll, 1], pre2[row, ll, 2],
                                                                               pre2[row, ll, 3], pre2[row, ll, 4],
