@@ -61,6 +61,7 @@ def fail_last_round(sk, P: np.ndarray, q: np.ndarray):
         u=sk.u + np.bincount(rows, w * d_u, minlength=n), ss=sk.ss + np.bincount(rows, w * credit, minlength=n),
         slow_start_time=sst + np.bincount(rows, w * (t_fail - t_ok - d_u), minlength=n))
 
+
 def with_go_back_n_burst(before, after, P: np.ndarray):
     """``after`` (= ``before.with_slow_start_loss(P)``) with the slow starts that go-back-N's burst
     overflows (docs/model.md sec. 15b).  A loss of ``L`` arrivals in the loss interval leaves ``L``
