@@ -34,7 +34,7 @@ import pandas as pd
 from tcpabr_model.markov import Scenario, analyze
 from tcpabr_model.markov import analysis as _analysis
 from tcpabr_model.markov import skeleton as _skel
-from tcpabr_model.markov.slow_start_burst import fail_last_round, with_go_back_n_burst
+from tcpabr_model.markov.slow_start_burst import burst_failure, fail_last_round, with_go_back_n_burst
 from tcpabr_model.markov.solvers import stationary_distribution
 from tcpabr_model.sim import simulate
 from tcpabr_model.validity import FIG89_GRID, sim_scenario
@@ -56,17 +56,12 @@ def _chains(sc: Scenario):
 
 def _entry_shares(sc: Scenario):
     """Per loss entry of the skeleton: whether sec. 15's rule fails it, the probability that sec. 15b's
-    burst fails it, and the stationary loss mass of the entry under the full timer chain."""
+    burst fails it (``burst_failure``), and the stationary loss mass of the entry under the full timer
+    chain."""
     sk0, sk15, sk15b, Q = _chains(sc)
     pi = stationary_distribution(sk15b, Q).pi
     rows = np.repeat(np.arange(sk0.n_states), np.diff(sk0.ls_ptr))
-    f15 = sk15.ls_m != sk0.ls_m
-    qb = np.zeros(rows.size)
-    if sk0.burst_loss is not None:
-        p = sk0.p_loss
-        share = np.where(p > 0, sk0.burst_loss / np.where(p > 0, p, 1.0), 0.0)
-        qb = np.where(~f15 & (sk0.ls_m > int(sk0.scenario_key[1])), np.minimum(share[rows], 1.0), 0.0)
-    return f15, qb, pi[rows] * sk0.p_loss[rows] * sk0.ls_prob
+    return sk15.ls_m != sk0.ls_m, burst_failure(sk0, sk15), pi[rows] * sk0.p_loss[rows] * sk0.ls_prob
 
 
 def chain_failure_share(sc: Scenario, burst: bool = True) -> float:
@@ -77,17 +72,15 @@ def chain_failure_share(sc: Scenario, burst: bool = True) -> float:
     return float((mass * fail).sum() / mass.sum()) if mass.sum() > 0 else 0.0
 
 
+@contextlib.contextmanager
 def _without_burst():
     """A context in which :func:`~tcpabr_model.markov.analyze` leaves sec. 15b out (sec. 15 alone)."""
-    @contextlib.contextmanager
-    def ctx():
-        saved = _analysis.with_go_back_n_burst
-        _analysis.with_go_back_n_burst = lambda before, after, P: after
-        try:
-            yield
-        finally:
-            _analysis.with_go_back_n_burst = saved
-    return ctx()
+    saved = _analysis.with_go_back_n_burst
+    _analysis.with_go_back_n_burst = lambda before, after, P: after
+    try:
+        yield
+    finally:
+        _analysis.with_go_back_n_burst = saved
 
 
 def what_if(sc: Scenario, share: float) -> float:

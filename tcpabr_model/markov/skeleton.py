@@ -282,21 +282,11 @@ class Skeleton:
         if self.recovery is not None:
             raise ModelError("loss in slow start is derived for the timeout-only TCP")
         bmax = float(self.scenario_key[1])
-        served = self._served()
         P = rate_chain(rates, p10, self.n_levels)
-        mmax = self.reg.shape[0] - 1
-        umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
-        C = _service_sums(P, served, umax + 1)
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
-        ri = self.states[rows, 3]
         m = self.ls_m.astype(np.int64)
         L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)            # ceil(log2 m)
-        # the pipe during slow start: the loss state's level, or where that level serves under a
-        # packet per interval (an outage) the expected packets per interval over the slow start's
-        # L + 1 intervals from it
-        span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
-        pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
-        rbar = np.minimum(1.0 / pipe, 1.0)
+        pipe, rbar = slow_start_pipe(self, P, self.states[rows, 3], L)
         new_m = m.copy()
         k_fail = np.zeros(m.size, dtype=np.int64)
         for k in range(2, int(L.max(initial=0)) + 2):
@@ -308,15 +298,10 @@ class Skeleton:
         failed = k_fail > 0
         if not failed.any():
             return self
-        Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
-        prev = 2.0 ** np.maximum(k_fail - 2, 0)
-        t_fail = (k_fail - 1) * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
-        t_ok = (L + 1) * (1 + rbar)
-        d_u = (3 + Lp) - (3 + L)                                             # U(m') - U(m), eq. 20
-        credit = (2.0 ** (k_fail - 1) - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
+        d_u, credit, beyond = slow_start_failure(k_fail, L, new_m, pipe, rbar, bmax)
         w = np.where(failed, self.ls_prob, 0.0)
         n = self.n_states
-        time_beyond = np.bincount(rows, w * (t_fail - t_ok - d_u), minlength=n)
+        time_beyond = np.bincount(rows, w * beyond, minlength=n)
         return dataclasses.replace(
             self, ls_m=np.where(failed, new_m, m).astype(self.ls_m.dtype),
             u=self.u + np.bincount(rows, w * d_u, minlength=n),
@@ -487,6 +472,35 @@ class Skeleton:
             raise ModelError(f"the embedded transition matrix is not stochastic: row {worst} "
                              f"(state {tuple(int(v) for v in self.states[worst])}) sums to {rows[worst]!r}")
         return P
+
+
+def slow_start_pipe(sk: Skeleton, P: np.ndarray, ri: np.ndarray, L: np.ndarray):
+    """``(pipe, rbar)`` of a slow start of ``L + 1`` rounds after a loss at level ``ri`` (docs/model.md
+    sec. 15): the packets per interval of that level, or where it serves under one (an outage) the
+    expected packets per interval over the slow start's ``L + 1`` intervals from it (at least 0.001);
+    ``rbar`` the service time of a packet, at most 1.  ``P``: the rate chain per interval."""
+    served = sk._served()
+    mmax = sk.reg.shape[0] - 1
+    umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
+    C = _service_sums(P, served, umax + 1)
+    span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
+    pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
+    return pipe, np.minimum(1.0 / pipe, 1.0)
+
+
+def slow_start_failure(k_fail, L, new_m, pipe, rbar, bmax: float):
+    """``(d_u, credit, beyond)`` of slow starts to ``m`` (``L = ceil(log2 m)``) failing in round
+    ``k_fail`` and starting again to ``new_m`` (docs/model.md sec. 15): ``U(m') - U(m)`` (eq. 20), the
+    packets credited beyond the slow start to ``m`` (the failed rounds, the round that lost up to a
+    round trip of service and a full buffer, the new slow start), and the round trips the failure
+    adds beyond ``U(m')`` (the timer ``B_max / c + 3`` round trips after the failing round)."""
+    Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
+    prev = 2.0 ** np.maximum(k_fail - 2, 0)
+    t_fail = (k_fail - 1) * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
+    t_ok = (L + 1) * (1 + rbar)
+    d_u = (3 + Lp) - (3 + L)                                             # U(m') - U(m), eq. 20
+    credit = (2.0 ** (k_fail - 1) - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
+    return d_u, credit, t_fail - t_ok - d_u
 
 
 def _slow_start_rounds(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray):

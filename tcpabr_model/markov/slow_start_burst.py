@@ -9,7 +9,7 @@ import dataclasses
 
 import numpy as np
 
-from .service import _service_sums
+from .skeleton import slow_start_failure, slow_start_pipe
 
 
 def fail_last_round(sk, P: np.ndarray, q: np.ndarray):
@@ -24,26 +24,15 @@ def fail_last_round(sk, P: np.ndarray, q: np.ndarray):
     c = np.flatnonzero(q > 0.0)                  # the entries that can fail (few of the chain's)
     if not c.size:
         return sk
-    bmax = float(sk.scenario_key[1])
-    served = sk._served()
     mmax = sk.reg.shape[0] - 1
-    umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
-    C = _service_sums(P, served, umax + 1)
     n = sk.n_states
     rows_all = np.repeat(np.arange(n), np.diff(sk.ls_ptr))
     rows = rows_all[c]
-    ri = sk.states[rows, 3]
     m = sk.ls_m[c].astype(np.int64)
     L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)            # ceil(log2 m)
-    span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
-    pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
-    rbar = np.minimum(1.0 / pipe, 1.0)
+    pipe, rbar = slow_start_pipe(sk, P, sk.states[rows, 3], L)
     new_m = np.maximum(2, m // 2)
-    Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
-    t_fail = L * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
-    t_ok = (L + 1) * (1 + rbar)
-    d_u = Lp - L                                                         # U(m') - U(m), eq. 20
-    credit = (2.0 ** L - 1) + np.minimum(2.0 ** L, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
+    d_u, credit, beyond = slow_start_failure(L + 1, L, new_m, pipe, rbar, float(sk.scenario_key[1]))
     w = sk.ls_prob[c] * q[c]
     keep_p = sk.ls_prob.copy()
     keep_p[c] -= w
@@ -59,7 +48,24 @@ def fail_last_round(sk, P: np.ndarray, q: np.ndarray):
     return dataclasses.replace(
         sk, ls_ptr=ptr, ls_m=(uk % span_m).astype(sk.ls_m.dtype), ls_prob=mass,
         u=sk.u + np.bincount(rows, w * d_u, minlength=n), ss=sk.ss + np.bincount(rows, w * credit, minlength=n),
-        slow_start_time=sst + np.bincount(rows, w * (t_fail - t_ok - d_u), minlength=n))
+        slow_start_time=sst + np.bincount(rows, w * beyond, minlength=n))
+
+
+def burst_failure(before, after) -> np.ndarray:
+    """Per loss entry of ``before``, the probability that go-back-N's burst fails its slow start
+    (docs/model.md sec. 15b): ``P(L >= B_max | loss, x)`` (the build's ``burst_loss`` over ``p_loss``)
+    where ``m > B_max``, sec. 15's rule passes the entry (``after = before.with_slow_start_loss(P)``
+    keeps its code) and ``(0, 0, floor(m / 2))`` is a state; 0 elsewhere or without ``burst_loss``
+    (**choice**: independent of ``m`` given the state)."""
+    if before.burst_loss is None:
+        return np.zeros(before.ls_m.size)
+    p = before.p_loss
+    share = np.where(p > 0, before.burst_loss / np.where(p > 0, p, 1.0), 0.0)
+    rows = np.repeat(np.arange(before.n_states), np.diff(before.ls_ptr))
+    m = before.ls_m.astype(np.int64)
+    has_reg = np.all(before.reg.reshape(before.reg.shape[0], -1) >= 0, axis=1)   # (0, 0, m') is a state
+    passed = (after.ls_m == before.ls_m) & (m > int(before.scenario_key[1])) & has_reg[np.maximum(m // 2, 2)]
+    return np.where(passed, np.minimum(share[rows], 1.0), 0.0)
 
 
 def with_go_back_n_burst(before, after, P: np.ndarray):
@@ -68,16 +74,8 @@ def with_go_back_n_burst(before, after, P: np.ndarray):
     holes; after the timeout each filled hole is a new ACK (the window grows by one), and when the
     last one is filled the cumulative ACK jumps over the segments received behind it, so the sender
     sends a whole window of ``min(L + 1, m)`` packets back to back.  It overflows when that exceeds
-    ``B_max``: with probability ``P(L >= B_max | loss, x)`` (the build's ``burst_loss``), for the
-    entries with ``m > B_max`` that sec. 15's rule passes (**choice**: independent of ``m`` given
-    the state), the slow start fails in its last round (:func:`fail_last_round`)."""
+    ``B_max``: with the probability :func:`burst_failure`, the slow start fails in its last round
+    (:func:`fail_last_round`)."""
     if before.burst_loss is None:
         return after
-    bmax = int(before.scenario_key[1])
-    p = before.p_loss
-    share = np.where(p > 0, before.burst_loss / np.where(p > 0, p, 1.0), 0.0)
-    rows = np.repeat(np.arange(before.n_states), np.diff(before.ls_ptr))
-    m = before.ls_m.astype(np.int64)
-    has_reg = np.all(before.reg.reshape(before.reg.shape[0], -1) >= 0, axis=1)   # (0, 0, m') is a state
-    passed = (after.ls_m == before.ls_m) & (m > bmax) & has_reg[np.maximum(m // 2, 2)]
-    return fail_last_round(after, P, np.where(passed, np.minimum(share[rows], 1.0), 0.0))
+    return fail_last_round(after, P, burst_failure(before, after))
