@@ -12,7 +12,7 @@ from tcpabr_model.capacity import from_arrays
 from tcpabr_model.closed_forms import reno_efficiency
 from tcpabr_model.markov import Scenario, analyze, simulate_embedded, skeleton_for
 from tcpabr_model.markov.kernels.interval import MODE_ABR, MODE_TCP_ALONE, interval_outcome
-from tcpabr_model.markov.kernels.recovery import code_m, code_u, loss_interval_counts
+from tcpabr_model.markov.kernels.recovery import add_recovery_windows, code_m, code_u, loss_interval_counts
 from tcpabr_model.markov.solvers import stationary_distribution
 
 Q3 = np.array([[0.8, 0.15, 0.05], [0.1, 0.8, 0.1], [0.05, 0.25, 0.7]])
@@ -25,6 +25,25 @@ def test_timeout_only_is_the_papers_engine_to_the_last_bit():
     assert r.optimistic == pytest.approx(0.8998547915483416, rel=1e-12, abs=0)
     assert r.conservative == pytest.approx(0.8528197848199813, rel=1e-12, abs=0)
     assert r.fast_recovery_share is None and r.scenario["tcp"] == "timeout-only"
+
+
+def test_a_recovery_the_timer_interrupts_regenerates_at_half_its_window():
+    """(M8''), docs/model.md sec. 12.1: with enough duplicate ACKs but the retransmission behind
+    the segmentation buffer (kind 0), the recovery sets ssthresh = floor(w / 2) and the timer then
+    halves that: code ceil(floor(w / 2) / 2) with eq. 12's cycle; without enough duplicate ACKs
+    the paper's timeout, ceil(w / 2); kind 1 is fast recovery, floor(w / 2) in two round trips."""
+    mmax = 64
+    pmf = np.zeros(8)
+    pmf[0] = 1.0      # k = 0: the window reached is w_base
+    for w, n_lost, kind, want in [(21, 5, 0, 5), (20, 5, 0, 5), (3, 0, 0, 1), (2, 0, 0, 1), (21, 19, 0, 11),
+                                  (21, 5, 1, mmax + 10), (64, 10, 0, 16), (64, 62, 0, 32)]:
+        lossm = np.zeros(3 * mmax + 1)
+        q_fr, ew_fr, q_to, ew_to, ess, eul, mlo, mhi = add_recovery_windows(
+            1.0, pmf, 0, 0, w, 128, lossm, 10**9, -1, mmax, n_lost, kind)
+        assert np.flatnonzero(lossm).tolist() == [want], (w, n_lost, kind)
+        assert mlo == mhi == want
+        assert eul == code_u(want, mmax)
+        assert (q_fr, q_to) == ((1.0, 0.0) if kind else (0.0, 1.0))
 
 
 def test_loss_codes_give_window_and_cycle_length():
@@ -73,7 +92,7 @@ def test_sack_chain_is_stochastic_and_solvers_agree(fb):
     assert sk.ls_m.max() > sk.mmax   # some losses are recovered by fast retransmit
 
 
-@pytest.mark.parametrize("feedback,psi", [("instcap", 1.5), ("instcap", 8.0), ("none", 3.0)])
+@pytest.mark.parametrize("feedback,psi", [("instcap", 1.5), ("instcap", 8.0), ("instcap", 20.0), ("none", 3.0)])
 def test_sack_agrees_with_embedded_monte_carlo(feedback, psi):
     """The Monte Carlo samples the process with its own loss replay and never reads the
     matrix: the uncapped optimistic and the conservative rewards within 4 half-widths."""

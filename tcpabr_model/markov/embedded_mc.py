@@ -96,7 +96,12 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, 
                 vc = d + b + jl + j2
                 u = float(steps)
             else:
-                m = (w + 1) // 2
+                if timer_first and w - n_lost >= DUPTHRESH:
+                    m = (w // 2 + 1) // 2   # (M8''): the recovery's window, then the timer halves it
+                    if m < 1:
+                        m = 1
+                else:
+                    m = (w + 1) // 2
                 c = ceil_log2(m)
                 ss = float((1 << c) - 1)
                 v18 = d + b + jl + w + ss

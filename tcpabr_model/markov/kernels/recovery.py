@@ -132,8 +132,9 @@ def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mma
     ``w - n_lost``, can return ``DUPTHRESH`` duplicate ACKs (each is behind the hole or its
     ACK releases one that is): code ``kind * mmax + m`` with ``m = floor(w / 2)`` (RFC 5681
     eq. 4; PRR ends recovery at ssthresh); else the timeout of eq. 12, code ``ceil(w / 2)``.
-    ``kind`` 0: no fast retransmit at all (the retransmission cannot beat the timer, sec.
-    12.1 (M8')), every window times out.
+    ``kind`` 0: the retransmission cannot beat the timer (sec. 12.1 (M8')), every window times
+    out; one with enough duplicate ACKs has entered the recovery first, and the timer halves
+    the recovery's window: code ``ceil(floor(w / 2) / 2)`` (M8'').
     Returns the conditional expectations given the loss, ``(q_fr, ew_fr, q_to, ew_to,
     ess_to, eu)``: probability and E[w 1{FR}] of fast recovery, the same and E[S_ss 1{TO}]
     (eq. 17) of a timeout, and the expected cycle length; and the widened ``mlo..mhi``.
@@ -157,7 +158,12 @@ def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mma
             ew_fr += pk * w
             eul += pk * (1 + kind)
         else:
-            c = (w + 1) // 2
+            if kind == 0 and w - n_lost >= DUPTHRESH:   # (M8''): recovery, then the timer
+                c = (w // 2 + 1) // 2
+                if c < 1:
+                    c = 1
+            else:
+                c = (w + 1) // 2
             q_to += pk
             ew_to += pk * w
             cl = ceil_log2(c)
