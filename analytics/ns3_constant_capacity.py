@@ -1,0 +1,220 @@
+"""ns-3 against the cell simulator: TCP alone at constant capacity (issue 25, docs/simulator.md
+"Against ns-3").
+
+An independent packet-level check that needs ns-3's Python bindings (``pip install
+ns3==3.44.post0``; kept out of the base install and of CI). Topology: sender -- 1 Gb/s, no
+delay -- router -- bottleneck -- receiver. The bottleneck serves one 1000-byte packet
+(958-byte segment + 40 bytes of TCP/IP + 2 of PPP) per 5 ms, the simulator's time unit, and
+its propagation makes a round trip of ``Delta`` time units; its drop-tail device queue holds
+``B`` packets *waiting*, so the simulator's ``bmax`` (which counts the packet in service) is
+``B + 1``. TCP: NewReno congestion control, initial window 1, no delayed ACKs, no timestamps,
+no limited transmit, W_max 128 segments (the receive buffer), RFC 6298 timer with minimum
+``--min-rto`` (default 2 Delta, the paper's timer); ``timeout-only`` disables fast retransmit
+(``ReTxThreshold`` 10^6, no SACK), ``sack`` is ns-3's default recovery (SACK + PRR). The
+simulator runs ``TcpConfig(rto='estimator', rto_min=--min-rto)``, 4 replications (constant
+capacity: identical), the same duration.
+
+``--trace B,T0,T1`` prints ns-3's event trace (segments sent, ACKs, the bottleneck queue's
+length and transmission ends) between T0 and T1 seconds at buffer B, timeout-only: what
+docs/simulator.md quotes for the slow start that loses.
+
+    python analytics/ns3_constant_capacity.py [--quick] [--buffers 6,8,10] [--variants sack]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tcpabr_model.closed_forms import reno_efficiency
+
+PKT_S = 0.005   # seconds per packet at the bottleneck: the simulator's time unit
+
+_CPP = r"""
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/applications-module.h"
+#include "ns3/traffic-control-module.h"
+using namespace ns3;
+namespace tcpabr_ns3 {
+static uint32_t n_rto = 0, n_fr = 0;
+static double tr0 = 1e9, tr1 = -1;
+static bool in_window() { double t = Simulator::Now().GetSeconds(); return t >= tr0 && t <= tr1; }
+static void on_state(TcpSocketState::TcpCongState_t o, TcpSocketState::TcpCongState_t n) {
+  if (n == TcpSocketState::CA_LOSS && o != TcpSocketState::CA_LOSS) {
+    n_rto++; if (in_window()) std::printf("  %.6f RTO\n", Simulator::Now().GetSeconds()); }
+  if (n == TcpSocketState::CA_RECOVERY && o != TcpSocketState::CA_RECOVERY) n_fr++;
+}
+static void on_tx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+  if (in_window()) std::printf("  %.6f send segment %u\n", Simulator::Now().GetSeconds(), (h.GetSequenceNumber().GetValue() - 1) / 958);
+}
+static void on_rx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+  if (in_window()) std::printf("  %.6f ACK (next expected %u)\n", Simulator::Now().GetSeconds(), (h.GetAckNumber().GetValue() - 1) / 958);
+}
+static void on_cwnd(uint32_t o, uint32_t n) {
+  if (in_window() && o / 958 != n / 958) std::printf("  %.6f cwnd %u -> %u\n", Simulator::Now().GetSeconds(), o / 958, n / 958);
+}
+static void on_queue(uint32_t o, uint32_t n) {
+  if (in_window()) std::printf("  %.6f bottleneck queue %u -> %u\n", Simulator::Now().GetSeconds(), o, n);
+}
+static void on_txend(Ptr<const Packet>) {
+  if (in_window()) std::printf("  %.6f bottleneck transmission ends\n", Simulator::Now().GetSeconds());
+}
+static void hook(Ptr<Application> app) {
+  Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
+  s->TraceConnectWithoutContext("CongState", MakeCallback(&on_state));
+  s->TraceConnectWithoutContext("Tx", MakeCallback(&on_tx));
+  s->TraceConnectWithoutContext("Rx", MakeCallback(&on_rx));
+  s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&on_cwnd));
+}
+double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double duration, double warm,
+           uint32_t wmax, double t0, double t1) {
+  n_rto = 0; n_fr = 0; tr0 = t0; tr1 = t1;
+  RngSeedManager::SetSeed(1); RngSeedManager::SetRun(1);
+  const uint32_t mss = 958;
+  const double pkt_s = 0.005;
+  Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+  Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
+  Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
+  Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+  Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 24));
+  Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(wmax * mss));
+  Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(fast_recovery));
+  Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(min_rto)));
+  Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(fast_recovery ? 3 : 1000000));
+  NodeContainer n; n.Create(3);
+  PointToPointHelper acc; acc.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+  acc.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+  acc.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("100000p")));
+  PointToPointHelper bot; bot.SetDeviceAttribute("DataRate", StringValue("1600kbps"));
+  bot.SetChannelAttribute("Delay", TimeValue(Seconds(delta * pkt_s / 2.0)));
+  bot.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize(std::to_string(bq) + "p")));
+  NetDeviceContainer d1 = acc.Install(n.Get(0), n.Get(1));
+  NetDeviceContainer d2 = bot.Install(n.Get(1), n.Get(2));
+  InternetStackHelper st; st.Install(n);
+  Ipv4AddressHelper a; a.SetBase("10.1.1.0", "255.255.255.0"); a.Assign(d1);
+  a.SetBase("10.1.2.0", "255.255.255.0"); Ipv4InterfaceContainer i2 = a.Assign(d2);
+  TrafficControlHelper tch; tch.Uninstall(d1); tch.Uninstall(d2);   // the device queue is the buffer
+  Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+  Ptr<PointToPointNetDevice> bd = DynamicCast<PointToPointNetDevice>(d2.Get(0));
+  bd->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&on_queue));
+  bd->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&on_txend));
+  BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(i2.GetAddress(1), 9));
+  src.SetAttribute("MaxBytes", UintegerValue(0));
+  ApplicationContainer sa = src.Install(n.Get(0)); sa.Start(Seconds(0.0)); sa.Stop(Seconds(duration));
+  PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
+  ApplicationContainer ka = sink.Install(n.Get(2)); ka.Start(Seconds(0.0));
+  Simulator::Schedule(Seconds(0.0001), &hook, sa.Get(0));
+  Ptr<PacketSink> ps = DynamicCast<PacketSink>(ka.Get(0));
+  uint64_t rx0 = 0;
+  Simulator::Schedule(Seconds(warm), [&rx0, ps]() { rx0 = ps->GetTotalRx(); });
+  Simulator::Stop(Seconds(duration));
+  Simulator::Run();
+  uint64_t rx1 = ps->GetTotalRx();
+  Simulator::Destroy();
+  return (double)(rx1 - rx0) / mss / ((duration - warm) / pkt_s);
+}
+uint32_t rtos() { return n_rto; }
+uint32_t fast_recoveries() { return n_fr; }
+}
+"""
+
+
+def _fail(msg: str):
+    """One line on stderr and exit status 2 (the project's CLI convention)."""
+    print(msg, file=sys.stderr)
+    raise SystemExit(2)
+
+
+def _ns3():
+    """The compiled C++ scenario, or a one-line SystemExit if ns-3's bindings are absent."""
+    try:
+        from ns import ns  # noqa: F401  (loads libns3 into cppyy)
+        import cppyy
+    except Exception as exc:   # ImportError, or a broken cppyy build
+        _fail(f"ns-3's Python bindings are not installed ({type(exc).__name__}): "
+              "pip install ns3==3.44.post0 (kept out of the base install)")
+    cppyy.cppdef(_CPP)
+    return cppyy.gbl.tcpabr_ns3
+
+
+def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, duration: float):
+    """The cell simulator at the same point: ``bmax = B + 1``, RFC 6298 timer with ``min_rto``."""
+    from tcpabr_model.sim import Scenario, TcpConfig, simulate
+    tcp = TcpConfig(variant=variant, wmax=128, rto="estimator", rto_min=min_rto)
+    sc = Scenario.from_normalized(delta=delta, bmax=bq + 1, psi=20.0, rate_ratio=1.0, feedback="none", tcp=tcp,
+                                  duration_units=duration / PKT_S)
+    r = simulate(sc, replications=4, seed=1)
+    c = r.counters
+    return r.efficiency_wire.mean, c["timeouts"] / 4, c["fast_retransmits"] / 4
+
+
+def _ints(text: str, name: str) -> list[int]:
+    try:
+        vals = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        _fail(f"{name} must be comma-separated integers, got {text!r}")
+    if not vals or min(vals) < 1:
+        _fail(f"{name} must be integers >= 1, got {text!r}")
+    return vals
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--delta", type=float, default=40.0, help="round trip in packet times (default 40)")
+    ap.add_argument("--buffers", default="6,8,9,10,11,12,13,14,16,20",
+                    help="ns-3 device-queue sizes B in packets (the simulator's bmax is B + 1)")
+    ap.add_argument("--variants", default="timeout-only,sack")
+    ap.add_argument("--min-rto", type=float, default=None, help="seconds (default 2 Delta)")
+    ap.add_argument("--duration", type=float, default=600.0, help="seconds per run (default 600; 10 s warm-up)")
+    ap.add_argument("--quick", action="store_true", help="buffers 8,10,12 and 120 s")
+    ap.add_argument("--trace", default=None, help="B,T0,T1: ns-3's event trace at buffer B (timeout-only)")
+    a = ap.parse_args(argv)
+    if a.delta <= 0:
+        _fail(f"--delta must be > 0, got {a.delta}")
+    min_rto = 2 * a.delta * PKT_S if a.min_rto is None else a.min_rto
+    if min_rto <= 0:
+        _fail(f"--min-rto must be > 0 seconds, got {min_rto}")
+    variants = [v for v in a.variants.split(",") if v]
+    bad = [v for v in variants if v not in ("timeout-only", "sack")]
+    if bad:
+        _fail(f"--variants must be timeout-only and/or sack, got {','.join(bad)}")
+    buffers = [8, 10, 12] if a.quick else _ints(a.buffers, "--buffers")
+    duration = 120.0 if a.quick else a.duration
+    if duration <= 10.0:
+        _fail(f"--duration must be > 10 seconds (the warm-up), got {duration}")
+    if a.trace:
+        try:
+            bq, t0, t1 = int(a.trace.split(",")[0]), *(float(v) for v in a.trace.split(",")[1:])
+        except ValueError:
+            _fail(f"--trace must be B,T0,T1 (integer, seconds, seconds), got {a.trace!r}")
+        if bq < 1 or not 0 <= t0 < t1:
+            _fail(f"--trace must have B >= 1 and 0 <= T0 < T1, got {a.trace!r}")
+    ns3 = _ns3()
+    if a.trace:
+        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1)
+        print(f"(trace of B = {bq}, timeout-only, {t0}-{t1} s; efficiency to {t1:.1f} s: {e:.4f})")
+        return 0
+    print(f"Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "
+          "efficiency = segments delivered / bottleneck capacity")
+    print(f"{'variant':>13} {'B':>3} {'bmax':>4} | {'ns-3':>7} {'RTOs':>5} {'FR':>5} | {'simulator':>9} {'TOs':>5} "
+          f"{'FR':>5} | {'sim - ns-3':>10} | {'L-M':>6}")
+    for v in variants:
+        for bq in buffers:
+            t = time.time()
+            e3 = ns3.run(a.delta, bq, v == "sack", min_rto, duration, 10.0, 128, 1e9, -1.0)
+            to3, fr3 = ns3.rtos(), ns3.fast_recoveries()
+            es, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration)
+            lm = reno_efficiency(a.delta, bq + 1) if v == "sack" else float("nan")
+            print(f"{v:>13} {bq:>3} {bq + 1:>4} | {e3:7.4f} {to3:5d} {fr3:5d} | {es:9.4f} {tos:5.0f} {frs:5.0f} | "
+                  f"{es / e3 - 1:+9.1%} | {lm:6.4f}   ({time.time() - t:.0f} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
