@@ -1,5 +1,5 @@
-"""ns-3 against the cell simulator: TCP alone at constant capacity (issue 25, docs/simulator.md
-"Against ns-3").
+"""ns-3 against the cell simulator: TCP alone at constant capacity or on the two-state link
+(issue 25, docs/simulator.md "Against ns-3").
 
 An independent packet-level check that needs ns-3's Python bindings (``pip install
 ns3==3.44.post0``; kept out of the base install and of CI). Topology: sender -- 1 Gb/s, no
@@ -14,11 +14,16 @@ no limited transmit, W_max 128 segments (the receive buffer), RFC 6298 timer wit
 simulator runs ``TcpConfig(rto='estimator', rto_min=--min-rto)``, 4 replications (constant
 capacity: identical), the same duration.
 
+``--psi 0.3,1,2,10,50`` runs the two-state link instead (rate ratio 0.5, a change with
+probability 1 / psi at every round trip from time 0: the simulator's embedded mode; below
+psi 1 exponential sojourns of mean psi round trips, its continuous mode; the
+efficiency is over the time-average capacity of each run), 3 replications by default.
+
 ``--trace B,T0,T1`` prints ns-3's event trace (segments sent, ACKs, the bottleneck queue's
 length and transmission ends) between T0 and T1 seconds at buffer B, timeout-only: what
 docs/simulator.md quotes for the slow start that loses.
 
-    python analytics/ns3_constant_capacity.py [--quick] [--buffers 6,8,10] [--variants sack]
+    python analytics/ns3_check.py [--quick] [--buffers 6,8,10] [--variants sack] [--psi 1,10]
 """
 
 from __future__ import annotations
@@ -63,6 +68,29 @@ static void on_queue(uint32_t o, uint32_t n) {
 static void on_txend(Ptr<const Packet>) {
   if (in_window()) std::printf("  %.6f bottleneck transmission ends\n", Simulator::Now().GetSeconds());
 }
+static Ptr<PointToPointNetDevice> bd_;
+static Ptr<UniformRandomVariable> u_;
+static double p_switch = 0, step = 0, high_bps = 0, ratio = 1, warm_ = 0, cap_pkts = 0, last_t = 0;
+static bool low_ = false;
+static void account(double now) {   // bottleneck capacity, in packets, over (max(last, warm), now]
+  double a = last_t > warm_ ? last_t : warm_;
+  if (now > a) cap_pkts += (now - a) / 0.005 * (low_ ? ratio : 1.0);
+  last_t = now;
+}
+static void epoch() {   // the simulator's embedded mode: a change with probability 1/psi every round trip
+  account(Simulator::Now().GetSeconds());
+  if (u_->GetValue() < p_switch) {
+    low_ = !low_;
+    bd_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
+  }
+  Simulator::Schedule(Seconds(step), &epoch);
+}
+static void sojourn_end() {   // the continuous mode (psi < 1): exponential sojourns of mean psi round trips
+  account(Simulator::Now().GetSeconds());
+  low_ = !low_;
+  bd_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
+  Simulator::Schedule(Seconds(-std::log(1.0 - u_->GetValue()) * step / p_switch), &sojourn_end);
+}
 static void hook(Ptr<Application> app) {
   Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
   s->TraceConnectWithoutContext("CongState", MakeCallback(&on_state));
@@ -71,9 +99,9 @@ static void hook(Ptr<Application> app) {
   s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&on_cwnd));
 }
 double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double duration, double warm,
-           uint32_t wmax, double t0, double t1) {
+           uint32_t wmax, double t0, double t1, double psi, double rate_ratio, uint32_t rep) {
   n_rto = 0; n_fr = 0; tr0 = t0; tr1 = t1;
-  RngSeedManager::SetSeed(1); RngSeedManager::SetRun(1);
+  RngSeedManager::SetSeed(1); RngSeedManager::SetRun(1 + rep);
   const uint32_t mss = 958;
   const double pkt_s = 0.005;
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
@@ -102,6 +130,12 @@ double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double
   TrafficControlHelper tch; tch.Uninstall(d1); tch.Uninstall(d2);   // the device queue is the buffer
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
   Ptr<PointToPointNetDevice> bd = DynamicCast<PointToPointNetDevice>(d2.Get(0));
+  bd_ = bd; u_ = CreateObject<UniformRandomVariable>(); warm_ = warm; cap_pkts = 0; last_t = 0;
+  high_bps = 1600000.0; ratio = rate_ratio; step = delta * pkt_s; p_switch = psi > 0 ? 1.0 / psi : 0.0;
+  low_ = psi > 0 && u_->GetValue() < 0.5;    // stationary start: each level with probability 1/2
+  bd->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
+  if (psi >= 1) Simulator::Schedule(Seconds(step), &epoch);
+  else if (psi > 0) Simulator::Schedule(Seconds(-std::log(1.0 - u_->GetValue()) * step / p_switch), &sojourn_end);
   bd->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&on_queue));
   bd->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&on_txend));
   BulkSendHelper src("ns3::TcpSocketFactory", InetSocketAddress(i2.GetAddress(1), 9));
@@ -116,8 +150,9 @@ double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double
   Simulator::Stop(Seconds(duration));
   Simulator::Run();
   uint64_t rx1 = ps->GetTotalRx();
+  account(duration);
   Simulator::Destroy();
-  return (double)(rx1 - rx0) / mss / ((duration - warm) / pkt_s);
+  return (double)(rx1 - rx0) / mss / cap_pkts;
 }
 uint32_t rtos() { return n_rto; }
 uint32_t fast_recoveries() { return n_fr; }
@@ -143,24 +178,42 @@ def _ns3():
     return cppyy.gbl.tcpabr_ns3
 
 
-def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, duration: float):
-    """The cell simulator at the same point: ``bmax = B + 1``, RFC 6298 timer with ``min_rto``."""
+def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, duration: float, psi: float,
+                         reps: int):
+    """The cell simulator at the same point: ``bmax = B + 1``, RFC 6298 timer with ``min_rto``;
+    with ``psi > 0`` the two-state link (rate ratio 0.5) in the embedded mode (a change with
+    probability 1 / psi every round trip; below psi 1, which that mode refuses, exponential
+    sojourns of mean psi round trips). Returns (mean, 95 % half-width, timeouts and fast
+    retransmits per replication)."""
     from tcpabr_model.sim import Scenario, TcpConfig, simulate
     tcp = TcpConfig(variant=variant, wmax=128, rto="estimator", rto_min=min_rto)
-    sc = Scenario.from_normalized(delta=delta, bmax=bq + 1, psi=20.0, rate_ratio=1.0, feedback="none", tcp=tcp,
-                                  duration_units=duration / PKT_S)
-    r = simulate(sc, replications=4, seed=1)
+    two = psi > 0
+    sc = Scenario.from_normalized(delta=delta, bmax=bq + 1, psi=psi if two else 20.0, rate_ratio=0.5 if two else 1.0,
+                                  feedback="none", tcp=tcp, duration_units=duration / PKT_S,
+                                  capacity_mode="embedded" if psi >= 1 else "continuous")
+    r = simulate(sc, replications=reps, seed=1)
     c = r.counters
-    return r.efficiency_wire.mean, c["timeouts"] / 4, c["fast_retransmits"] / 4
+    hw = r.efficiency_wire.half_width
+    return r.efficiency_wire.mean, hw if hw == hw else 0.0, c["timeouts"] / reps, c["fast_retransmits"] / reps
 
 
-def _ints(text: str, name: str) -> list[int]:
+def _mean_hw(xs: list[float]) -> tuple[float, float]:
+    """Mean and 95 % Student-t half-width (0 for one value)."""
+    import numpy as np
+    from scipy import stats
+    x = np.asarray(xs, dtype=float)
+    if x.size < 2:
+        return float(x.mean()), 0.0
+    return float(x.mean()), float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+
+
+def _numbers(text: str, name: str, kind=int, low=1) -> list:
     try:
-        vals = [int(v) for v in text.split(",") if v.strip()]
+        vals = [kind(v) for v in text.split(",") if v.strip()]
     except ValueError:
-        _fail(f"{name} must be comma-separated integers, got {text!r}")
-    if not vals or min(vals) < 1:
-        _fail(f"{name} must be integers >= 1, got {text!r}")
+        _fail(f"{name} must be comma-separated {'integers' if kind is int else 'numbers'}, got {text!r}")
+    if not vals or min(vals) < low:
+        _fail(f"{name} must be {'integers' if kind is int else 'numbers'} >= {low}, got {text!r}")
     return vals
 
 
@@ -169,11 +222,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--delta", type=float, default=40.0, help="round trip in packet times (default 40)")
     ap.add_argument("--buffers", default="6,8,9,10,11,12,13,14,16,20",
                     help="ns-3 device-queue sizes B in packets (the simulator's bmax is B + 1)")
+    ap.add_argument("--psi", default="0", help="comma-separated psi of the two-state link (rate ratio 0.5, "
+                    "embedded); 0 = constant capacity (default)")
+    ap.add_argument("--replications", type=int, default=None,
+                    help="runs per point (default 1 at constant capacity, 3 on the two-state link)")
     ap.add_argument("--variants", default="timeout-only,sack")
     ap.add_argument("--min-rto", type=float, default=None, help="seconds (default 2 Delta)")
     ap.add_argument("--duration", type=float, default=600.0, help="seconds per run (default 600; 10 s warm-up)")
     ap.add_argument("--quick", action="store_true", help="buffers 8,10,12 and 120 s")
-    ap.add_argument("--trace", default=None, help="B,T0,T1: ns-3's event trace at buffer B (timeout-only)")
+    ap.add_argument("--trace", default=None, help="B,T0,T1: ns-3's event trace at buffer B (timeout-only, constant)")
     a = ap.parse_args(argv)
     if a.delta <= 0:
         _fail(f"--delta must be > 0, got {a.delta}")
@@ -184,7 +241,10 @@ def main(argv: list[str] | None = None) -> int:
     bad = [v for v in variants if v not in ("timeout-only", "sack")]
     if bad:
         _fail(f"--variants must be timeout-only and/or sack, got {','.join(bad)}")
-    buffers = [8, 10, 12] if a.quick else _ints(a.buffers, "--buffers")
+    buffers = [8, 10, 12] if a.quick else _numbers(a.buffers, "--buffers")
+    psis = _numbers(a.psi, "--psi", float, 0)
+    if a.replications is not None and a.replications < 1:
+        _fail(f"--replications must be >= 1, got {a.replications}")
     duration = 120.0 if a.quick else a.duration
     if duration <= 10.0:
         _fail(f"--duration must be > 10 seconds (the warm-up), got {duration}")
@@ -197,22 +257,35 @@ def main(argv: list[str] | None = None) -> int:
             _fail(f"--trace must have B >= 1 and 0 <= T0 < T1, got {a.trace!r}")
     ns3 = _ns3()
     if a.trace:
-        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1)
+        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, 0.0, 1.0, 0)
         print(f"(trace of B = {bq}, timeout-only, {t0}-{t1} s; efficiency to {t1:.1f} s: {e:.4f})")
         return 0
     print(f"Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "
-          "efficiency = segments delivered / bottleneck capacity")
-    print(f"{'variant':>13} {'B':>3} {'bmax':>4} | {'ns-3':>7} {'RTOs':>5} {'FR':>5} | {'simulator':>9} {'TOs':>5} "
-          f"{'FR':>5} | {'sim - ns-3':>10} | {'L-M':>6}")
+          "efficiency = segments delivered / bottleneck capacity (its time average); +- 95 % half-widths")
+    print(f"{'variant':>13} {'psi':>5} {'B':>3} {'bmax':>4} | {'ns-3':>15} {'RTOs':>6} {'FR':>6} | {'simulator':>15} "
+          f"{'TOs':>6} {'FR':>6} | {'sim - ns-3':>10} {'CI+5%':>5} | {'L-M':>6}")
+    n_ok = n_all = 0
     for v in variants:
-        for bq in buffers:
-            t = time.time()
-            e3 = ns3.run(a.delta, bq, v == "sack", min_rto, duration, 10.0, 128, 1e9, -1.0)
-            to3, fr3 = ns3.rtos(), ns3.fast_recoveries()
-            es, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration)
-            lm = reno_efficiency(a.delta, bq + 1) if v == "sack" else float("nan")
-            print(f"{v:>13} {bq:>3} {bq + 1:>4} | {e3:7.4f} {to3:5d} {fr3:5d} | {es:9.4f} {tos:5.0f} {frs:5.0f} | "
-                  f"{es / e3 - 1:+9.1%} | {lm:6.4f}   ({time.time() - t:.0f} s)", flush=True)
+        for psi in psis:
+            reps = a.replications or (3 if psi > 0 else 1)
+            for bq in buffers:
+                t = time.time()
+                runs, tos3, frs3 = [], 0, 0
+                for rep in range(reps):
+                    runs.append(ns3.run(a.delta, bq, v == "sack", min_rto, duration, 10.0, 128, 1e9, -1.0,
+                                        psi, 0.5 if psi > 0 else 1.0, rep))
+                    tos3 += ns3.rtos()
+                    frs3 += ns3.fast_recoveries()
+                e3, h3 = _mean_hw(runs)
+                es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps)
+                ok = abs(es - e3) <= h3 + hs + 0.05 * e3
+                n_ok += ok
+                n_all += 1
+                lm = reno_efficiency(a.delta, bq + 1) if v == "sack" and psi == 0 else float("nan")
+                print(f"{v:>13} {psi:5g} {bq:>3} {bq + 1:>4} | {e3:7.4f} +- {h3:.4f} {tos3 / reps:6.0f} {frs3 / reps:6.0f} | "
+                      f"{es:7.4f} +- {hs:.4f} {tos:6.0f} {frs:6.0f} | {es / e3 - 1:+9.1%} {'yes' if ok else 'no':>5} | "
+                      f"{lm:6.4f}   ({time.time() - t:.0f} s)", flush=True)
+    print(f"simulator within CI + 5 % of ns-3 at {n_ok} of {n_all} points")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""analytics/ns3_constant_capacity.py without ns-3 (CI has none): wrong input and the missing
+"""analytics/ns3_check.py without ns-3 (CI has none): wrong input and the missing
 bindings each give one line on stderr and exit status 2, never a traceback."""
 
 from __future__ import annotations
@@ -9,13 +9,16 @@ import pytest
 
 from _scripts import load_script
 
-script = load_script("analytics/ns3_constant_capacity.py", "ns3_constant_capacity")
+script = load_script("analytics/ns3_check.py", "ns3_check")
 
 
 @pytest.mark.parametrize("argv,needle", [
     (["--delta", "-1"], "--delta must be > 0"),
     (["--buffers", "8,x"], "comma-separated integers"),
     (["--buffers", "0"], "integers >= 1"),
+    (["--psi", "-1"], "numbers >= 0"),
+    (["--psi", "a"], "comma-separated numbers"),
+    (["--replications", "0"], "--replications must be >= 1"),
     (["--variants", "reno"], "timeout-only and/or sack"),
     (["--min-rto", "0"], "--min-rto must be > 0"),
     (["--duration", "5"], "--duration must be > 10"),
