@@ -19,6 +19,11 @@ probability 1 / psi at every round trip from time 0: the simulator's embedded mo
 psi 1 exponential sojourns of mean psi round trips, its continuous mode; the
 efficiency is over the time-average capacity of each run), 3 replications by default.
 
+``--feedback instcap`` emulates INSTCAP without cells: the sender's access link (its device
+queue unlimited: the segmentation buffer) runs at the bottleneck capacity averaged over the
+last round trip, set at each round trip's end (the simulator with ``interval`` = one round
+trip and ``feedback_delay`` 0, the validity map's Fig. 8/9 setting).
+
 ``--trace B,T0,T1`` prints ns-3's event trace (segments sent, ACKs, the bottleneck queue's
 length and transmission ends) between T0 and T1 seconds at buffer B, timeout-only: what
 docs/simulator.md quotes for the slow start that loses.
@@ -71,14 +76,26 @@ static void on_txend(Ptr<const Packet>) {
 static Ptr<PointToPointNetDevice> bd_;
 static Ptr<UniformRandomVariable> u_;
 static double p_switch = 0, step = 0, high_bps = 0, ratio = 1, warm_ = 0, cap_pkts = 0, last_t = 0;
-static bool low_ = false;
+static bool low_ = false, instcap_ = false;
+static double int_cap = 0;      // capacity (packets) since the last INSTCAP measurement
+static Ptr<PointToPointNetDevice> src_;
 static void account(double now) {   // bottleneck capacity, in packets, over (max(last, warm), now]
   double a = last_t > warm_ ? last_t : warm_;
-  if (now > a) cap_pkts += (now - a) / 0.005 * (low_ ? ratio : 1.0);
+  double rate = (low_ ? ratio : 1.0) / 0.005;
+  if (now > a) cap_pkts += (now - a) * rate;
+  if (now > last_t) int_cap += (now - last_t) * rate;
   last_t = now;
 }
+static void measure() {   // INSTCAP: the source's rate = the capacity measured over the last interval
+  account(Simulator::Now().GetSeconds());
+  double bps = int_cap / step * 0.005 * high_bps;
+  src_->SetDataRate(DataRate((uint64_t)(bps > 1000.0 ? bps : 1000.0)));
+  int_cap = 0;
+}
+static void measure_tick() { measure(); Simulator::Schedule(Seconds(step), &measure_tick); }
 static void epoch() {   // the simulator's embedded mode: a change with probability 1/psi every round trip
   account(Simulator::Now().GetSeconds());
+  if (instcap_) measure();   // the interval that ends here, before the change
   if (u_->GetValue() < p_switch) {
     low_ = !low_;
     bd_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
@@ -99,7 +116,7 @@ static void hook(Ptr<Application> app) {
   s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&on_cwnd));
 }
 double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double duration, double warm,
-           uint32_t wmax, double t0, double t1, double psi, double rate_ratio, uint32_t rep) {
+           uint32_t wmax, double t0, double t1, double psi, double rate_ratio, uint32_t rep, bool instcap) {
   n_rto = 0; n_fr = 0; tr0 = t0; tr1 = t1;
   RngSeedManager::SetSeed(1); RngSeedManager::SetRun(1 + rep);
   const uint32_t mss = 958;
@@ -130,10 +147,13 @@ double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double
   TrafficControlHelper tch; tch.Uninstall(d1); tch.Uninstall(d2);   // the device queue is the buffer
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
   Ptr<PointToPointNetDevice> bd = DynamicCast<PointToPointNetDevice>(d2.Get(0));
-  bd_ = bd; u_ = CreateObject<UniformRandomVariable>(); warm_ = warm; cap_pkts = 0; last_t = 0;
+  bd_ = bd; u_ = CreateObject<UniformRandomVariable>(); warm_ = warm; cap_pkts = 0; last_t = 0; int_cap = 0;
+  instcap_ = instcap; src_ = DynamicCast<PointToPointNetDevice>(d1.Get(0));
   high_bps = 1600000.0; ratio = rate_ratio; step = delta * pkt_s; p_switch = psi > 0 ? 1.0 / psi : 0.0;
   low_ = psi > 0 && u_->GetValue() < 0.5;    // stationary start: each level with probability 1/2
   bd->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
+  if (instcap) src_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
+  if (instcap && psi < 1) Simulator::Schedule(Seconds(step), &measure_tick);
   if (psi >= 1) Simulator::Schedule(Seconds(step), &epoch);
   else if (psi > 0) Simulator::Schedule(Seconds(-std::log(1.0 - u_->GetValue()) * step / p_switch), &sojourn_end);
   bd->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&on_queue));
@@ -179,7 +199,7 @@ def _ns3():
 
 
 def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, duration: float, psi: float,
-                         reps: int):
+                         reps: int, feedback: str = "none"):
     """The cell simulator at the same point: ``bmax = B + 1``, RFC 6298 timer with ``min_rto``;
     with ``psi > 0`` the two-state link (rate ratio 0.5) in the embedded mode (a change with
     probability 1 / psi every round trip; below psi 1, which that mode refuses, exponential
@@ -189,7 +209,8 @@ def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, du
     tcp = TcpConfig(variant=variant, wmax=128, rto="estimator", rto_min=min_rto)
     two = psi > 0
     sc = Scenario.from_normalized(delta=delta, bmax=bq + 1, psi=psi if two else 20.0, rate_ratio=0.5 if two else 1.0,
-                                  feedback="none", tcp=tcp, duration_units=duration / PKT_S,
+                                  feedback=feedback, tcp=tcp, duration_units=duration / PKT_S,
+                                  **({"interval": delta * PKT_S, "feedback_delay": 0.0} if feedback == "instcap" else {}),
                                   capacity_mode="embedded" if psi >= 1 else "continuous")
     r = simulate(sc, replications=reps, seed=1)
     c = r.counters
@@ -227,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replications", type=int, default=None,
                     help="runs per point (default 1 at constant capacity, 3 on the two-state link)")
     ap.add_argument("--variants", default="timeout-only,sack")
+    ap.add_argument("--feedback", default="none", help="none (TCP alone, default) or instcap: the source's "
+                    "access link runs at the capacity measured over the last round trip, no feedback delay")
     ap.add_argument("--min-rto", type=float, default=None, help="seconds (default 2 Delta)")
     ap.add_argument("--duration", type=float, default=600.0, help="seconds per run (default 600; 10 s warm-up)")
     ap.add_argument("--quick", action="store_true", help="buffers 8,10,12 and 120 s")
@@ -241,6 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     bad = [v for v in variants if v not in ("timeout-only", "sack")]
     if bad:
         _fail(f"--variants must be timeout-only and/or sack, got {','.join(bad)}")
+    if a.feedback not in ("none", "instcap"):
+        _fail(f"--feedback must be none or instcap, got {a.feedback!r}")
+    if a.feedback == "instcap" and a.trace:
+        _fail("--trace is for TCP alone (--feedback none)")
     buffers = [8, 10, 12] if a.quick else _numbers(a.buffers, "--buffers")
     psis = _numbers(a.psi, "--psi", float, 0)
     if a.replications is not None and a.replications < 1:
@@ -257,10 +284,10 @@ def main(argv: list[str] | None = None) -> int:
             _fail(f"--trace must have B >= 1 and 0 <= T0 < T1, got {a.trace!r}")
     ns3 = _ns3()
     if a.trace:
-        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, 0.0, 1.0, 0)
+        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, 0.0, 1.0, 0, False)
         print(f"(trace of B = {bq}, timeout-only, {t0}-{t1} s; efficiency to {t1:.1f} s: {e:.4f})")
         return 0
-    print(f"Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "
+    print(f"feedback {a.feedback}; Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "
           "efficiency = segments delivered / bottleneck capacity (its time average); +- 95 % half-widths")
     print(f"{'variant':>13} {'psi':>5} {'B':>3} {'bmax':>4} | {'ns-3':>15} {'RTOs':>6} {'FR':>6} | {'simulator':>15} "
           f"{'TOs':>6} {'FR':>6} | {'sim - ns-3':>10} {'CI+5%':>5} | {'L-M':>6}")
@@ -273,11 +300,11 @@ def main(argv: list[str] | None = None) -> int:
                 runs, tos3, frs3 = [], 0, 0
                 for rep in range(reps):
                     runs.append(ns3.run(a.delta, bq, v == "sack", min_rto, duration, 10.0, 128, 1e9, -1.0,
-                                        psi, 0.5 if psi > 0 else 1.0, rep))
+                                        psi, 0.5 if psi > 0 else 1.0, rep, a.feedback == "instcap"))
                     tos3 += ns3.rtos()
                     frs3 += ns3.fast_recoveries()
                 e3, h3 = _mean_hw(runs)
-                es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps)
+                es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps, a.feedback)
                 ok = abs(es - e3) <= h3 + hs + 0.05 * e3
                 n_ok += ok
                 n_all += 1

@@ -19,6 +19,8 @@ script = load_script("analytics/ns3_check.py", "ns3_check")
     (["--psi", "-1"], "numbers >= 0"),
     (["--psi", "a"], "comma-separated numbers"),
     (["--replications", "0"], "--replications must be >= 1"),
+    (["--feedback", "effcap"], "--feedback must be none or instcap"),
+    (["--feedback", "instcap", "--trace", "10,1,2"], "--trace is for TCP alone"),
     (["--variants", "reno"], "timeout-only and/or sack"),
     (["--min-rto", "0"], "--min-rto must be > 0"),
     (["--duration", "5"], "--duration must be > 10"),
