@@ -38,6 +38,7 @@ import sys
 import time
 
 from tcpabr_model.closed_forms import reno_efficiency
+from tcpabr_model.stats import Estimate
 
 PKT_S = 0.005   # seconds per packet at the bottleneck: the simulator's time unit
 
@@ -50,6 +51,7 @@ _CPP = r"""
 #include "ns3/traffic-control-module.h"
 using namespace ns3;
 namespace tcpabr_ns3 {
+const double pkt_s = 0.005;      // seconds per packet at the bottleneck (PKT_S)
 static uint32_t n_rto = 0, n_fr = 0;
 static double tr0 = 1e9, tr1 = -1;
 static bool in_window() { double t = Simulator::Now().GetSeconds(); return t >= tr0 && t <= tr1; }
@@ -81,14 +83,14 @@ static double int_cap = 0;      // capacity (packets) since the last INSTCAP mea
 static Ptr<PointToPointNetDevice> src_;
 static void account(double now) {   // bottleneck capacity, in packets, over (max(last, warm), now]
   double a = last_t > warm_ ? last_t : warm_;
-  double rate = (low_ ? ratio : 1.0) / 0.005;
+  double rate = (low_ ? ratio : 1.0) / pkt_s;
   if (now > a) cap_pkts += (now - a) * rate;
   if (now > last_t) int_cap += (now - last_t) * rate;
   last_t = now;
 }
 static void measure() {   // INSTCAP: the source's rate = the capacity measured over the last interval
   account(Simulator::Now().GetSeconds());
-  double bps = int_cap / step * 0.005 * high_bps;
+  double bps = int_cap / step * pkt_s * high_bps;
   src_->SetDataRate(DataRate((uint64_t)(bps > 1000.0 ? bps : 1000.0)));
   int_cap = 0;
 }
@@ -120,7 +122,6 @@ double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double
   n_rto = 0; n_fr = 0; tr0 = t0; tr1 = t1;
   RngSeedManager::SetSeed(1); RngSeedManager::SetRun(1 + rep);
   const uint32_t mss = 958;
-  const double pkt_s = 0.005;
   Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(mss));
   Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
@@ -214,18 +215,8 @@ def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, du
                                   capacity_mode="embedded" if psi >= 1 else "continuous")
     r = simulate(sc, replications=reps, seed=1)
     c = r.counters
-    hw = r.efficiency_wire.half_width
-    return r.efficiency_wire.mean, hw if hw == hw else 0.0, c["timeouts"] / reps, c["fast_retransmits"] / reps
-
-
-def _mean_hw(xs: list[float]) -> tuple[float, float]:
-    """Mean and 95 % Student-t half-width (0 for one value)."""
-    import numpy as np
-    from scipy import stats
-    x = np.asarray(xs, dtype=float)
-    if x.size < 2:
-        return float(x.mean()), 0.0
-    return float(x.mean()), float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    e = r.efficiency_wire
+    return e.mean, e.half_width if e.has_interval else 0.0, c["timeouts"] / reps, c["fast_retransmits"] / reps
 
 
 def _numbers(text: str, name: str, kind=int, low=1) -> list:
@@ -303,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
                                         psi, 0.5 if psi > 0 else 1.0, rep, a.feedback == "instcap"))
                     tos3 += ns3.rtos()
                     frs3 += ns3.fast_recoveries()
-                e3, h3 = _mean_hw(runs)
+                est = Estimate.from_samples(runs)
+                e3, h3 = est.mean, est.half_width if est.has_interval else 0.0
                 es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps, a.feedback)
                 ok = abs(es - e3) <= h3 + hs + 0.05 * e3
                 n_ok += ok

@@ -98,8 +98,6 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, 
             else:
                 if timer_first and w - n_lost >= DUPTHRESH:
                     m = (w // 2 + 1) // 2   # (M8''): the recovery's window, then the timer halves it
-                    if m < 1:
-                        m = 1
                 else:
                     m = (w + 1) // 2
                 c = ceil_log2(m)

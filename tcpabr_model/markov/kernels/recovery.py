@@ -158,10 +158,8 @@ def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mma
             ew_fr += pk * w
             eul += pk * (1 + kind)
         else:
-            if kind == 0 and w - n_lost >= DUPTHRESH:   # (M8''): recovery, then the timer
+            if kind == 0 and w - n_lost >= DUPTHRESH:   # (M8''): recovery, then the timer (w >= 3: c >= 1)
                 c = (w // 2 + 1) // 2
-                if c < 1:
-                    c = 1
             else:
                 c = (w + 1) // 2
             q_to += pk
