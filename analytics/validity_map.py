@@ -41,6 +41,14 @@ from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
 from tcpabr_model.validity import FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS, validity_map  # noqa: E402
 
 
+def _delay_share(ok: pd.DataFrame) -> float:
+    """Share of the points whose throughput prediction holds where the total delay does too."""
+    if "delay_ok" not in ok or "prediction_ok" not in ok:
+        return np.nan
+    held = ok[ok["prediction_ok"].astype(bool) & ok["sim_total_delay"].notna()]
+    return float(held["delay_ok"].astype(bool).mean()) if len(held) else np.nan
+
+
 def summarize(df: pd.DataFrame) -> pd.DataFrame:
     """Per (feedback, mode): points, fraction inside / below / above, median and extreme gaps."""
     rows = []
@@ -59,6 +67,8 @@ def summarize(df: pd.DataFrame) -> pd.DataFrame:
             else np.nan,
             "median_prediction_gap": float(ok["prediction_gap"].median()) if len(ok) and "prediction_gap" in ok
             else np.nan,
+            # issue 26: the total delay (source + bottleneck) where the throughput prediction holds
+            "delay_within_ci_5pct_where_prediction_ok": _delay_share(ok),
         })
     return pd.DataFrame(rows)
 

@@ -164,6 +164,12 @@ def test_tiny_validity_map_rows_gaps_and_cache(tmp_path):
         assert r["gap"] == pytest.approx(relative_gap(r["sim_low"], r["sim_high"], r["conservative"],
                                                       r["optimistic"]), abs=0)
         assert r["verdict"] == ("inside" if r["gap"] == 0 else "below" if r["gap"] < 0 else "above")
+        # the total delay: the two components add up (one bottleneck, no propagation), on both sides
+        assert r["sim_total_delay"] == pytest.approx(r["sim_source_delay"] + r["sim_queueing_delay"], rel=1e-9)
+        src = r["source_delay"] if r["feedback"] == "instcap" else 0.0
+        assert r["total_delay"] == pytest.approx(r["queueing_delay"] + src, rel=1e-12)
+        hw = r["sim_total_delay_half_width"]
+        assert r["delay_ok"] == (abs(r["total_delay"] - r["sim_total_delay"]) <= hw + 0.05 * r["sim_total_delay"])
     again = _tiny_map(tmp_path)                                                 # from the cache
     assert again["cached"].all()
     np.testing.assert_array_equal(again["sim_efficiency"].to_numpy(), df["sim_efficiency"].to_numpy())
@@ -231,3 +237,17 @@ def test_plot_gap_heatmap_panels_and_values():
     with pytest.raises(ValueError, match="vmax"):
         plot_gap_heatmap(one, vmax=-1)
     plt.close("all")
+
+
+def test_the_map_summary_counts_the_delay_where_the_throughput_holds():
+    from _scripts import load_script
+
+    vm = load_script("analytics/validity_map.py", "validity_map_script")
+    df = pd.DataFrame({"feedback": ["instcap"] * 4, "mode": ["embedded"] * 4, "verdict": ["inside"] * 4,
+                       "gap": [0.0] * 4, "sim_half_width": [0.01] * 4, "prediction_gap": [0.0] * 4,
+                       "prediction_ok": [True, True, True, False], "delay_ok": [True, False, True, True],
+                       "sim_total_delay": [5.0, 6.0, np.nan, 7.0]})
+    summ = vm.summarize(df)
+    # of the three points whose throughput holds, one has no simulated delay; one of the other two holds
+    assert summ["delay_within_ci_5pct_where_prediction_ok"].iloc[0] == pytest.approx(0.5)
+    assert np.isnan(vm.summarize(df.drop(columns=["delay_ok"]))["delay_within_ci_5pct_where_prediction_ok"].iloc[0])
