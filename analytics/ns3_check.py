@@ -10,7 +10,9 @@ its propagation makes a round trip of ``Delta`` time units; its drop-tail device
 ``B + 1``. TCP: NewReno congestion control, initial window 1, no delayed ACKs, no timestamps,
 no limited transmit, W_max 128 segments (the receive buffer), RFC 6298 timer with minimum
 ``--min-rto`` (default 2 Delta, the paper's timer); ``timeout-only`` disables fast retransmit
-(``ReTxThreshold`` 10^6, no SACK), ``sack`` is ns-3's default recovery (SACK + PRR). The
+(``ReTxThreshold`` 10^6, no SACK), ``sack`` is ns-3's default recovery (SACK + PRR; ``--prr
+rfc6937`` replaces ns-3.44's ``TcpPrrRecovery``, which sends about one new segment per duplicate
+ACK early in a recovery, by RFC 6937's as ns-3-dev restored it in 2026, issues #1350 and #1351). The
 simulator runs ``TcpConfig(rto='estimator', rto_min=--min-rto)``, 4 replications (constant
 capacity: identical), the same duration.
 
@@ -22,13 +24,17 @@ efficiency is over the time-average capacity of each run), 3 replications by def
 ``--feedback instcap`` emulates INSTCAP without cells: the sender's access link (its device
 queue unlimited: the segmentation buffer) runs at the bottleneck capacity averaged over the
 last round trip, set at each round trip's end (the simulator with ``interval`` = one round
-trip and ``feedback_delay`` 0, the validity map's Fig. 8/9 setting).
+trip and ``feedback_delay`` 0, the validity map's Fig. 8/9 setting). ``--feedback effcap`` does
+the same with eq. 28 over those per-round-trip measurements: the minimum of the last ``N``
+means of ``M`` measurements, with the paper's rule at ``s`` = Delta, ``M : Delta`` = 1 and
+``N : k Delta`` = ``k - 1`` (``--effcap-k``, default 8: the simulator's default rule).
 
 ``--trace B,T0,T1`` prints ns-3's event trace (segments sent, ACKs, the bottleneck queue's
 length and transmission ends) between T0 and T1 seconds at buffer B, timeout-only: what
 docs/simulator.md quotes for the slow start that loses.
 
     python analytics/ns3_check.py [--quick] [--buffers 6,8,10] [--variants sack] [--psi 1,10]
+        [--feedback none|instcap|effcap] [--effcap-k 8] [--prr ns3|rfc6937]
 """
 
 from __future__ import annotations
@@ -78,7 +84,9 @@ static void on_txend(Ptr<const Packet>) {
 static Ptr<PointToPointNetDevice> bd_;
 static Ptr<UniformRandomVariable> u_;
 static double p_switch = 0, step = 0, high_bps = 0, ratio = 1, warm_ = 0, cap_pkts = 0, last_t = 0;
-static bool low_ = false, instcap_ = false;
+static bool low_ = false, rated_ = false;   // rated_: INSTCAP or EFFCAP sets the source's rate
+static uint32_t em_ = 1, en_ = 1;          // EFFCAP's M and N (eq. 28); 1, 1 is INSTCAP
+static std::vector<double> xh_, av_;       // the measurements x_j and the block means A_j
 static double int_cap = 0;      // capacity (packets) since the last INSTCAP measurement
 static Ptr<PointToPointNetDevice> src_;
 static void account(double now) {   // bottleneck capacity, in packets, over (max(last, warm), now]
@@ -88,16 +96,23 @@ static void account(double now) {   // bottleneck capacity, in packets, over (ma
   if (now > last_t) int_cap += (now - last_t) * rate;
   last_t = now;
 }
-static void measure() {   // INSTCAP: the source's rate = the capacity measured over the last interval
+static void measure() {   // the source's rate = eq. 28 over the capacities measured per interval
   account(Simulator::Now().GetSeconds());
-  double bps = int_cap / step * pkt_s * high_bps;
+  xh_.push_back(int_cap / step * pkt_s);      // x_j: the interval's mean capacity over the high rate
+  size_t k = xh_.size(), m = em_ < k ? em_ : k, n = en_ < k ? en_ : k;
+  double s = 0;
+  for (size_t i = k - m; i < k; i++) s += xh_[i];
+  av_.push_back(s / m);                       // A_j, the mean of the last M measurements
+  double fb = av_[k - n];
+  for (size_t j = k - n; j < k; j++) fb = av_[j] < fb ? av_[j] : fb;   // min of the last N means
+  double bps = fb * high_bps;
   src_->SetDataRate(DataRate((uint64_t)(bps > 1000.0 ? bps : 1000.0)));
   int_cap = 0;
 }
 static void measure_tick() { measure(); Simulator::Schedule(Seconds(step), &measure_tick); }
 static void epoch() {   // the simulator's embedded mode: a change with probability 1/psi every round trip
   account(Simulator::Now().GetSeconds());
-  if (instcap_) measure();   // the interval that ends here, before the change
+  if (rated_) measure();   // the interval that ends here, before the change
   if (u_->GetValue() < p_switch) {
     low_ = !low_;
     bd_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
@@ -110,6 +125,46 @@ static void sojourn_end() {   // the continuous mode (psi < 1): exponential sojo
   bd_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
   Simulator::Schedule(Seconds(-std::log(1.0 - u_->GetValue()) * step / p_switch), &sojourn_end);
 }
+// RFC 6937 PRR as ns-3-dev has it since its fixes #1350 and #1351 (July 2026, after 3.46.1), on
+// 3.44's interface: RecoverFS = FlightSize (SND.NXT - SND.UNA) at the start of recovery, and no
+// "+1 segment per duplicate ACK" on top of the SACK-derived DeliveredData. ns-3.44's own
+// TcpPrrRecovery takes RecoverFS from the pipe and adds the segment, so it sends about one new
+// segment per duplicate ACK early in a recovery where PRR sends about one per two.
+class Rfc6937Prr : public TcpRecoveryOps {
+ public:
+  static TypeId GetTypeId() {
+    static TypeId tid = TypeId("tcpabr_ns3::Rfc6937Prr").SetParent<TcpRecoveryOps>()
+                            .AddConstructor<Rfc6937Prr>().SetGroupName("Internet");
+    return tid;
+  }
+  std::string GetName() const override { return "Rfc6937Prr"; }
+  void EnterRecovery(Ptr<TcpSocketState> tcb, uint32_t, uint32_t unAckDataCount, uint32_t deliveredBytes) override {
+    out_ = 0; delivered_ = 0; recover_fs_ = std::max(unAckDataCount, tcb->m_segmentSize);
+    DoRecovery(tcb, deliveredBytes, true);
+  }
+  void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool isDupAck) override {
+    (void)isDupAck;   // every recovery here has SACK (fast recovery runs for `sack` only): no estimate
+    if (deliveredBytes == 0) return;
+    delivered_ += deliveredBytes;
+    int64_t send;
+    if (tcb->m_bytesInFlight > tcb->m_ssThresh) {   // the proportional part
+      uint64_t d = (uint64_t)delivered_ * (uint64_t)tcb->m_ssThresh.Get();
+      send = (int64_t)(d / recover_fs_ + (d % recover_fs_ != 0)) - (int64_t)out_;
+    } else {                                         // PRR-CRB, PRR-SSRB on a safe ACK (as ns-3)
+      int64_t limit = std::max<int64_t>((int64_t)delivered_ - (int64_t)out_, (int64_t)deliveredBytes);
+      if (tcb->m_isRetransDataAcked) limit += tcb->m_segmentSize;
+      send = std::min<int64_t>(limit, (int64_t)tcb->m_ssThresh.Get() - (int64_t)tcb->m_bytesInFlight.Get());
+    }
+    send = std::max<int64_t>(send, out_ > 0 ? 0 : (int64_t)tcb->m_segmentSize);   // the fast retransmit
+    tcb->m_cWnd = tcb->m_bytesInFlight.Get() + (uint32_t)send;
+    tcb->m_cWndInfl = tcb->m_cWnd;
+  }
+  void ExitRecovery(Ptr<TcpSocketState> tcb) override { tcb->m_cWndInfl = tcb->m_cWnd; }
+  void UpdateBytesSent(uint32_t bytesSent) override { out_ += bytesSent; }
+  Ptr<TcpRecoveryOps> Fork() override { return CopyObject<Rfc6937Prr>(this); }
+ private:
+  uint32_t out_ = 0, delivered_ = 0, recover_fs_ = 1;
+};
 static void hook(Ptr<Application> app) {
   Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
   s->TraceConnectWithoutContext("CongState", MakeCallback(&on_state));
@@ -118,7 +173,8 @@ static void hook(Ptr<Application> app) {
   s->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&on_cwnd));
 }
 double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double duration, double warm,
-           uint32_t wmax, double t0, double t1, double psi, double rate_ratio, uint32_t rep, bool instcap) {
+           uint32_t wmax, double t0, double t1, double psi, double rate_ratio, uint32_t rep, bool rated,
+           uint32_t em, uint32_t en, bool rfc6937_prr) {
   n_rto = 0; n_fr = 0; tr0 = t0; tr1 = t1;
   RngSeedManager::SetSeed(1); RngSeedManager::SetRun(1 + rep);
   const uint32_t mss = 958;
@@ -132,6 +188,8 @@ double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double
   Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
   Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
   Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(min_rto)));
+  Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                     TypeIdValue(rfc6937_prr ? Rfc6937Prr::GetTypeId() : TcpPrrRecovery::GetTypeId()));
   Config::SetDefault("ns3::TcpSocketBase::ReTxThreshold", UintegerValue(fast_recovery ? 3 : 1000000));
   NodeContainer n; n.Create(3);
   PointToPointHelper acc; acc.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
@@ -149,12 +207,12 @@ double run(double delta, uint32_t bq, bool fast_recovery, double min_rto, double
   Ipv4GlobalRoutingHelper::PopulateRoutingTables();
   Ptr<PointToPointNetDevice> bd = DynamicCast<PointToPointNetDevice>(d2.Get(0));
   bd_ = bd; u_ = CreateObject<UniformRandomVariable>(); warm_ = warm; cap_pkts = 0; last_t = 0; int_cap = 0;
-  instcap_ = instcap; src_ = DynamicCast<PointToPointNetDevice>(d1.Get(0));
+  rated_ = rated; em_ = em; en_ = en; xh_.clear(); av_.clear(); src_ = DynamicCast<PointToPointNetDevice>(d1.Get(0));
   high_bps = 1600000.0; ratio = rate_ratio; step = delta * pkt_s; p_switch = psi > 0 ? 1.0 / psi : 0.0;
   low_ = psi > 0 && u_->GetValue() < 0.5;    // stationary start: each level with probability 1/2
   bd->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
-  if (instcap) src_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
-  if (instcap && psi < 1) Simulator::Schedule(Seconds(step), &measure_tick);
+  if (rated) src_->SetDataRate(DataRate((uint64_t)(high_bps * (low_ ? ratio : 1.0))));
+  if (rated && psi < 1) Simulator::Schedule(Seconds(step), &measure_tick);
   if (psi >= 1) Simulator::Schedule(Seconds(step), &epoch);
   else if (psi > 0) Simulator::Schedule(Seconds(-std::log(1.0 - u_->GetValue()) * step / p_switch), &sojourn_end);
   bd->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&on_queue));
@@ -200,18 +258,20 @@ def _ns3():
 
 
 def simulator_efficiency(delta: float, bq: int, variant: str, min_rto: float, duration: float, psi: float,
-                         reps: int, feedback: str = "none"):
+                         reps: int, feedback: str = "none", effcap_n: int = 7):
     """The cell simulator at the same point: ``bmax = B + 1``, RFC 6298 timer with ``min_rto``;
     with ``psi > 0`` the two-state link (rate ratio 0.5) in the embedded mode (a change with
     probability 1 / psi every round trip; below psi 1, which that mode refuses, exponential
-    sojourns of mean psi round trips). Returns (mean, 95 % half-width, timeouts and fast
+    sojourns of mean psi round trips); INSTCAP and EFFCAP measured over one round trip (EFFCAP with
+    M = 1 and N = ``effcap_n``), no feedback delay. Returns (mean, 95 % half-width, timeouts and fast
     retransmits per replication)."""
     from tcpabr_model.sim import Scenario, TcpConfig, simulate
     tcp = TcpConfig(variant=variant, wmax=128, rto="estimator", rto_min=min_rto)
     two = psi > 0
     sc = Scenario.from_normalized(delta=delta, bmax=bq + 1, psi=psi if two else 20.0, rate_ratio=0.5 if two else 1.0,
                                   feedback=feedback, tcp=tcp, duration_units=duration / PKT_S,
-                                  **({"interval": delta * PKT_S, "feedback_delay": 0.0} if feedback == "instcap" else {}),
+                                  **({"interval": delta * PKT_S, "feedback_delay": 0.0} if feedback != "none" else {}),
+                                  **({"m": (1,), "n": (effcap_n,)} if feedback == "effcap" else {}),
                                   capacity_mode="embedded" if psi >= 1 else "continuous")
     r = simulate(sc, replications=reps, seed=1)
     c = r.counters
@@ -239,8 +299,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replications", type=int, default=None,
                     help="runs per point (default 1 at constant capacity, 3 on the two-state link)")
     ap.add_argument("--variants", default="timeout-only,sack")
-    ap.add_argument("--feedback", default="none", help="none (TCP alone, default) or instcap: the source's "
-                    "access link runs at the capacity measured over the last round trip, no feedback delay")
+    ap.add_argument("--feedback", default="none", help="none (TCP alone, default), instcap or effcap: the source's "
+                    "access link runs at the capacity measured over the last round trip (effcap: eq. 28 over those "
+                    "measurements), no feedback delay")
+    ap.add_argument("--effcap-k", type=int, default=8, help="EFFCAP's N : k Delta with s = Delta, i.e. N = k - 1 "
+                    "round trips and M = 1 (default 8, the paper's rule and the simulator's default)")
+    ap.add_argument("--prr", default="ns3", help="ns-3's SACK recovery: ns3 (ns-3.44's TcpPrrRecovery, default) or "
+                    "rfc6937 (RFC 6937 as ns-3-dev has it since its fixes #1350 and #1351: RecoverFS = FlightSize, "
+                    "no extra segment per duplicate ACK with SACK)")
     ap.add_argument("--min-rto", type=float, default=None, help="seconds (default 2 Delta)")
     ap.add_argument("--duration", type=float, default=600.0, help="seconds per run (default 600; 10 s warm-up)")
     ap.add_argument("--quick", action="store_true", help="buffers 8,10,12 and 120 s")
@@ -255,9 +321,13 @@ def main(argv: list[str] | None = None) -> int:
     bad = [v for v in variants if v not in ("timeout-only", "sack")]
     if bad:
         _fail(f"--variants must be timeout-only and/or sack, got {','.join(bad)}")
-    if a.feedback not in ("none", "instcap"):
-        _fail(f"--feedback must be none or instcap, got {a.feedback!r}")
-    if a.feedback == "instcap" and a.trace:
+    if a.feedback not in ("none", "instcap", "effcap"):
+        _fail(f"--feedback must be none, instcap or effcap, got {a.feedback!r}")
+    if a.prr not in ("ns3", "rfc6937"):
+        _fail(f"--prr must be ns3 or rfc6937, got {a.prr!r}")
+    if a.effcap_k < 2:
+        _fail(f"--effcap-k must be an integer >= 2, got {a.effcap_k}")
+    if a.feedback != "none" and a.trace:
         _fail("--trace is for TCP alone (--feedback none)")
     buffers = [8, 10, 12] if a.quick else _numbers(a.buffers, "--buffers")
     psis = _numbers(a.psi, "--psi", float, 0)
@@ -275,10 +345,11 @@ def main(argv: list[str] | None = None) -> int:
             _fail(f"--trace must have B >= 1 and 0 <= T0 < T1, got {a.trace!r}")
     ns3 = _ns3()
     if a.trace:
-        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, 0.0, 1.0, 0, False)
+        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, 0.0, 1.0, 0, False, 1, 1, False)
         print(f"(trace of B = {bq}, timeout-only, {t0}-{t1} s; efficiency to {t1:.1f} s: {e:.4f})")
         return 0
-    print(f"feedback {a.feedback}; Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "
+    fb = f"effcap (M 1, N {a.effcap_k - 1}, s = Delta)" if a.feedback == "effcap" else a.feedback
+    print(f"feedback {fb}; ns-3 PRR {a.prr}; Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "
           "efficiency = segments delivered / bottleneck capacity (its time average); +- 95 % half-widths")
     print(f"{'variant':>13} {'psi':>5} {'B':>3} {'bmax':>4} | {'ns-3':>15} {'RTOs':>6} {'FR':>6} | {'simulator':>15} "
           f"{'TOs':>6} {'FR':>6} | {'sim - ns-3':>10} {'CI+5%':>5} | {'L-M':>6}")
@@ -291,12 +362,14 @@ def main(argv: list[str] | None = None) -> int:
                 runs, tos3, frs3 = [], 0, 0
                 for rep in range(reps):
                     runs.append(ns3.run(a.delta, bq, v == "sack", min_rto, duration, 10.0, 128, 1e9, -1.0,
-                                        psi, 0.5 if psi > 0 else 1.0, rep, a.feedback == "instcap"))
+                                        psi, 0.5 if psi > 0 else 1.0, rep, a.feedback != "none",
+                                        1, a.effcap_k - 1 if a.feedback == "effcap" else 1, a.prr == "rfc6937"))
                     tos3 += ns3.rtos()
                     frs3 += ns3.fast_recoveries()
                 est = Estimate.from_samples(runs)
                 e3, h3 = est.mean, est.half_width if est.has_interval else 0.0
-                es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps, a.feedback)
+                es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps, a.feedback,
+                                                        a.effcap_k - 1)
                 ok = abs(es - e3) <= h3 + hs + 0.05 * e3
                 n_ok += ok
                 n_all += 1
