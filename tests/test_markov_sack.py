@@ -3,6 +3,8 @@ docs/model.md sec. 12, issue 25)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -248,3 +250,36 @@ def test_queue_integral_closed_forms_are_the_replay(abr, a, b, d, n, r, s, delta
         g = s if d * s <= delta + 1e-9 else delta / d
         got = tcp_alone_queue_integral(b, d, n, g, r, delta, phase)
     assert got == pytest.approx(_brute_queue_integral(b, work[:k], r, delta), rel=1e-9, abs=1e-9)
+
+
+# ------------------------------------------------- the queue a fast recovery keeps (docs/model.md sec. 13)
+def test_recovery_queue_area_by_hand():
+    from tcpabr_model.markov.service import recovery_queue_area
+
+    C = 40.0 * np.arange(9.0)[:, None]          # one level, 40 packets per interval: r = 1 time unit
+    ri = np.zeros(3, dtype=np.int64)
+    # T_a = 20 / 40 = 0.5: B_max Delta T_a = 10 x 40 x 0.5 = 200; w / 2 = 25 < the pipe 40, so the
+    # queue drains from 10 to 0 at 1/2 per time unit over tau = 20: 10 x 20 - 20^2 / 4 = 100
+    got = recovery_queue_area(C, ri, np.array([20.0, 20.0, 20.0]), np.array([50.0, 50.0, 96.0]),
+                              np.array([0.3, 0.0, 1.0]), np.array([40.0]), 10.0, 40.0)
+    # w / 2 = 48: q_end = 8, tau = 2 x (10 - 8) = 4: 200 + 40 - 4 + 8 x 36 = 524
+    np.testing.assert_allclose(got, [0.3 * 300.0, 0.0, 524.0], rtol=0, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(bmax=st.integers(1, 60), pipe=st.integers(1, 80), w=st.floats(2.0, 300.0), ahead=st.floats(0.0, 150.0))
+def test_recovery_queue_area_is_the_integral_of_its_path(bmax, pipe, w, ahead):
+    from tcpabr_model.markov.service import recovery_queue_area
+
+    delta = 40.0
+    C = float(pipe) * np.arange(12.0)[:, None]
+    r = delta / pipe
+    t_a = min(ahead / pipe, 11.0)
+    q_end = min(max(math.ceil(w / 2.0) - pipe, 0.0), bmax)
+    t = (np.arange(200_000) + 0.5) * (delta / 200_000)          # midpoint rule over the recovery's round trip
+    path = np.maximum(bmax - t / (2.0 * r), q_end)
+    want = bmax * delta * t_a + path.sum() * (delta / 200_000)
+    got = recovery_queue_area(C, np.zeros(1, dtype=np.int64), np.array([ahead]), np.array([w]), np.array([1.0]),
+                              np.array([float(pipe)]), float(bmax), delta)[0]
+    assert got == pytest.approx(want, rel=1e-6, abs=1e-6)
+    assert 0.0 <= got <= bmax * delta * (t_a + 1.0) + 1e-9

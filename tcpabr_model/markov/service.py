@@ -62,3 +62,28 @@ def slow_start_queue_area(m) -> np.ndarray:
     prev = np.where(L >= 1, 2.0 ** np.maximum(L - 1, 0), 0.0)
     dbl = np.where(L >= 1, m - prev, 0.0)
     return 1.0 + full + dbl * dbl + 2.0 * dbl + (prev - dbl) * (dbl + 1.0)
+
+
+def recovery_queue_area(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray, p_fr: np.ndarray,
+                        served: np.ndarray, bmax: float, delta: float) -> np.ndarray:
+    """``tcp='sack'``, TCP alone (docs/model.md sec. 13): ``p_FR(x)`` times the integral of the
+    bottleneck queue after the loss interval of a fast recovery, packets x time units.
+
+    The duplicate ACKs that start the recovery return one round trip after the lost packet's
+    turn, ``T_a = S^-1(b + J)`` intervals after ``T_k`` (:func:`_service_time`); until then the
+    ACK clock keeps the window full and the queue at ``B_max`` (``B_max Delta T_a`` beyond the
+    loss interval's end).  PRR then sends about one packet per two delivered (ssthresh over
+    RecoverFS, RFC 6937): the queue falls at half the service rate ``1 / r`` (``r = Delta /``
+    the level's packets per interval) from ``B_max`` to ``q_end = ceil(w / 2) - `` the level's
+    pipe (0 or more), for at most the recovery's round trip ``Delta``, and holds ``q_end`` for the
+    rest of it.  **Choices**: ``J`` and ``w`` at their expectations given a loss (as the timer
+    cycle), the loss interval's level throughout, the three duplicate ACKs' service times
+    neglected."""
+    lost = p_fr > 0
+    pipe = served[ri]
+    r = delta / np.maximum(pipe, 1.0)
+    t_a = _service_time(C, ri, ahead)
+    q_end = np.clip(np.ceil(wbar / 2.0) - pipe, 0.0, bmax)
+    tau = np.minimum(2.0 * r * (bmax - q_end), delta)
+    area = bmax * delta * t_a + bmax * tau - tau * tau / (4.0 * r) + q_end * (delta - tau)
+    return np.where(lost, p_fr * area, 0.0)
