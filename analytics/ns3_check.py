@@ -29,9 +29,13 @@ the same with eq. 28 over those per-round-trip measurements: the minimum of the 
 means of ``M`` measurements, with the paper's rule at ``s`` = Delta, ``M : Delta`` = 1 and
 ``N : k Delta`` = ``k - 1`` (``--effcap-k``, default 8: the simulator's default rule).
 
-``--trace B,T0,T1`` prints ns-3's event trace (segments sent, ACKs, the bottleneck queue's
-length and transmission ends) between T0 and T1 seconds at buffer B, timeout-only: what
-docs/simulator.md quotes for the slow start that loses.
+``--trace B,T0,T1`` prints ns-3's event trace (segments sent, ACKs, the window, timeouts, the
+bottleneck queue's length and transmission ends) between T0 and T1 seconds at buffer B, for the
+first of ``--variants`` on the first ``--psi`` with ``--feedback`` and ``--prr`` (one run,
+seed 1): what docs/simulator.md quotes for the slow start that loses at constant capacity
+(``--variants timeout-only --trace 10,28.25,28.31``) and for the psi 1 orbits (``--psi 1
+--variants timeout-only --trace 10,57.6,58.9``; ``--psi 1 --feedback instcap --variants sack
+--trace 10,20,100``).
 
     python analytics/ns3_check.py [--quick] [--buffers 6,8,10] [--variants sack] [--psi 1,10]
         [--feedback none|instcap|effcap] [--effcap-k 8] [--prr ns3|rfc6937]
@@ -310,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--min-rto", type=float, default=None, help="seconds (default 2 Delta)")
     ap.add_argument("--duration", type=float, default=600.0, help="seconds per run (default 600; 10 s warm-up)")
     ap.add_argument("--quick", action="store_true", help="buffers 8,10,12 and 120 s")
-    ap.add_argument("--trace", default=None, help="B,T0,T1: ns-3's event trace at buffer B (timeout-only, constant)")
+    ap.add_argument("--trace", default=None, help="B,T0,T1: ns-3's event trace at buffer B (the first variant, "
+                    "the first psi, the feedback given)")
     a = ap.parse_args(argv)
     if a.delta <= 0:
         _fail(f"--delta must be > 0, got {a.delta}")
@@ -327,8 +332,6 @@ def main(argv: list[str] | None = None) -> int:
         _fail(f"--prr must be ns3 or rfc6937, got {a.prr!r}")
     if a.effcap_k < 2:
         _fail(f"--effcap-k must be an integer >= 2, got {a.effcap_k}")
-    if a.feedback != "none" and a.trace:
-        _fail("--trace is for TCP alone (--feedback none)")
     buffers = [8, 10, 12] if a.quick else _numbers(a.buffers, "--buffers")
     psis = _numbers(a.psi, "--psi", float, 0)
     if a.replications is not None and a.replications < 1:
@@ -345,8 +348,12 @@ def main(argv: list[str] | None = None) -> int:
             _fail(f"--trace must have B >= 1 and 0 <= T0 < T1, got {a.trace!r}")
     ns3 = _ns3()
     if a.trace:
-        e = ns3.run(a.delta, bq, False, min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, 0.0, 1.0, 0, False, 1, 1, False)
-        print(f"(trace of B = {bq}, timeout-only, {t0}-{t1} s; efficiency to {t1:.1f} s: {e:.4f})")
+        psi, v = psis[0], variants[0]
+        e = ns3.run(a.delta, bq, v == "sack", min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, psi,
+                    0.5 if psi > 0 else 1.0, 0, a.feedback != "none", 1, a.effcap_k - 1 if a.feedback == "effcap" else 1,
+                    a.prr == "rfc6937")
+        print(f"(trace of B = {bq}, {v}, psi {psi:g}, feedback {a.feedback}, {t0}-{t1} s; efficiency to {t1:.1f} s: "
+              f"{e:.4f})")
         return 0
     fb = f"effcap (M 1, N {a.effcap_k - 1}, s = Delta)" if a.feedback == "effcap" else a.feedback
     print(f"feedback {fb}; ns-3 PRR {a.prr}; Delta {a.delta:g} packets, 5 ms per packet, min RTO {min_rto:g} s, {duration:g} s per run; "

@@ -22,8 +22,6 @@ script = load_script("analytics/ns3_check.py", "ns3_check")
     (["--feedback", "ebr"], "--feedback must be none, instcap or effcap"),
     (["--feedback", "effcap", "--effcap-k", "1"], "--effcap-k must be an integer >= 2"),
     (["--prr", "linux"], "--prr must be ns3 or rfc6937"),
-    (["--feedback", "effcap", "--trace", "10,1,2"], "--trace is for TCP alone"),
-    (["--feedback", "instcap", "--trace", "10,1,2"], "--trace is for TCP alone"),
     (["--variants", "reno"], "timeout-only and/or sack"),
     (["--min-rto", "0"], "--min-rto must be > 0"),
     (["--duration", "5"], "--duration must be > 10"),
