@@ -309,3 +309,31 @@ def test_validity_names_a_buffer_that_outlives_the_rto():
     assert deep["slow_drain_share"] > SLOW_DRAIN_STRAIN > small["slow_drain_share"]
     assert any("outlives the fixed RTO" in s for s in deep["strained"])
     assert not any("outlives the fixed RTO" in s for s in small["strained"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(b=st.integers(0, 8), n=st.integers(0, 30), s=st.floats(0.5, 3.0),
+       opp=st.lists(st.floats(0.0, 40.0), min_size=0, max_size=40))
+def test_pattern_abr_queue_integral_is_the_area_under_the_replayed_queue(b, n, s, opp):
+    """docs/model.md sec. 13 over ABR with service patterns: the exact integral against the queue of
+    an event replay (opportunities first at equal times) sampled on a fine grid."""
+    from tcpabr_model.markov.kernels.occupancy import pattern_abr_queue_integral
+
+    delta = 40.0
+    n = min(n, int(math.floor(delta / s + EPS)))
+    opp = np.array(sorted(opp))
+    # an opportunity within EPS of an arrival comes first, as in the kernels
+    events = sorted([(float(t) - EPS, 0) for t in opp] + [(i * s, 1) for i in range(n)])
+    grid = (np.arange(40_000) + 0.5) * (delta / 40_000)
+    q, k, level = b, 0, np.empty(grid.size)
+    for g_i, t in enumerate(grid):
+        while k < len(events) and events[k][0] <= t:
+            if events[k][1] == 0:
+                q = max(q - 1, 0)
+            else:
+                q += 1
+            k += 1
+        level[g_i] = q
+    want = level.sum() * (delta / 40_000)
+    got = pattern_abr_queue_integral(b, n, s, opp, 0, opp.size, delta, EPS)
+    assert got == pytest.approx(want, abs=0.02 * (b + n + 1))

@@ -75,8 +75,7 @@ class Skeleton:
     #: conservative, prediction and optimistic credits c = B + J + J2, B + J + w - L and B + J + w;
     #: None otherwise
     recovery: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
-    #: E[integral of B over the interval 1{no loss} | x], packets x time units (sec. 13); None
-    #: with service patterns
+    #: E[integral of B over the interval 1{no loss} | x], packets x time units (sec. 13)
     queue_integral: np.ndarray | None = None
     #: loss_cycle='timer' with loss in slow start (:meth:`with_slow_start_loss`): per state
     #: ``E[(T_fail - T_ok - (U(m') - U(m))) 1{loss} | x]``, round trips the failed slow starts add
@@ -414,9 +413,10 @@ class Skeleton:
 
         Loss-free interval: for B the exact integral of the queue over the interval
         (``kernels/occupancy.py``: departure times in closed form; TCP alone over service
-        patterns: the pattern's replay, ``patterns.pattern_tcp_alone_resume``), for A, and for B
-        over ABR with service patterns, the trapezoid ``Delta (x_k + E[x_{k+1} | x, no loss]) / 2`` on the
-        embedded values (**choice**: the source buffer's path inside the interval is not kept).
+        patterns: the pattern's replay, ``patterns.pattern_tcp_alone_resume``; over ABR with
+        patterns ``occupancy.pattern_abr_queue_integral``), for A the trapezoid ``Delta (x_k +
+        E[x_{k+1} | x, no loss]) / 2`` on the embedded values (**choice**: the source buffer's path
+        inside the interval is not kept).
         Loss interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and
         the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
         the rest of the cycle (timeout, slow start, or fast recovery at half the window) counts
@@ -542,7 +542,7 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
                     ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
-                    occ_q if (key[7] is None or feedback == "none") else None,
+                    occ_q,
                     burst_loss=fr_p if key[10] else None)
 
 

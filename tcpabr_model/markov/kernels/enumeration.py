@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .occupancy import abr_queue_integral, tcp_alone_queue_integral
+from .occupancy import abr_queue_integral, pattern_abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, binomial_window,
                         increment_law, loss_window_moments,
                         pattern_abr_entry, tcp_alone_first_loss, tcp_alone_outcome)
@@ -101,8 +101,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     ev_ss = np.zeros(cap if store else 1, dtype=np.float64)
     eu = np.zeros(cap if store else 1, dtype=np.float64)
     ev_j = np.zeros(cap if store else 1, dtype=np.float64)
-    # E[integral of B over the interval 1{no loss} | x] (sec. 13; not over ABR with service patterns)
-    q_exact = store and (not patterned or mode != MODE_ABR)
+    q_exact = store    # E[integral of B over the interval 1{no loss} | x] (sec. 13)
     occ_q = np.zeros(cap if q_exact else 1, dtype=np.float64)
     tail = fast_recovery or burst      # replay the loss interval to its end (J2, L)
     fcap = cap if (store and tail) else 1
@@ -361,11 +360,12 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                              ack_phase)
                         a1 = 0
                     if not lost:
-                        if store and not patterned:   # the queue's integral over the interval (sec. 13)
-                            if mode == MODE_ABR:
-                                v_q += pn * abr_queue_integral(b, n, r, s, delta)
-                            else:
-                                v_q += pn * tcp_alone_queue_integral(b, d, ninc, g, r, delta, ack_phase)
+                        if store and mode == MODE_ABR:   # the queue's integral over the interval (sec. 13)
+                            v_q += pn * (pattern_abr_queue_integral(b, n, s, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
+                                                                    delta, EPS) if patterned
+                                         else abr_queue_integral(b, n, r, s, delta))
+                        elif store and not patterned:
+                            v_q += pn * tcp_alone_queue_integral(b, d, ninc, g, r, delta, ack_phase)
                         merged = False
                         okey = 0
                         jm = 0

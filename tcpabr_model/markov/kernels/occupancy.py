@@ -94,3 +94,38 @@ def tcp_alone_queue_integral(b, d, ninc, g, r, delta, phase):
             total += (c if c < delta else delta) - t
             c_prev = c
     return total
+
+
+@njit(cache=True)
+def pattern_abr_queue_integral(b, n, s, opp, o0, o1, delta, eps):
+    """Integral of B over ``(0, Delta]`` of a loss-free ABR interval served at the opportunities
+    ``opp[o0:o1]`` (a within-interval pattern, sec. 11): ``b`` queued, ``n`` arrivals at ``0, s,
+    2s, ...``; an opportunity serves the head packet (if any) and, at equal times, comes before
+    an arrival, as :func:`~.interval.pattern_abr_entry`.  An event replay, O(n + opportunities)."""
+    q = b
+    j = o0
+    t_prev = 0.0
+    total = 0.0
+    for i in range(n):
+        t = i * s
+        while j < o1 and opp[j] <= t + eps:
+            tj = opp[j] if opp[j] > t_prev else t_prev
+            total += q * (tj - t_prev)
+            t_prev = tj
+            if q > 0:
+                q -= 1
+            j += 1
+        if t > t_prev:
+            total += q * (t - t_prev)
+            t_prev = t
+        q += 1
+    while j < o1 and opp[j] <= delta + eps:
+        tj = opp[j] if opp[j] > t_prev else t_prev
+        total += q * (tj - t_prev)
+        t_prev = tj
+        if q > 0:
+            q -= 1
+        j += 1
+    if delta > t_prev:
+        total += q * (delta - t_prev)
+    return total
