@@ -96,6 +96,20 @@ def tcp_alone_queue_integral(b, d, ninc, g, r, delta, phase):
     return total
 
 
+@njit(cache=True, inline="always")
+def _serve_until(t, q, j, o1, opp, t_prev, total, eps):
+    """Serve the opportunities ``opp[j:o1]`` up to ``t + eps``, adding ``q dt`` between events:
+    the new ``(q, j, t_prev, total)``."""
+    while j < o1 and opp[j] <= t + eps:
+        tj = opp[j] if opp[j] > t_prev else t_prev
+        total += q * (tj - t_prev)
+        t_prev = tj
+        if q > 0:
+            q -= 1
+        j += 1
+    return q, j, t_prev, total
+
+
 @njit(cache=True)
 def pattern_abr_queue_integral(b, n, s, opp, o0, o1, delta, eps):
     """Integral of B over ``(0, Delta]`` of a loss-free ABR interval served at the opportunities
@@ -108,24 +122,12 @@ def pattern_abr_queue_integral(b, n, s, opp, o0, o1, delta, eps):
     total = 0.0
     for i in range(n):
         t = i * s
-        while j < o1 and opp[j] <= t + eps:
-            tj = opp[j] if opp[j] > t_prev else t_prev
-            total += q * (tj - t_prev)
-            t_prev = tj
-            if q > 0:
-                q -= 1
-            j += 1
+        q, j, t_prev, total = _serve_until(t, q, j, o1, opp, t_prev, total, eps)
         if t > t_prev:
             total += q * (t - t_prev)
             t_prev = t
         q += 1
-    while j < o1 and opp[j] <= delta + eps:
-        tj = opp[j] if opp[j] > t_prev else t_prev
-        total += q * (tj - t_prev)
-        t_prev = tj
-        if q > 0:
-            q -= 1
-        j += 1
+    q, j, t_prev, total = _serve_until(delta, q, j, o1, opp, t_prev, total, eps)
     if delta > t_prev:
         total += q * (delta - t_prev)
     return total
