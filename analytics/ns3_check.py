@@ -346,12 +346,12 @@ def main(argv: list[str] | None = None) -> int:
             _fail(f"--trace must be B,T0,T1 (integer, seconds, seconds), got {a.trace!r}")
         if bq < 1 or not 0 <= t0 < t1:
             _fail(f"--trace must have B >= 1 and 0 <= T0 < T1, got {a.trace!r}")
+    effcap_n = a.effcap_k - 1 if a.feedback == "effcap" else 1   # eq. 28's N; 1 is INSTCAP (and unused alone)
     ns3 = _ns3()
     if a.trace:
         psi, v = psis[0], variants[0]
         e = ns3.run(a.delta, bq, v == "sack", min_rto, t1 + 0.01, min(10.0, t1 / 2), 128, t0, t1, psi,
-                    0.5 if psi > 0 else 1.0, 0, a.feedback != "none", 1, a.effcap_k - 1 if a.feedback == "effcap" else 1,
-                    a.prr == "rfc6937")
+                    0.5 if psi > 0 else 1.0, 0, a.feedback != "none", 1, effcap_n, a.prr == "rfc6937")
         print(f"(trace of B = {bq}, {v}, psi {psi:g}, feedback {a.feedback}, {t0}-{t1} s; efficiency to {t1:.1f} s: "
               f"{e:.4f})")
         return 0
@@ -370,13 +370,13 @@ def main(argv: list[str] | None = None) -> int:
                 for rep in range(reps):
                     runs.append(ns3.run(a.delta, bq, v == "sack", min_rto, duration, 10.0, 128, 1e9, -1.0,
                                         psi, 0.5 if psi > 0 else 1.0, rep, a.feedback != "none",
-                                        1, a.effcap_k - 1 if a.feedback == "effcap" else 1, a.prr == "rfc6937"))
+                                        1, effcap_n, a.prr == "rfc6937"))
                     tos3 += ns3.rtos()
                     frs3 += ns3.fast_recoveries()
                 est = Estimate.from_samples(runs)
                 e3, h3 = est.mean, est.half_width if est.has_interval else 0.0
                 es, hs, tos, frs = simulator_efficiency(a.delta, bq, v, min_rto, duration, psi, reps, a.feedback,
-                                                        a.effcap_k - 1)
+                                                        effcap_n)
                 ok = abs(es - e3) <= h3 + hs + 0.05 * e3
                 n_ok += ok
                 n_all += 1

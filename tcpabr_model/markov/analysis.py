@@ -14,12 +14,9 @@ import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
-from .service import recovery_queue_area
-from .skeleton import rate_chain, skeleton_for
+from .skeleton import skeleton_for
 from .slow_start_burst import with_go_back_n_burst
 from .slow_start_outage import with_slow_start_outage
 from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_distribution,
@@ -115,15 +112,6 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         return _analyze(scenario, method, tol, progress)
 
 
-def _recovery_queue(sk, Q) -> np.ndarray:
-    """:func:`.service.recovery_queue_area` on the skeleton ``sk`` and the rate chain ``Q``."""
-    served = sk._served()
-    C = sk.drain_sums(rate_chain(Q, None, sk.n_levels), served, 8)
-    _, _, ri, wbar, ahead = sk._loss_expectations()
-    return recovery_queue_area(C, ri, ahead, wbar, sk.recovery[0], served, float(sk.scenario_key[1]),
-                               float(sk.scenario_key[0]))
-
-
 def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> AnalysisResult:
     t0 = time.perf_counter()
     sk = skeleton_for(scenario, progress=progress)
@@ -157,7 +145,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
         eu = float(pi @ sk.u)
         if sk.recovery is not None and scenario.feedback == "none":
             # docs/model.md sec. 13: the queue a fast recovery holds and drains after the loss interval
-            drain_queue = _recovery_queue(sk, Q)
+            drain_queue = sk.recovery_queue(Q)
     delta = scenario.delta
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}

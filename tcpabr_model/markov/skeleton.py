@@ -15,7 +15,8 @@ from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
-from .service import _service_sums, _served_by, _service_time, slow_start_queue_area  # noqa: F401 (re-exported)
+from .service import (_service_sums, _served_by, _service_time, recovery_queue_area,  # noqa: F401
+                      slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -234,6 +235,14 @@ class Skeleton:
         behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
                          0.0, None)
         return t_a, behind, _service_time(C, ri, ahead + behind)
+
+    def recovery_queue(self, rates) -> np.ndarray:
+        """``tcp='sack'``, TCP alone (docs/model.md sec. 13): :func:`.service.recovery_queue_area`."""
+        served = self._served()
+        C = self.drain_sums(rate_chain(rates, None, self.n_levels), served, 8)
+        _, _, ri, wbar, ahead = self._loss_expectations()
+        return recovery_queue_area(C, ri, ahead, wbar, self.recovery[0], served, float(self.scenario_key[1]),
+                                   float(self.scenario_key[0]))
 
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
