@@ -38,7 +38,7 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
 from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
-from tcpabr_model.validity import FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS, validity_map  # noqa: E402
+from tcpabr_model.validity import CA_INCREMENTS, FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS, validity_map  # noqa: E402
 
 
 def _delay_share(ok: pd.DataFrame) -> float:
@@ -87,6 +87,9 @@ def main(argv=None) -> int:
     p.add_argument("--switch-time", choices=SWITCH_TIMES, default="epoch",
                    help="when the analysis' rate changes inside the round trip (docs/model.md sec. 17; default "
                         "epoch, III-B.1; uniform: at an instant uniform inside it)")
+    p.add_argument("--ca-increment", choices=CA_INCREMENTS, default="binomial",
+                   help="the analysis' congestion-avoidance growth (docs/model.md sec. 18; default binomial, eq. 1's "
+                        "coin per ACK; counter: one packet per W ACKs, as the simulated TCP)")
     p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
                    help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
                         "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
@@ -103,6 +106,8 @@ def main(argv=None) -> int:
             spec["loss_cycle"] = [args.loss_cycle]
         if args.switch_time != "epoch":
             spec["switch_time"] = [args.switch_time]
+        if args.ca_increment != "binomial":
+            spec["ca_increment"] = [args.ca_increment]
         df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
                           workers=args.workers, progress=True)
     except ValueError as exc:

@@ -92,7 +92,10 @@ FIG89_GRID: dict = {
 FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
-_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time")
+_AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time",
+         "ca_increment")
+#: the analysis' congestion-avoidance growth (``ca_increment`` axis; default the paper's coins, docs/model.md sec. 18)
+CA_INCREMENTS = ("binomial", "counter")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
 #: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)
@@ -311,7 +314,9 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         simulator's ``variant``, docs/model.md sec. 12) and ``loss_cycle`` (the analysis' timeout
         cycle: 'paper', the default, 'drain' or 'timer', docs/model.md secs. 14-15; the
         simulation does not depend on it) and ``switch_time`` (when the analysis' rate changes inside
-        the round trip: 'epoch', the default, or 'uniform', docs/model.md sec. 17; neither does it).
+        the round trip: 'epoch', the default, or 'uniform', docs/model.md sec. 17; neither does it) and
+        ``ca_increment`` (the analysis' congestion-avoidance growth: 'binomial', eq. 1's coins, the
+        default, or 'counter', docs/model.md sec. 18; nor does it).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -353,11 +358,12 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     tcp = check_choice("tcp", p.get("tcp", "timeout-only"), TCPS)
     loss_cycle = check_choice("loss_cycle", p.get("loss_cycle", "paper"), LOSS_CYCLES)
     switch_time = check_choice("switch_time", p.get("switch_time", "epoch"), SWITCH_TIMES)
+    ca_increment = check_choice("ca_increment", p.get("ca_increment", "binomial"), CA_INCREMENTS)
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
     a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp,
-                          loss_cycle=loss_cycle, switch_time=switch_time))
+                          loss_cycle=loss_cycle, switch_time=switch_time, ca_increment=ca_increment))
     kw = {"duration_units": duration_units}
     diag = diagnostics and feedback == "none"
     if diag:
@@ -463,6 +469,8 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
         check_choice("tcp", v, TCPS)
     for v in base.get("switch_time", []):
         check_choice("switch_time", v, SWITCH_TIMES)
+    for v in base.get("ca_increment", []):
+        check_choice("ca_increment", v, CA_INCREMENTS)
     return Grid(base)
 
 

@@ -6,7 +6,7 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
+from .scenario import CA_INCREMENTS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
@@ -75,6 +75,10 @@ def register(sub) -> None:
                    help="when the rate changes inside the round trip: at the connection's epochs (default, "
                         "III-B.1 as printed) or 'uniform', at an instant uniform inside it (docs/model.md sec. 17: "
                         "a rate process with changes of its own, the paper's testbed; not with --trace)")
+    p.add_argument("--ca-increment", choices=CA_INCREMENTS, default="binomial",
+                   help="how congestion avoidance grows the window: binomial (default, the paper's eq. 1: each ACK "
+                        "by one with probability 1/W) or counter (one packet per W ACKs, as Linux, ns-3 and "
+                        "tcpabr simulate; docs/model.md sec. 18)")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
@@ -104,6 +108,9 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.switch_time != "epoch":
         raise ValueError(f"switch_time={args.switch_time!r} is invalid with --trace: the fitted within-epoch patterns "
                          "already hold the changes of level inside an epoch (docs/model.md sec. 17)")
+    if args.ca_increment != "binomial":
+        raise ValueError(f"ca_increment={args.ca_increment!r} is invalid with --trace: the trace study's chains use "
+                         "the paper's growth (give the fitted model with --capacity instead)")
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
     trace = read_trace(args.trace)
@@ -171,7 +178,8 @@ def _run(args: argparse.Namespace) -> int:
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
                   max_states=args.max_states, ack_clock=args.ack_clock,
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
-                  tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time)
+                  tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
+                  ca_increment=args.ca_increment)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
@@ -183,7 +191,8 @@ def _run(args: argparse.Namespace) -> int:
         + (f" source_rate={sc.source_rate:g}" if sc.feedback == "constant" else "")
         + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + f" variant={sc.tcp}"
         + (f" loss_cycle={sc.loss_cycle}" if sc.loss_cycle != "paper" else "")
-        + (f" switch_time={sc.switch_time}" if sc.switch_time != "epoch" else "") + "\n"
+        + (f" switch_time={sc.switch_time}" if sc.switch_time != "epoch" else "")
+        + (f" ca_increment={sc.ca_increment}" if sc.ca_increment != "binomial" else "") + "\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"
         f"  efficiency conservative {r.conservative:.4f}\n"

@@ -1,7 +1,8 @@
 """Independent Monte Carlo of the embedded Markov renewal process (X_k, T_k).
 
 It samples the process transition by transition from the model's definitions -- the
-window increment N ~ Binomial(d, 1/W) capped at W_max (eq. 10), the within-interval
+window increment N ~ Binomial(d, 1/W) capped at W_max (eq. 10; with ``ca_increment='counter'``
+the ACK counter's ``floor(U + d / W)``, docs/model.md sec. 18), the within-interval
 dynamics, the loss window w = W + N + Binomial(b + J, 1/W) (alpha, eq. 11), the cycle
 length 3 + ceil(log2 m) (eq. 12) and the rate chain stepped U times (eq. 13) -- and
 never reads the transition matrix.  Agreement with :func:`analyze` within the
@@ -47,8 +48,19 @@ def _next_level(i, pswitch, cum):
 
 
 @njit(cache=True)
+def _growth(n, p, counter):
+    """The window growth of ``n`` ACKs at ``p = 1/W``: eq. 1's coins, ``Binomial(n, p)``, or with
+    ``counter`` the ACK counter at a uniform phase, ``floor(U + n p)`` (docs/model.md sec. 18)."""
+    if n <= 0:
+        return 0
+    if counter:
+        return int(math.floor(np.random.random() + n * p))
+    return np.random.binomial(n, p)
+
+
+@njit(cache=True)
 def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, b0, d0,
-         n_cycles, burn_in, n_batches, seed, phase, fast_recovery=False):
+         n_cycles, burn_in, n_batches, seed, phase, fast_recovery=False, counter=False):
     """Batch sums of the embedded chain's rewards; the rate chain is drawn by
     :func:`_next_level` (two-state ``pswitch`` or K-level ``cum``)."""
     np.random.seed(seed)
@@ -62,7 +74,7 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, 
     total = burn_in + per_batch * n_batches
     for k in range(total):
         w0 = a + b + d
-        ninc = np.random.binomial(d, 1.0 / w0) if d > 0 else 0
+        ninc = _growth(d, 1.0 / w0, counter)
         if ninc > wmax - w0:
             ninc = wmax - w0
         lost, jl, a1, b1, d1 = interval_outcome(mode, a, b, d, ninc, r_vals[ri], s_vals[si],
@@ -76,7 +88,7 @@ def _run(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, pswitch, cum, a0, 
             ri = rn
             a, b, d = a1, b1, d1
         else:
-            kk = np.random.binomial(b + jl, 1.0 / w0) if b + jl > 0 else 0
+            kk = _growth(b + jl, 1.0 / w0, counter)
             w = w0 + ninc + kk
             if w > wmax:
                 w = wmax
@@ -169,7 +181,7 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
         pswitch, cum = np.empty(0), np.cumsum(scenario.rate_matrix, axis=1)
     v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.buffer_capacity, scenario.wmax,
                              r_vals, s_vals, pswitch, cum, a0, b0, d0, n_cycles, burn_in, n_batches, seed, phase,
-                             scenario.tcp == "sack")
+                             scenario.tcp == "sack", scenario.ca_increment == "counter")
     from scipy import stats
 
     scale = scenario.delta * scenario.mean_capacity

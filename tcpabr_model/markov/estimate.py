@@ -147,11 +147,14 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
     args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
     sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
     burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none
-    if sack or mem is not None or burst:
+    counter = key[11] == "counter"    # ca_increment='counter': an ACK counter for eq. 1's coins (sec. 18)
+    if sack or mem is not None or burst or counter:
         args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
-    if mem is not None or burst:
+    if mem is not None or burst or counter:
         args += (mem,)
-    if burst:
+    if burst or counter:
+        args += (burst,)
+    if counter:
         args += (True,)
     return args
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the capacity package is imported only when a model is given
     from ..capacity import CapacityModel, ServicePatterns
 
 __all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "LOSS_CYCLES", "MAX_PSI",
-           "SWITCH_TIMES"]
+           "SWITCH_TIMES", "CA_INCREMENTS"]
 
 FEEDBACKS = ("instcap", "none", "constant")
 ACK_CLOCKS = ("at-epoch", "after-service")
@@ -37,6 +37,9 @@ TCP_MODELS = ("timeout-only", "sack")
 #: the timeout cycle's length: III-B.4 as printed, with the queue drained (docs/model.md sec. 14), or
 #: that in continuous time, the timer restarted by the last ACK ahead of the loss (sec. 15)
 LOSS_CYCLES = ("paper", "drain", "timer")
+#: How congestion avoidance grows the window per round trip: eq. 1's coin per ACK (III-A.6, the paper's),
+#: or an ACK counter, one packet per W ACKs as Linux, ns-3 and RFC 5681 do it (docs/model.md sec. 18)
+CA_INCREMENTS = ("binomial", "counter")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -145,6 +148,13 @@ class Scenario:
         ``switch_time='uniform'``: the instants ``u = (m + 1/2) / switch_phases`` (default 4;
         8 moves the prediction by 0.6-0.7 % at psi 1.5, Delta 40, B_max 10, for 3.3-3.5 times the
         states).
+    ca_increment : {'binomial', 'counter'}
+        How congestion avoidance grows the window (docs/model.md sec. 18).  'binomial' (default): the
+        paper's III-A.6, each ACK grows it by one with probability 1/W (eq. 1), so the d ACKs of an
+        interval give ``Binomial(d, 1/W)``.  'counter': one packet per W ACKs counted, as Linux
+        (``snd_cwnd_cnt``), ns-3 and the cell simulator grow it, with the counter's phase at the
+        epoch taken uniform: ``floor(U + d / W)``, the binomial's mean without its spread (two
+        increments in one interval, which the coins allow, need ``d >= W``).  Both TCPs.
     """
 
     delta: float = 40.0
@@ -164,6 +174,7 @@ class Scenario:
     loss_cycle: str = "paper"
     switch_time: str = "epoch"
     switch_phases: int = 4
+    ca_increment: str = "binomial"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -211,6 +222,7 @@ class Scenario:
                 f"delta={self.delta!r} is invalid: at the {what[0]} {low} at least one "
                 f"packet must fit in a round-trip delay (delta * {what[1]} >= 1)"
             )
+        check_choice("ca_increment", self.ca_increment, CA_INCREMENTS)
         check_choice("switch_time", self.switch_time, SWITCH_TIMES)
         object.__setattr__(self, "switch_phases", check_int("switch_phases", self.switch_phases, 1, 1000))
         if self.switch_time == "uniform":
@@ -370,4 +382,5 @@ class Scenario:
         return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
                 self.ack_clock, self._service_key, self.mcr, self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
-                self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only")
+                self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
+                self.ca_increment)

@@ -87,3 +87,15 @@ def recovery_queue_area(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: 
     tau = np.minimum(2.0 * r * (bmax - q_end), delta)
     area = bmax * delta * t_a + bmax * tau - tau * tau / (4.0 * r) + q_end * (delta - tau)
     return np.where(lost, p_fr * area, 0.0)
+
+
+def recovery_expectations(b: np.ndarray, recovery: tuple, recovery_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(b + E[J | FR], E[w | FR])`` per state (0 where no fast recovery follows): the packets ahead of
+    the lost one and the loss window of a fast recovery (docs/model.md sec. 13), from the build's
+    ``P(FR | x)``, ``E[J 1{FR} | x]`` and the optimistic credit ``E[(b + J + w) 1{FR} | x]`` (sec. 12)."""
+    p_fr, _, _, fr_opt = recovery
+    b = np.asarray(b, dtype=float)
+    ps = np.where(p_fr > 0, p_fr, 1.0)
+    jbar = np.where(p_fr > 0, recovery_j / ps, 0.0)
+    wbar = np.where(p_fr > 0, (fr_opt - recovery_j) / ps - b, 0.0)
+    return b + jbar, wbar

@@ -15,8 +15,8 @@ from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
-from .service import (_service_sums, _served_by, _service_time, recovery_queue_area,  # noqa: F401
-                      slow_start_queue_area)
+from .service import (_service_sums, _served_by, _service_time, recovery_expectations,  # noqa: F401
+                      recovery_queue_area, slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -85,6 +85,8 @@ class Skeleton:
     #: loss_cycle='timer', timeout-only TCP alone (sec. 15b): per state E[1{L >= B_max} 1{loss} | x], L the
     #: arrivals lost in the loss interval (go-back-N's burst, ``slow_start_burst``); None otherwise
     burst_loss: np.ndarray | None = None
+    #: tcp='sack': E[J 1{FR} | x], the packets admitted before the first loss of a fast recovery (sec. 13)
+    recovery_j: np.ndarray | None = None
 
     @property
     def n_states(self) -> int:
@@ -240,9 +242,9 @@ class Skeleton:
         """``tcp='sack'``, TCP alone (docs/model.md sec. 13): :func:`.service.recovery_queue_area`."""
         served = self._served()
         C = self.drain_sums(rate_chain(rates, None, self.n_levels), served, 8)
-        _, _, ri, wbar, ahead = self._loss_expectations()
-        return recovery_queue_area(C, ri, ahead, wbar, self.recovery[0], served, float(self.scenario_key[1]),
-                                   float(self.scenario_key[0]))
+        ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
+        return recovery_queue_area(C, self.states[:, 3], ahead, wbar, self.recovery[0], served,
+                                   float(self.scenario_key[1]), float(self.scenario_key[0]))
 
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
@@ -538,7 +540,7 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog, mem), prog,
                             total, "building chain", progress)
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow, _, _, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q) = out
+     overflow, _, _, ev_j, fr, occ_q) = out
     delta, bmax, _, wmax, feedback = key[:5]
     if overflow and mem is not None and mem[4] == 1.0:
         return None
@@ -547,12 +549,11 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
 
         raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}",
                               time.perf_counter() - t0)
-    constant_s = key[4] == "constant"
-    recovery = (fr_p, fr_cons, fr_pred, fr_opt) if key[9] != "timeout-only" else None
-    return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                    ev_ss, eu, reg, constant_s, time.perf_counter() - t0, ev_j, recovery,
-                    occ_q,
-                    burst_loss=fr_p if key[10] else None)
+    col = [np.ascontiguousarray(fr[:, c]) for c in range(5)]   # P(FR) (or the burst's share), credits, E[J 1{FR}]
+    sack = key[9] != "timeout-only"
+    return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
+                    key[4] == "constant", time.perf_counter() - t0, ev_j, tuple(col[:4]) if sack else None, occ_q,
+                    burst_loss=col[0] if key[10] else None, recovery_j=col[4] if sack else None)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from .occupancy import abr_queue_integral, pattern_abr_queue_integral, tcp_alone_queue_integral
-from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, binomial_window,
+from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, growth_window,
                         increment_law, loss_window_moments,
                         pattern_abr_entry, tcp_alone_first_loss, tcp_alone_outcome)
 from .patterns import pattern_tcp_alone_prefix, pattern_tcp_alone_resume
@@ -39,7 +39,7 @@ POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else compu
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None, fast_recovery=False, mem=None, burst=False):
+                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time per level; ``s_vals``: source service time per S index (r_vals
@@ -57,14 +57,14 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
 
     ``fast_recovery`` (``tcp='sack'``, sec. 12): each loss outcome is replayed to the end of its interval
     and split into fast-recovery and timeout cycles; ``ls_m`` holds loss-event codes (``code_m``,
-    ``code_u``) and four more per-state arrays are returned: P(FR | x) and E[c 1{FR} | x] for the
-    conservative, prediction and optimistic credits c of sec. 12.
+    ``code_u``) and a per-state array ``fr`` is returned, its columns P(FR | x), E[c 1{FR} | x] for the
+    conservative, prediction and optimistic credits c of sec. 12 and E[J 1{FR} | x] (sec. 13).
 
     ``mem`` (float64[5], optional; docs/model.md sec. 5a item 10): the build stops (``overflow``) before a
     state whose processing starts above the memory budget (``stateset._over_budget``).  ``burst`` (the
     timeout-only TCP alone under ``loss_cycle='timer'``, docs/model.md sec. 15b): the loss interval is
-    replayed to its end as with ``fast_recovery`` and the first per-state array returned after ``ev_j``
-    holds E[1{L >= B_max} 1{loss} | x], L the arrivals lost in the loss interval.
+    replayed to its end as with ``fast_recovery``; ``fr``'s first column holds E[1{L >= B_max} 1{loss} | x],
+    L the arrivals lost in the loss interval.  ``counter``: an ACK counter for eq. 1's coins (sec. 18).
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
@@ -105,10 +105,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     occ_q = np.zeros(cap if q_exact else 1, dtype=np.float64)
     tail = fast_recovery or burst      # replay the loss interval to its end (J2, L)
     fcap = cap if (store and tail) else 1
-    fr_p = np.zeros(fcap, dtype=np.float64)
-    fr_cons = np.zeros(fcap, dtype=np.float64)
-    fr_pred = np.zeros(fcap, dtype=np.float64)
-    fr_opt = np.zeros(fcap, dtype=np.float64)
+    fr = np.zeros((fcap, 5), dtype=np.float64)   # P(FR | x), E[c 1{FR} | x] for the three credits, E[J 1{FR} | x]
 
     pmf_n = np.empty(wmax + 2, dtype=np.float64)
     pmf_k = np.empty(4 * wmax + int(delta) + bmax + 8, dtype=np.float64)
@@ -182,10 +179,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             if q_exact:
                 occ_q = _grow(occ_q, newcap)
             if tail:
-                fr_p = _grow(fr_p, newcap)
-                fr_cons = _grow(fr_cons, newcap)
-                fr_pred = _grow(fr_pred, newcap)
-                fr_opt = _grow(fr_opt, newcap)
+                fr = _grow2n(fr, newcap)
         a = st[i, 0]
         b = st[i, 1]
         d = st[i, 2]
@@ -196,7 +190,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         r = r_vals[ri]
         s = s_vals[si]
         pinc = 1.0 / w0
-        nlo, nhi = increment_law(d, w0, wmax, pmf_n)
+        nlo, nhi = increment_law(d, w0, wmax, pmf_n, counter)
         nn = nhi - nlo + 1
         bp_n = 0
 
@@ -214,6 +208,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         f_cons = 0.0
         f_pred = 0.0
         f_opt = 0.0
+        f_j = 0.0
         p_lo = pat_ptr[ri] if patterned else 0
         p_hi = pat_ptr[ri + 1] if patterned else 1
         z1 = 1 if (patterned and d == 0) else 0   # no ACK returns in this interval
@@ -339,7 +334,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                     overflow = True
                                     return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr,
                                             ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+                fr, occ_q)
                     elif patterned:
                         # interval.pattern_tcp_alone_outcome, the d - N single ACKs from the prefix
                         ll = d - ninc
@@ -399,7 +394,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                             overflow = True
                                             return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab),
                                                     ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg, overflow,
-                                                    n_nl, n_ls, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+                                                    n_nl, n_ls, ev_j, fr, occ_q)
                                         tgt = n_states
                                         _put_state(st, hkeys, hvals, j, kk, tgt, a1, b1, d1, rj, si1, z1)
                                         n_states += 1
@@ -429,7 +424,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             klo = bc_lo[nack]
                             khi = bc_hi[nack]
                         else:
-                            klo, khi = binomial_window(nack, pinc, pmf_k)
+                            klo, khi = growth_window(nack, pinc, pmf_k, counter)
                             if bp_n + khi - klo + 1 <= bpool.shape[0]:
                                 for k in range(klo, khi + 1):
                                     bpool[bp_n + k - klo] = pmf_k[k]
@@ -492,6 +487,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                             f_cons += pn * q_fr * (b + jl + j2)
                             f_pred += pn * (q_fr * (b + jl - n_lost) + ew_fr)
                             f_opt += pn * (q_fr * (b + jl) + ew_fr)
+                            f_j += pn * q_fr * jl
                         else:
                             if in_k:       # uncached law (pool full): add_loss_windows itself
                                 ew, ess, eul, mlo, mhi = add_loss_windows(pn, pmf_k, klo, khi, w0 + ninc, wmax,
@@ -539,10 +535,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             if q_exact:
                 occ_q[i] = v_q
             if tail:
-                fr_p[i] = f_p
-                fr_cons[i] = f_cons
-                fr_pred[i] = f_pred
-                fr_opt[i] = f_opt
+                fr[i, 0] = f_p
+                fr[i, 1] = f_cons
+                fr[i, 2] = f_pred
+                fr[i, 3] = f_opt
+                fr[i, 4] = f_j
         ncod = mhi - max(mlo, 1) + 1      # room for every loss code and its regeneration states
         if store and ncod > 0 and n_ls + ncod + 1 > ls_prob.shape[0]:
             ls_prob = _grow(ls_prob, n_ls + ncod + 1)
@@ -572,7 +569,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         overflow = True
                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
                                 p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+                fr, occ_q)
                     _put_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2, 0)
                     reg[m, ri2, si2] = n_states
                     n_states += 1
@@ -591,10 +588,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     n = n_states
     if not store:
         return (st[:n, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob, p_loss, ev_post,
-                ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr_p, fr_cons, fr_pred, fr_opt, occ_q)
+                ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr, occ_q)
     nf = n if tail else 1
     # copies, not views: the growth's spare room (up to half of each array) is freed
     return (st[:n, :5].copy(), nl_ptr[: n + 1].copy(), nl_prob[:n_nl].copy(),
             (nl_tail[:n_nl].copy(), tail_tab[:n_tails].copy()), ls_ptr[: n + 1].copy(), ls_m[:n_ls].copy(),
             ls_prob[:n_ls], p_loss[:n], ev_post[:n], ev_ss[:n], eu[:n], reg, overflow, n_nl, n_ls, ev_j[:n],
-            fr_p[:nf], fr_cons[:nf], fr_pred[:nf], fr_opt[:nf], occ_q[: (n if q_exact else 1)])
+            fr[:nf], occ_q[: (n if q_exact else 1)])

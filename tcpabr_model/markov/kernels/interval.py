@@ -349,13 +349,42 @@ def binomial_window(n, p, out):
 
 
 @njit(cache=True)
-def increment_law(d, w0, wmax, pmf):
-    """Law of N = min(Binomial(d, 1/W), W_max - W) after the 1e-17 tail rule (eq. 10).
+def counter_window(n, p, out):
+    """The window growth of ``n`` ACKs that count towards ``1 / p`` (``Scenario(ca_increment='counter')``,
+    docs/model.md sec. 18): ``floor(U + n p)`` with the counter's phase ``U`` uniform on [0, 1), i.e.
+    ``floor(n p)`` or one more with probability ``frac(n p)`` (the mean of ``Binomial(n, p)``, not its
+    spread).  Writes ``out[lo..hi]`` and returns ``(lo, hi)``, as :func:`binomial_window`."""
+    x = n * p
+    lo = int(math.floor(x + 1e-12))
+    frac = x - lo
+    if lo >= n or frac <= 1e-12:
+        lo = min(lo, n)
+        out[lo] = 1.0
+        return lo, lo
+    out[lo] = 1.0 - frac
+    out[lo + 1] = frac
+    return lo, lo + 1
+
+
+@njit(cache=True)
+def growth_window(n, p, out, counter):
+    """The law of the congestion-avoidance growth of ``n`` ACKs at ``p = 1/W``: eq. 1's coin per ACK,
+    ``Binomial(n, p)`` (:func:`binomial_window`), or with ``counter`` the ACK counter of
+    :func:`counter_window`."""
+    if counter and n > 0 and p < 1.0:
+        return counter_window(n, p, out)
+    return binomial_window(n, p, out)
+
+
+@njit(cache=True)
+def increment_law(d, w0, wmax, pmf, counter=False):
+    """Law of N = min(Binomial(d, 1/W), W_max - W) after the 1e-17 tail rule (eq. 10); with
+    ``counter`` the ACK counter's growth (:func:`counter_window`) in place of the binomial.
 
     Writes ``pmf[lo..hi]`` (zeros inside allowed) and returns ``(lo, hi)``.
     """
     room = wmax - w0
-    lo, hi = binomial_window(d, 1.0 / w0, pmf)
+    lo, hi = growth_window(d, 1.0 / w0, pmf, counter)
     if d > room:
         extra = 0.0
         for k in range(max(lo, room + 1), hi + 1):
