@@ -42,17 +42,11 @@ def main(argv=None) -> int:
           "| prediction (binomial / counter) |")
     print("|---|---|---|---|---|---|---|---|")
     for tcp, fb, st in CASES:
-        best = {"binomial": float("inf"), "counter": float("inf")}
-        res = {}
-        for _ in range(args.repeat):
-            for inc in best:
-                t, r = one(args.psi, tcp, fb, st, inc)
-                best[inc] = min(best[inc], t)
-                res[inc] = r
-        b, c = res["binomial"], res["counter"]
+        runs = [[one(args.psi, tcp, fb, st, inc) for inc in ("binomial", "counter")] for _ in range(args.repeat)]
+        tb, tc = (min(rep[k][0] for rep in runs) for k in (0, 1))    # alternated; the best of the repeats
+        b, c = runs[-1][0][1], runs[-1][1][1]
         print(f"| {tcp} | {fb} | {st} | {b.n_states:,} / {c.n_states:,} | {b.nnz:,} / {c.nnz:,} | "
-              f"{best['binomial']:.4f} | {best['counter']:.4f} | {b.prediction:.4f} / {c.prediction:.4f} |",
-              flush=True)
+              f"{tb:.4f} | {tc:.4f} | {b.prediction:.4f} / {c.prediction:.4f} |", flush=True)
     return 0
 
 
