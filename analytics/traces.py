@@ -213,7 +213,7 @@ def _rss_gb() -> float:
 
 
 def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
-                    loss_cycle="paper"):
+                    loss_cycle="paper", ca_increment="binomial"):
     """Runs in a child process: analyse with ``min(state_limit, max_states)`` as the chain's
     limit (the analysis counts or builds up to it and refuses above it); sends a dict back."""
     from tcpabr_model.errors import ChainTooLargeError
@@ -222,7 +222,8 @@ def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, t
     out = {"n_states": None, "refused": ""}
     limit = min(state_limit, max_states)
     try:
-        a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=limit, tcp=tcp, loss_cycle=loss_cycle)
+        a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=limit, tcp=tcp, loss_cycle=loss_cycle,
+                         ca_increment=ca_increment)
         out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
                    n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
                    sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
@@ -294,7 +295,8 @@ def warm_up() -> None:
 def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=3_000_000,
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
-            reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print) -> pd.DataFrame:
+            reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print,
+            ca_increment="binomial") -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -312,7 +314,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     changed no number, e.g. its storage); a point it lacks or refused is analysed.  ``loss_cycle``: the analysis' timeout cycle ('paper' or 'drain',
     docs/model.md sec. 14).  ``instcap_timing``: how every simulation times INSTCAP
     (:func:`~tcpabr_model.trace_study.feedback_timing`; INSTCAP replays are reused only from a run
-    with the same timing, a run without the column being ``'testbed'``)."""
+    with the same timing, a run without the column being ``'testbed'``).  ``ca_increment``: the analysis'
+    congestion-avoidance growth (docs/model.md sec. 18; analyses are reused only from a run with the same)."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -351,12 +354,14 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
         lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
         res = {}
         for i, p in enumerate(points):
-            old = _reused(reuse_analyses, p, tcp, None, regimes, loss_cycle) if p["feedback"] != "effcap" else None
+            old = (_reused(reuse_analyses, p, tcp, None, regimes, loss_cycle, ca_increment=ca_increment)
+                   if p["feedback"] != "effcap" else None)
             refused = old is not None and isinstance(old["refused"], str) and old["refused"] != ""
             if old is not None and not refused:   # a refused point (size, time limit) is analysed again
                 res[i] = {k: old[c] for k, c in _ANALYSIS_COLUMNS.items()
                           if not (isinstance(old[c], float) and np.isnan(old[c]))}
-        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp, loss_cycle))
+        todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp, loss_cycle,
+                     ca_increment))
                 for i, p in enumerate(points) if p["feedback"] != "effcap" and i not in res]
         res.update(run_analyses(todo, jobs, timeout, log=log))
         for i, p in enumerate(points):
@@ -381,7 +386,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             if fitted_sim:
                 fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
                                    tcp, instcap_timing)
-            row = {**p, "tcp": tcp, "loss_cycle": loss_cycle,
+            row = {**p, "tcp": tcp, "loss_cycle": loss_cycle, "ca_increment": ca_increment,
                    "instcap_timing": instcap_timing if p["feedback"] == "instcap" else "", "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
                    "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
@@ -414,7 +419,7 @@ _ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative",
 
 
 def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,
-            loss_cycle: str | None = None, instcap_timing: str | None = None):
+            loss_cycle: str | None = None, instcap_timing: str | None = None, ca_increment: str | None = None):
     """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None
     (``duration`` None: any duration; ``regimes``, ``loss_cycle``: the same model too;
     ``instcap_timing``: an INSTCAP replay of the same timing, ``'testbed'`` in runs before it had one)."""
@@ -430,6 +435,8 @@ def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | Non
         keep &= (reuse.regimes if "regimes" in reuse.columns else 1) == regimes
     if loss_cycle is not None:   # runs before the drained cycle had one
         keep &= (reuse.loss_cycle if "loss_cycle" in reuse.columns else "paper") == loss_cycle
+    if ca_increment is not None:   # runs before the counter grew the window by eq. 1's coins
+        keep &= (reuse.ca_increment if "ca_increment" in reuse.columns else "binomial") == ca_increment
     if instcap_timing is not None and p["feedback"] == "instcap":
         keep &= (reuse.instcap_timing.fillna("testbed") if "instcap_timing" in reuse.columns else "testbed") \
             == instcap_timing
@@ -627,6 +634,9 @@ def main(argv=None) -> int:
     ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default=None,
                     help="holdout: the analysis' timeout cycle (docs/model.md secs. 14-15; default "
                          "trace_study.link_loss_cycle: 'timer' for the timeout-only TCP, 'paper' with --tcp sack)")
+    ap.add_argument("--ca-increment", choices=("binomial", "counter"), default="binomial",
+                    help="holdout: the analysis' congestion-avoidance growth (docs/model.md sec. 18; default "
+                         "binomial, eq. 1's coin per ACK; counter: one packet per W ACKs, as the simulated TCP)")
     ap.add_argument("--reuse-replays", metavar="CSV", default=None,
                     help="holdout: take the replays from an earlier traces_study.csv at the same points (same "
                          "seed, replications and duration) instead of simulating them again")
@@ -685,7 +695,7 @@ def main(argv=None) -> int:
                  reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None,
                  reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
                  if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp),
-                 instcap_timing=a.instcap_timing)
+                 instcap_timing=a.instcap_timing, ca_increment=a.ca_increment)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

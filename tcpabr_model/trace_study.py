@@ -174,6 +174,7 @@ class LinkAnalysis:
     tcp: str = "timeout-only"
     loss_cycle: str = "paper"
     mean_queueing_delay_s: float | None = None
+    ca_increment: str = "binomial"
     mean_source_delay_s: float | None = None
 
     def to_dict(self) -> dict:
@@ -242,11 +243,13 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
-                 loss_cycle: str | None = None) -> LinkAnalysis:
+                 loss_cycle: str | None = None, ca_increment: str = "binomial") -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
     the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12) and
     ``loss_cycle`` the length of its timeout cycles (``'paper'``, ``'drain'`` or ``'timer'``,
-    secs. 14-15; default :func:`link_loss_cycle`: ``'timer'`` for the timeout-only TCP).
+    secs. 14-15; default :func:`link_loss_cycle`: ``'timer'`` for the timeout-only TCP) and
+    ``ca_increment`` its congestion-avoidance growth (``'binomial'``, eq. 1's coins, or
+    ``'counter'``, docs/model.md sec. 18).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -258,7 +261,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     from .markov import analyze
 
     sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp,
-                       loss_cycle=loss_cycle)
+                       loss_cycle=loss_cycle, ca_increment=ca_increment)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
     r = analyze(sc)
@@ -273,6 +276,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                         model={**link.describe(), **({"instcap_timing": INSTCAP_TIMING_NOTE} if feedback == "instcap"
                                                      else {})},
                         validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
+                        ca_increment=sc.ca_increment,
                         **{f"{k}_s": (float(getattr(r, k)) / cmax if np.isfinite(getattr(r, k)) else None)
                            for k in ("mean_queueing_delay", "mean_source_delay")})
 
@@ -415,11 +419,12 @@ def trace_halves(trace):
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                   max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
-                  loss_cycle: str | None = None):
+                  loss_cycle: str | None = None, ca_increment: str = "binomial"):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
-    INSTCAP source's minimum rate in packets per second (0: none).  For
+    INSTCAP source's minimum rate in packets per second (0: none); ``ca_increment`` the chain's
+    congestion-avoidance growth (docs/model.md sec. 18).  For
     :func:`tcpabr_model.markov.estimate_chain` before an analysis."""
     from .markov import Scenario as MScenario
 
@@ -434,4 +439,4 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
                          "the INSTCAP source's (give mcr=0)")
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
                      service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp,
-                     loss_cycle=link_loss_cycle(loss_cycle, tcp))
+                     loss_cycle=link_loss_cycle(loss_cycle, tcp), ca_increment=ca_increment)

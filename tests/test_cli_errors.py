@@ -153,8 +153,6 @@ CASES = [
      "--switch-time='uniform' is invalid with --trace"),
     (["analyze", "--switch-time", "middle"], 2, "invalid choice: 'middle'"),
     (["analyze", "--ca-increment", "coin"], 2, "invalid choice: 'coin'"),
-    (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--ca-increment", "counter"], 2,
-     "--ca-increment='counter' is invalid with --trace"),
     # the top level -----------------------------------------------------------------
     ([], 2, "the following arguments are required: COMMAND"),
     (["nosuch"], 2, "invalid choice: 'nosuch'"),

@@ -92,3 +92,20 @@ def test_timeout_only_at_constant_capacity_against_the_cell_simulator():
 def test_cli_names_the_option(capsys):
     assert main(["analyze", "--delta", "40", "--bmax", "10", "--psi", "20", "--ca-increment", "counter"]) == 0
     assert "ca_increment=counter" in capsys.readouterr().out
+
+
+def test_trace_path_carries_the_option(capsys):
+    """``tcpabr analyze --trace ... --ca-increment counter`` and ``analyze_link(..., ca_increment=)``: the
+    fitted chain grows its window by the counter and the result says so."""
+    from pathlib import Path
+
+    from tcpabr_model.capacity import read_trace
+    from tcpabr_model.trace_study import analyze_link, fit_link
+
+    trace = str(Path(__file__).parent / "data" / "markov3_outage.down")
+    link = fit_link(read_trace(trace), 0.05, patterns=4)
+    a, b = (analyze_link(link, 10, "none", ca_increment=inc) for inc in ("binomial", "counter"))
+    assert (a.ca_increment, b.ca_increment) == ("binomial", "counter")
+    assert a.prediction != b.prediction and abs(a.prediction - b.prediction) < 0.05
+    assert main(["analyze", "--trace", trace, "--rtt", "0.05", "--bmax", "10", "--ca-increment", "counter"]) == 0
+    assert "ca_increment=counter" in capsys.readouterr().out

@@ -108,9 +108,6 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.switch_time != "epoch":
         raise ValueError(f"switch_time={args.switch_time!r} is invalid with --trace: the fitted within-epoch patterns "
                          "already hold the changes of level inside an epoch (docs/model.md sec. 17)")
-    if args.ca_increment != "binomial":
-        raise ValueError(f"ca_increment={args.ca_increment!r} is invalid with --trace: the trace study's chains use "
-                         "the paper's growth (give the fitted model with --capacity instead)")
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
     trace = read_trace(args.trace)
@@ -118,7 +115,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
                     regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
-                     tcp=args.tcp, loss_cycle=args.loss_cycle)
+                     tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
@@ -126,7 +123,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     text = (
         f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else 'over ABR (instcap)'} on {args.trace}: rtt={r.rtt:g} s "
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)"
-        + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "") + "\n"
+        + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "")
+        + (f" ca_increment={r.ca_increment}" if r.ca_increment != "binomial" else "") + "\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
         + (f"  mean delay per delivered packet (analysis, docs/model.md sec. 13): bottleneck "
