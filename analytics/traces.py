@@ -73,6 +73,7 @@ from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import (  # noqa: E402
     FEEDBACKS,
     INSTCAP_TIMINGS,
+    LINK_CA_INCREMENT,
     LinkFit,
     analyze_link,
     fit_for_rtt,
@@ -296,7 +297,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
             reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print,
-            ca_increment="binomial") -> pd.DataFrame:
+            ca_increment=LINK_CA_INCREMENT) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -634,9 +635,10 @@ def main(argv=None) -> int:
     ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default=None,
                     help="holdout: the analysis' timeout cycle (docs/model.md secs. 14-15; default "
                          "trace_study.link_loss_cycle: 'timer' for the timeout-only TCP, 'paper' with --tcp sack)")
-    ap.add_argument("--ca-increment", choices=("binomial", "counter"), default="binomial",
+    ap.add_argument("--ca-increment", choices=("binomial", "counter"), default=LINK_CA_INCREMENT,
                     help="holdout: the analysis' congestion-avoidance growth (docs/model.md sec. 18; default "
-                         "binomial, eq. 1's coin per ACK; counter: one packet per W ACKs, as the simulated TCP)")
+                         "trace_study.LINK_CA_INCREMENT, counter: one packet per W ACKs, as the simulated TCP; "
+                         "binomial: the paper's coin per ACK, eq. 1)")
     ap.add_argument("--reuse-replays", metavar="CSV", default=None,
                     help="holdout: take the replays from an earlier traces_study.csv at the same points (same "
                          "seed, replications and duration) instead of simulating them again")

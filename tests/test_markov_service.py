@@ -137,7 +137,7 @@ def test_analysis_with_outages_orders_its_bounds(feedback):
     assert res.conservative <= res.prediction <= res.optimistic <= 1.0
     # the delays of a measured link, seconds: the chain's (time units of the peak level) / c_max
     sc_l = Scenario(delta=sc.delta, bmax=6, wmax=r.wmax, feedback=feedback, capacity=m, service=link.service,
-                    loss_cycle=r.loss_cycle)
+                    loss_cycle=r.loss_cycle, ca_increment=r.ca_increment)
     res_l = analyze(sc_l)
     assert r.mean_queueing_delay_s == pytest.approx(res_l.mean_queueing_delay / float(m.levels.max()), rel=1e-12)
     assert r.mean_source_delay_s == pytest.approx(res_l.mean_source_delay / float(m.levels.max()), rel=1e-12)
@@ -215,10 +215,12 @@ def test_minimum_cell_rate_of_the_instcap_source():
         Scenario(**base, feedback="instcap", mcr=-0.1)
     la = analyze_link(link, 6, "instcap", wmax=40, mcr=0.2 * float(m.levels.max()))
     assert la.loss_cycle == "timer"      # a measured link's default (trace_study.link_loss_cycle)
-    rt = analyze(Scenario(**base, feedback="instcap", mcr=0.2, loss_cycle="timer"))
+    assert la.ca_increment == "counter"  # and its growth (trace_study.LINK_CA_INCREMENT)
+    rt = analyze(Scenario(**base, feedback="instcap", mcr=0.2, loss_cycle="timer", ca_increment="counter"))
     assert la.prediction == pytest.approx(min(1.0, rt.prediction * rt.mean_capacity * float(m.levels.max())
                                               / link.mean_rate), rel=1e-12)
-    lp = analyze_link(link, 6, "instcap", wmax=40, mcr=0.2 * float(m.levels.max()), loss_cycle="paper")
+    lp = analyze_link(link, 6, "instcap", wmax=40, mcr=0.2 * float(m.levels.max()), loss_cycle="paper",
+                      ca_increment="binomial")
     assert lp.prediction == pytest.approx(min(1.0, r1.prediction * r1.mean_capacity * float(m.levels.max())
                                               / link.mean_rate), rel=1e-12)
 

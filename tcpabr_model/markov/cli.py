@@ -75,10 +75,10 @@ def register(sub) -> None:
                    help="when the rate changes inside the round trip: at the connection's epochs (default, "
                         "III-B.1 as printed) or 'uniform', at an instant uniform inside it (docs/model.md sec. 17: "
                         "a rate process with changes of its own, the paper's testbed; not with --trace)")
-    p.add_argument("--ca-increment", choices=CA_INCREMENTS, default="binomial",
-                   help="how congestion avoidance grows the window: binomial (default, the paper's eq. 1: each ACK "
-                        "by one with probability 1/W) or counter (one packet per W ACKs, as Linux, ns-3 and "
-                        "tcpabr simulate; docs/model.md sec. 18)")
+    p.add_argument("--ca-increment", choices=CA_INCREMENTS, default=None,
+                   help="how congestion avoidance grows the window: binomial (the paper's eq. 1: each ACK by one "
+                        "with probability 1/W; the default) or counter (one packet per W ACKs, as Linux, ns-3 and "
+                        "tcpabr simulate; the default with --trace; docs/model.md sec. 18)")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
@@ -177,7 +177,7 @@ def _run(args: argparse.Namespace) -> int:
                   max_states=args.max_states, ack_clock=args.ack_clock,
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
-                  ca_increment=args.ca_increment)
+                  ca_increment=args.ca_increment or "binomial")
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
