@@ -69,6 +69,7 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.capacity import fit_patterns, read_trace  # noqa: E402
 from tcpabr_model.errors import ModelError  # noqa: E402
+from tcpabr_model.markov.scenario import CA_INCREMENTS  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import (  # noqa: E402
     FEEDBACKS,
@@ -214,7 +215,7 @@ def _rss_gb() -> float:
 
 
 def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
-                    loss_cycle="paper", ca_increment="binomial"):
+                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT):
     """Runs in a child process: analyse with ``min(state_limit, max_states)`` as the chain's
     limit (the analysis counts or builds up to it and refuses above it); sends a dict back."""
     from tcpabr_model.errors import ChainTooLargeError
@@ -635,7 +636,7 @@ def main(argv=None) -> int:
     ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default=None,
                     help="holdout: the analysis' timeout cycle (docs/model.md secs. 14-15; default "
                          "trace_study.link_loss_cycle: 'timer' for the timeout-only TCP, 'paper' with --tcp sack)")
-    ap.add_argument("--ca-increment", choices=("binomial", "counter"), default=LINK_CA_INCREMENT,
+    ap.add_argument("--ca-increment", choices=CA_INCREMENTS, default=LINK_CA_INCREMENT,
                     help="holdout: the analysis' congestion-avoidance growth (docs/model.md sec. 18; default "
                          "trace_study.LINK_CA_INCREMENT, counter: one packet per W ACKs, as the simulated TCP; "
                          "binomial: the paper's coin per ACK, eq. 1)")

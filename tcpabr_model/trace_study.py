@@ -178,8 +178,8 @@ class LinkAnalysis:
     validity: dict
     tcp: str = "timeout-only"
     loss_cycle: str = "paper"
-    mean_queueing_delay_s: float | None = None
     ca_increment: str = LINK_CA_INCREMENT
+    mean_queueing_delay_s: float | None = None
     mean_source_delay_s: float | None = None
 
     def to_dict(self) -> dict:

@@ -37,6 +37,8 @@ import numpy as np
 import pandas as pd
 
 from ._validate import check_choice, check_int, check_real
+# the ca_increment axis (docs/model.md sec. 18; default the paper's coins); numpy and the validators only
+from .markov.scenario import CA_INCREMENTS
 from .markov.switching import SWITCH_TIMES  # the switch_time axis (docs/model.md sec. 17); numpy only
 
 __all__ = [
@@ -94,8 +96,6 @@ QUICK_SIM = (4, 100_000.0)
 
 _AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time",
          "ca_increment")
-#: the analysis' congestion-avoidance growth (``ca_increment`` axis; default the paper's coins, docs/model.md sec. 18)
-CA_INCREMENTS = ("binomial", "counter")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
 #: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)

@@ -201,7 +201,9 @@ def test_instcap_on_a_measured_link_has_the_same_bits_at_any_blas_thread_count()
     from tcpabr_model.trace_study import link_scenario, trace_halves
 
     link = fit_link(trace_halves(read_trace(SHARED / "TMobile-LTE-short.down"))[0], 0.05, patterns=4)
-    sc = link_scenario(link, 5, "instcap", loss_cycle="paper")     # the bits stored are III-B.4's
+    # the bits stored are III-B.4's with eq. 1's coins (the measured-link path's defaults are now 'timer'
+    # and the ACK counter, docs/traces.md sec. 7.2n)
+    sc = link_scenario(link, 5, "instcap", loss_cycle="paper", ca_increment="binomial")
     got = []
     for threads in (2, 1):
         _skeleton._CACHE.clear()

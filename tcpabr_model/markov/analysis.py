@@ -157,6 +157,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
             "switch_time": scenario.switch_time}
     if scenario.switch_time != "epoch":
         desc["switch_phases"] = scenario.switch_phases
+    if scenario.ca_increment != "binomial":   # docs/model.md sec. 18; the paper's coins need no mention
+        desc["ca_increment"] = scenario.ca_increment
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()

@@ -371,7 +371,7 @@ def growth_window(n, p, out, counter):
     """The law of the congestion-avoidance growth of ``n`` ACKs at ``p = 1/W``: eq. 1's coin per ACK,
     ``Binomial(n, p)`` (:func:`binomial_window`), or with ``counter`` the ACK counter of
     :func:`counter_window`."""
-    if counter and n > 0 and p < 1.0:
+    if counter:
         return counter_window(n, p, out)
     return binomial_window(n, p, out)
 
