@@ -220,7 +220,7 @@ class Design:
             elif a is not None:
                 out.append(f"     analysis: throughput {a['throughput']:.4f} (band {a['band'][0]:.4f}-"
                            f"{a['band'][1]:.4f}; {'holds' if a['holds'] else 'does NOT hold'} here: "
-                           f"{a['validity']}), mean delay {1e3 * a['mean_delay_s']:.4g} ms (biased low), "
+                           f"{a['validity']}), mean delay {1e3 * a['mean_delay_s']:.4g} ms (Little's law), "
                            f"no p95; {a['seconds']:.2f} s")
         lim = "" if self.max_p95_delay is None else f" with p95 <= {1e3 * self.max_p95_delay:g} ms"
         out.append(f"best{lim}: {'none' if self.best is None else self.best.candidate.label}; * = Pareto front")

@@ -143,8 +143,9 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
     else:
         rewards = sk.rewards(Q)
         eu = float(pi @ sk.u)
-        if sk.recovery is not None and scenario.feedback == "none":
-            # docs/model.md sec. 13: the queue a fast recovery holds and drains after the loss interval
+        if scenario.feedback == "none":
+            # docs/model.md sec. 13: the queue a fast recovery, or a timeout, holds and drains after
+            # the loss interval (and the timeout's slow start)
             drain_queue = sk.recovery_queue(Q)
     delta = scenario.delta
     cap = scenario.mean_capacity

@@ -89,6 +89,20 @@ def recovery_queue_area(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: 
     return np.where(lost, p_fr * area, 0.0)
 
 
+def drain_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ack_clocked: bool) -> np.ndarray:
+    """``p(x)`` times the bottleneck queue's area after the loss interval of a timeout cycle, in
+    units of ``B_max Delta / 2`` (docs/model.md sec. 13, secs. 14-15's cycles).  The queue is empty
+    at ``T_e`` (intervals from ``T_k``).  For TCP alone (``ack_clocked``) the ACKs of the ``b + J``
+    packets ahead of the lost one, which leave by ``T_a``, keep releasing packets into it until
+    ``T_a + 1``: it stays at ``B_max`` for ``min(T_a, T_e - 1)`` intervals after the loss interval
+    (as a fast recovery's, :func:`recovery_queue_area`) and then falls linearly to 0 at ``T_e``;
+    over ABR it falls linearly from the loss interval's end.  **Choices**: full while the ACK
+    clock runs, whatever the next level; ``T_a``, ``T_e`` from expectations given the loss."""
+    tail = np.maximum(t_e - 1.0, 0.0)
+    hold = np.clip(t_a, 0.0, tail) if ack_clocked else 0.0
+    return np.where(p > 0, p * (tail + hold), 0.0)
+
+
 def recovery_expectations(b: np.ndarray, recovery: tuple, recovery_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(b + E[J | FR], E[w | FR])`` per state (0 where no fast recovery follows): the packets ahead of
     the lost one and the loss window of a fast recovery (docs/model.md sec. 13), from the build's

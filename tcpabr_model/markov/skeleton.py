@@ -16,7 +16,7 @@ from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
 from .service import (_service_sums, _served_by, _service_time, recovery_expectations,  # noqa: F401
-                      recovery_queue_area, slow_start_queue_area)
+                      drain_queue_weight, recovery_queue_area, slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -147,9 +147,7 @@ class Skeleton:
         """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x)
         of a timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one
         that pass the bottleneck before recovery (a receiver that keeps out-of-order segments
-        delivers them when the retransmission fills the hole).
-
-        ``C[n, i]``: the expected packets the bottleneck serves in the ``n`` intervals from one
+        delivers them when the retransmission fills the hole).  ``C[n, i]``: the expected packets the bottleneck serves in the ``n`` intervals from one
         at level ``i`` (the loss interval is the first).  With ``J`` and the loss window ``w`` at
         their expectations given the loss (**choice**): the ``b + J`` packets ahead of the lost
         one have left by the end of interval ``n_a`` (the least ``n`` with ``C[n, i] >= b + J``);
@@ -160,10 +158,7 @@ class Skeleton:
         intervals after ``n_a`` (III-B.4 with ``n_a = 1``) and the retransmission is served once
         the queue is empty, so recovery starts at epoch ``max(n_a + 2, n_e)`` instead of 3:
         ``E = max(n_a + 2, n_e) - 3`` (**choice**: expected service, not a sampled rate path).
-        The third array is ``p(x) (n_e - 1)``: the intervals after the loss interval in which the
-        queue is still draining (the occupancy of sec. 13 counts a linear drain from ``B_max``
-        over them, **choice**).
-        """
+        Third: the queue after the loss interval, :func:`.service.drain_queue_weight` at (n_a, n_e)."""
         if self.recovery is not None:
             raise ModelError("loss_cycle='drain' is derived for the timeout-only TCP")
         bmax = float(self.scenario_key[1])
@@ -185,7 +180,7 @@ class Skeleton:
         n_e = first_n(ahead + behind)
         extra = np.maximum(np.maximum(n_a + 2, n_e) - 3, 0)
         return (np.where(lost, extra, 0).astype(np.int64), np.where(lost, p * behind, 0.0),
-                np.where(lost, p * np.maximum(n_e - 1, 0), 0.0))
+                drain_queue_weight(p, n_a.astype(float), n_e.astype(float), self.scenario_key[4] == "none"))
 
     def timer_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``loss_cycle='timer'`` (docs/model.md sec. 15): the drained cycle of
@@ -206,7 +201,7 @@ class Skeleton:
         cycle is ``U + E`` round trips with ``E = max(T_a, T_e - 3) + 1 + (L + 1) rbar``, a real
         number (**choice**: expectations given the loss for ``J`` and ``w`` as in
         :meth:`drain_terms`; ``m = ceil(E[w | loss] / 2)``).
-        Returns ``(E, E[behind 1{loss} | x], p(x) max(T_e - 1, 0))``.
+        Returns ``(E, E[behind 1{loss} | x], drain_queue_weight(p, T_a, T_e))``.
         """
         if self.recovery is not None:
             raise ModelError("loss_cycle='timer' is derived for the timeout-only TCP")
@@ -215,7 +210,7 @@ class Skeleton:
         _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
         extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * rbar
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
-                np.where(lost, p * np.maximum(t_e - 1.0, 0.0), 0.0))
+                drain_queue_weight(p, t_a, t_e, self.scenario_key[4] == "none"))
 
     def drain_sums(self, P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
         """:func:`_service_sums` from ``n`` rows, doubled until every drain fits (``b + J + behind
@@ -239,9 +234,15 @@ class Skeleton:
         return t_a, behind, _service_time(C, ri, ahead + behind)
 
     def recovery_queue(self, rates) -> np.ndarray:
-        """``tcp='sack'``, TCP alone (docs/model.md sec. 13): :func:`.service.recovery_queue_area`."""
+        """TCP alone's queue after the loss interval in III-B.4's cycle (docs/model.md sec. 13): a fast
+        recovery's (``tcp='sack'``, :func:`.service.recovery_queue_area`), else the timeout's, held and
+        drained by epoch 3 (:func:`.service.drain_queue_weight`), and its slow start's."""
         served = self._served()
         C = self.drain_sums(rate_chain(rates, None, self.n_levels), served, 8)
+        if self.recovery is None:
+            t_a, _, t_e = self.recovery_times(C)
+            return (0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * drain_queue_weight(
+                self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), True) + self.slow_start_queue(C))
         ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
         return recovery_queue_area(C, self.states[:, 3], ahead, wbar, self.recovery[0], served,
                                    float(self.scenario_key[1]), float(self.scenario_key[0]))
@@ -396,8 +397,8 @@ class Skeleton:
                 out["prediction"] = d + np.minimum(credit + np.minimum(sent, room3), cycle_room)
             if extra is not None:
                 out["drain_extra"] = extra
-                # sec. 13 with the drained cycle: the queue falls linearly from B_max over the
-                # intervals after the loss interval until it is empty (packets x time units)
+                # sec. 13 with the drained cycle: the queue after the loss interval, held at B_max
+                # while TCP alone's ACK clock runs, then falling linearly to empty (packets x time units)
                 out["drain_queue"] = 0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * draining
                 if timer and self.scenario_key[4] == "none":   # the slow-start rounds' queue (sec. 13)
                     out["drain_queue"] = out["drain_queue"] + self.slow_start_queue(C)
@@ -430,8 +431,8 @@ class Skeleton:
         inside the interval is not kept).
         Loss interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and
         the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
-        the rest of the cycle (timeout, slow start, or fast recovery at half the window) counts
-        nothing (**choice**: the queue drains within ``B_max`` service times after the loss).
+        the rest of the cycle is added by ``analyze`` (:meth:`recovery_queue`, :meth:`timer_terms`,
+        :meth:`slow_start_queue`; over ABR III-B.4's cycle adds nothing), docs/model.md sec. 13.
         Divided by ``Delta E_pi U`` these are the time-average occupancies (renewal reward,
         as eqs. 14 and 21), and by the throughput the mean delays (Little's law).
         """
