@@ -31,10 +31,21 @@ def test_instcap_beats_effcap_and_tcp_alone_at_large_psi():
     inst, eff, alone = _eff(50.0, "instcap"), _eff(50.0, "effcap"), _eff(50.0, "none")
     assert _greater(inst, eff)
     assert _greater(inst, alone)
-    assert inst[0] / alone[0] > 1.15
 
 
-@pytest.mark.parametrize("psi", [0.1, 1.0, 10.0, 100.0])
+# The two below are the paper's findings that the simulator no longer reproduces since the
+# TCP fixes of issue 25 (slow start's loss point, the window cap) made its TCP alone stronger
+# (docs/simulator.md, "Against the paper's findings"): strict, so that a change that brings them
+# back is seen.
+@pytest.mark.xfail(strict=True, reason="INSTCAP / TCP alone at psi 50 is 0.802 / 0.702 = +14 % here "
+                                       "(paper: +25-30 %)")
+def test_instcap_gains_over_a_seventh_on_tcp_alone_at_large_psi():
+    assert _eff(50.0, "instcap")[0] / _eff(50.0, "none")[0] > 1.15
+
+
+@pytest.mark.parametrize("psi", [0.1, 1.0, pytest.param(10.0, marks=pytest.mark.xfail(
+    strict=True, reason="EFFCAP 0.593 +/- 0.003 against TCP alone 0.584 +/- 0.002 at psi 10: not apart by 3 "
+                        "standard errors")), 100.0])
 def test_effcap_beats_tcp_alone(psi):
     assert _greater(_eff(psi, "effcap"), _eff(psi, "none"))
 
