@@ -313,6 +313,41 @@ def simulate_kernel(gpar, gfpar, cpar, cfpar, ptimes, pseq, plev, force_conn, fo
             if t > t0:
                 continue
 
+        # ---- one source and the link between units: run the slots before either sends ---
+        # One connection with cells queued whose credit stays below a cell, and a link whose
+        # credit stays below a unit (or an empty link): until then, a capacity change, an
+        # event or a boundary, a slot only accumulates credits, capacity and the integrals.
+        # The same additions in the same order as the full slot below (bit-identical); a
+        # trace replay at a fraction of its busiest millisecond's rate spends most slots here.
+        if nconn == 1 and seg_total > 0:
+            t0 = t
+            cred = fs[0, F_CRED]
+            acr = fs[0, F_ACR]
+            while t < t_chk and nchg >= t:
+                cn = cred + acr
+                if cn >= unitb:
+                    break
+                if bq_cnt > 0:
+                    lc = link_cred + ccap * slotb * linkrate
+                    if lc >= unitb:
+                        break
+                    link_cred = lc
+                else:
+                    link_cred = 0.0
+                cred = cn
+                meas_acc += ccap
+                cap_tot += ccap
+                if t >= warm:
+                    cap_win += ccap
+                    pint += bq_eom
+                    qint += bq_cnt
+                    sfi += src_frames
+                    sci += seg_total
+                t += 1
+            if t > t0:
+                fs[0, F_CRED] = cred
+                continue
+
         # ---- sources emit ---------------------------------------------------------
         # st[c, S_PPDTX] is 1 while the rest of the head frame is being discarded
         # (partial packet discard); it is cleared with the frame's last cell.
