@@ -144,20 +144,20 @@ class Skeleton:
         return p, lost, self.states[:, 3], wbar, self.states[:, 1] + jbar
 
     def drain_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x)
-        of a timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one
-        that pass the bottleneck before recovery (a receiver that keeps out-of-order segments
-        delivers them when the retransmission fills the hole).  ``C[n, i]``: the expected packets the bottleneck serves in the ``n`` intervals from one
-        at level ``i`` (the loss interval is the first).  With ``J`` and the loss window ``w`` at
-        their expectations given the loss (**choice**): the ``b + J`` packets ahead of the lost
-        one have left by the end of interval ``n_a`` (the least ``n`` with ``C[n, i] >= b + J``);
-        their ACKs keep the source sending for one more round trip, so ``behind = min(w - 1,
-        C[n_a + 1, i] - C[n_a, i] + B_max)`` packets follow it (at most a round trip's service
-        and a full buffer), and they have left by the end of interval ``n_e`` (the least ``n``
-        with ``C[n, i] >= b + J + behind``).  The timer, restarted by the last ACK, expires two
-        intervals after ``n_a`` (III-B.4 with ``n_a = 1``) and the retransmission is served once
-        the queue is empty, so recovery starts at epoch ``max(n_a + 2, n_e)`` instead of 3:
-        ``E = max(n_a + 2, n_e) - 3`` (**choice**: expected service, not a sampled rate path).
+        """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x) of a
+        timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one that pass
+        the bottleneck before recovery (a receiver that keeps out-of-order segments delivers them
+        when the retransmission fills the hole).  ``C[n, i]``: the expected packets the bottleneck
+        serves in the ``n`` intervals from one at level ``i`` (the loss interval is the first).  With
+        ``J`` and the loss window ``w`` at their expectations given the loss (**choice**): the
+        ``b + J`` packets ahead of the lost one have left by the end of interval ``n_a`` (the least
+        ``n`` with ``C[n, i] >= b + J``); their ACKs keep the source sending for one more round trip,
+        so ``behind = min(w - 1, C[n_a + 1, i] - C[n_a, i] + B_max)`` packets follow it (at most a
+        round trip's service and a full buffer), and they have left by the end of interval ``n_e``
+        (the least ``n`` with ``C[n, i] >= b + J + behind``).  The timer, restarted by the last ACK,
+        expires two intervals after ``n_a`` (III-B.4 with ``n_a = 1``) and the retransmission is
+        served once the queue is empty, so recovery starts at epoch ``max(n_a + 2, n_e)`` instead of
+        3: ``E = max(n_a + 2, n_e) - 3`` (**choice**: expected service, not a sampled rate path).
         Third: the queue after the loss interval, :func:`.service.drain_queue_weight` at (n_a, n_e)."""
         if self.recovery is not None:
             raise ModelError("loss_cycle='drain' is derived for the timeout-only TCP")
