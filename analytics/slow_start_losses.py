@@ -34,7 +34,7 @@ import pandas as pd
 from tcpabr_model.markov import Scenario, analyze
 from tcpabr_model.markov import analysis as _analysis
 from tcpabr_model.markov import skeleton as _skel
-from tcpabr_model.markov.slow_start_burst import burst_failure, fail_last_round, with_go_back_n_burst
+from tcpabr_model.markov.slow_start import burst_failure, fail_last_round, with_go_back_n_burst
 from tcpabr_model.markov.solvers import stationary_distribution
 from tcpabr_model.sim import simulate
 from tcpabr_model.validity import FIG89_GRID, sim_scenario

@@ -12,7 +12,7 @@ from tcpabr_model.markov import Scenario, analyze
 from tcpabr_model.markov.kernels.interval import increment_law, tcp_alone_first_loss, tcp_alone_outcome
 from tcpabr_model.markov.kernels.recovery import tcp_alone_after_loss
 from tcpabr_model.markov.skeleton import skeleton_for
-from tcpabr_model.markov.slow_start_burst import fail_last_round, with_go_back_n_burst
+from tcpabr_model.markov.slow_start import fail_last_round, with_go_back_n_burst
 
 SC = Scenario(delta=40.0, bmax=10, psi=20.0, rate_ratio=0.5, wmax=128, feedback="none", loss_cycle="timer")
 

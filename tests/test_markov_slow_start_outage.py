@@ -13,7 +13,7 @@ import pytest
 from tcpabr_model.capacity import read_trace
 from tcpabr_model.markov import analysis as _analysis
 from tcpabr_model.markov.skeleton import skeleton_for
-from tcpabr_model.markov.slow_start_outage import first_outage, first_service, with_slow_start_outage
+from tcpabr_model.markov.slow_start import first_outage, first_service, with_slow_start_outage
 from tcpabr_model.trace_study import analyze_link, fit_link, link_scenario
 
 DATA = Path(__file__).parent / "data"

@@ -17,8 +17,7 @@ from dataclasses import asdict, dataclass
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
-from .slow_start_burst import with_go_back_n_burst
-from .slow_start_outage import with_slow_start_outage
+from .slow_start import with_go_back_n_burst, with_slow_start_outage
 from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_distribution,
                       structured_matrix_free)
 

@@ -42,12 +42,13 @@ BYTES_PER_NONZERO = 40
 BYTES_PER_STATE = 400
 #: K > 2, the matrix-free solve (docs/model.md sec. 5a item 9): bytes per loss-free (state, N)
 #: entry (8 probability + 4 tail id, with the build's growth slack) and per loss entry, plus 4
-#: per edge of T (K per entry) for the solver's working memory, mostly the SCC blocks' sparse
-#: LU factors, whose fill is known only once factored (the closed-class graph that this term
-#: first stood for is no longer copied) [measured, an allowance, not a bound]: TMobile-LTE half
-#: A, RTT 50 ms, B_max 166, TCP alone (545,248 states, 4.99e7 entries, K = 8): peak RSS
-#: 3.1-3.4 GB against 2.95 GB from these and 0.23 GB of interpreter.  Factors that outgrow the
-#: memory stop the solve with ChainTooLargeError (``solvers._sparse_blocks``).
+#: per edge of T (K per entry) for the solver's working memory, the large SCC blocks' entries
+#: and ILU(0) (20 bytes per entry inside a block; docs/model.md sec. 8, "Large blocks"; it
+#: first stood for the closed-class graph, no longer copied, then for the blocks' sparse LU
+#: factors) [measured, an allowance, not a bound]: TMobile-LTE half A, RTT 50 ms, B_max 166,
+#: TCP alone (545,248 states, 4.99e7 entries, K = 8): peak RSS 3.1-3.4 GB against 2.95 GB from
+#: these and 0.23 GB of interpreter (with the LU factors).  SuperLU's factors, the fallback,
+#: stop the solve with ChainTooLargeError where they outgrow the memory (``blocks.sparse_blocks``).
 MF_BYTES_PER_ENTRY = 20
 MF_BYTES_PER_LOSS_ENTRY = 40
 MF_BYTES_PER_GRAPH_EDGE = 4

@@ -83,7 +83,7 @@ class Skeleton:
     #: beyond the cycle of the remapped codes; None otherwise
     slow_start_time: np.ndarray | None = None
     #: loss_cycle='timer', timeout-only TCP alone (sec. 15b): per state E[1{L >= B_max} 1{loss} | x], L the
-    #: arrivals lost in the loss interval (go-back-N's burst, ``slow_start_burst``); None otherwise
+    #: arrivals lost in the loss interval (go-back-N's burst, ``slow_start.with_go_back_n_burst``); None otherwise
     burst_loss: np.ndarray | None = None
     #: tcp='sack': E[J 1{FR} | x], the packets admitted before the first loss of a fast recovery (sec. 13)
     recovery_j: np.ndarray | None = None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import time
+import warnings
 import weakref
 from dataclasses import dataclass
 
@@ -20,13 +21,14 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..errors import ChainTooLargeError, ErgodicityError, SolveError
+from ..errors import ErgodicityError, SolveError
+from .blocks import iterative_blocks, sparse_blocks
 from .kernels.assemble import rate_law_powers
 from .kernels.classes import factored_leaving, factored_scc, leaving_classes
 from .kernels.recovery import code_m, code_u
 from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, forward_pi,
-                          forward_pi_prepared, has_closed_lossfree_class, large_block_entries,
-                          left_lossfree, loss_events, prepare_forward)
+                          forward_pi_prepared, has_closed_lossfree_class, left_lossfree, loss_events,
+                          prepare_forward)
 from .skeleton import Skeleton, rate_chain
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
@@ -62,6 +64,24 @@ SPARSE_LU_OPTIONS = {"permc_spec": "NATURAL", "diag_pivot_thresh": 0.0}
 #: above, and every chain's numbers unchanged).
 SPARSE_MMD_FROM = 4096
 SPARSE_LU_OPTIONS_LARGE = {"permc_spec": "MMD_AT_PLUS_A", "diag_pivot_thresh": 0.0}
+#: SCC blocks of at least this many states are solved by GMRES preconditioned by their ILU(0)
+#: at every product (blocks.py, kernels/iterative.py) instead of factored once by SuperLU
+#: (docs/model.md sec. 8, "Large blocks") [choice, measured]: SuperLU's fill grows with the block
+#: (120 entries per row at 4,391 states, 350 at 17,044) while ILU(0) keeps the block's own
+#: entries, and 14-40 GMRES steps per block and product cost less than the factorisation even
+#: at 256-2,719 states: Verizon-LTE half A, 50 ms, B_max 12 (583,329 states, 14 products),
+#: solve 2.9 s / 0.50 GB peak against 4.1-4.4 s / 0.95 GB with SuperLU; TMobile-UMTS half A,
+#: 50 ms, B_max 19 (454,713 states, 16 products, 87 blocks of 256-4,391 states) 8.6 s / 0.46
+#: GB against 14.6 s / 1.47 GB.  So every block from SPARSE_BLOCK_FROM on; SuperLU stays the
+#: fallback where a block's GMRES does not converge.
+ITERATIVE_FROM = 256
+#: GMRES steps between restarts of a block's solve
+BLOCK_GMRES_RESTART = 40
+#: relative 2-norm residual of each block's solve (its rounding floor is about 1e-16); the
+#: chain's residual ||pi P - pi||_1 is checked after the solve as for every method
+BLOCK_GMRES_RTOL = 1e-14
+#: restarts before a block's solve counts as failed (then SuperLU factors the large blocks)
+BLOCK_GMRES_MAX_RESTARTS = 20
 
 
 @dataclass(frozen=True)
@@ -219,28 +239,59 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     one exact forward substitution over the loss-free part (O(nnz)), which is read from
     the skeleton (T is not stored)."""
     s = _structure(sk)
-    n = sk.n_states
     t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
+    if len(s.active) == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, *t_args, sk.p_loss):
+        return None, 0  # a loss-free closed class: the regenerative reduction does not apply
+    if not prepared:
+        return _event_gmres(sk, Q, s, t_args, None, progress)
+    # K > 2 (matrix-free path): the SCC blocks inverted (below SPARSE_BLOCK_FROM states) or
+    # their ILU(0) computed once for all the GMRES products; where a block's GMRES does not
+    # converge, the solve starts again with every large block factored by SuperLU
+    sparse_from = max(int(SPARSE_BLOCK_FROM), 2)
+    try:
+        return _event_gmres(sk, Q, s, t_args, _prepare(s, t_args, sparse_from, ITERATIVE_FROM), progress)
+    except _BlockGmresFailed as err:
+        warnings.warn(f"{err}; solving again with the large blocks' sparse LU factors", RuntimeWarning,
+                      stacklevel=2)
+    return _event_gmres(sk, Q, s, t_args, _prepare(s, t_args, sparse_from, None), progress)
+
+
+class _BlockGmresFailed(SolveError):
+    """GMRES on one SCC block did not converge (the structured solve falls back to LU)."""
+
+
+def _prepare(s: _Structure, t_args: tuple, sparse_from: int, iterative_from: int | None) -> tuple:
+    """The per-solve data of :func:`forward_pi_prepared`: dense inverses below ``sparse_from``
+    states, sparse LU factors up to ``iterative_from`` (None: for every larger block), ILU(0)
+    and a GMRES workspace from there."""
+    big = 1 << 62 if iterative_from is None else max(int(iterative_from), sparse_from)
+    lu = _sparse_blocks(s, t_args, sparse_from, big)
+    it = _iterative_blocks(s, t_args, lu[0], big)
+    return prepare_forward(s.order, s.ptr, *t_args, s.comp, s.pos, sparse_from) + lu + (it,)
+
+
+def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, t_args: tuple, factors, progress: bool):
+    """GMRES on the loss-event system, each product one forward substitution (with the
+    prepared ``factors``, or :func:`forward_pi` without)."""
+    n = sk.n_states
     act = s.active
     na = len(act)
-    if na == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, *t_args, sk.p_loss):
-        return None, 0  # a loss-free closed class: the regenerative reduction does not apply
     lam_full = np.zeros(s.n_events)
     calls = [0]
-    # K > 2 (matrix-free path): invert the SCC blocks once for all the GMRES products
-    factors = None
-    if prepared:
-        sparse_from = max(int(SPARSE_BLOCK_FROM), 2)
-        factors = prepare_forward(s.order, s.ptr, *t_args, s.comp, s.pos, sparse_from) + \
-            _sparse_blocks(s, t_args, sparse_from)
     bar = _LazyBar(progress, "solving (GMRES products)", "product")
 
     def left_K(v_act):
         lam_full[:] = 0.0
         lam_full[act] = v_act
         nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes)
-        if prepared:
-            pi = forward_pi_prepared(nu, s.order, s.ptr, *t_args, s.comp, *factors)
+        if factors is not None:
+            pi, its = forward_pi_prepared(nu, s.order, s.ptr, *t_args, s.comp, *factors)
+            if its < 0:
+                ro = factors[-1][0]
+                raise _BlockGmresFailed(
+                    f"structured: GMRES on an SCC block of {int(ro[-its] - ro[-1 - its])} states did not reach a "
+                    f"relative residual of {BLOCK_GMRES_RTOL:.0e} in "
+                    f"{(BLOCK_GMRES_MAX_RESTARTS + 1) * BLOCK_GMRES_RESTART} iterations")
         else:
             pi = forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos)
         calls[0] += 1
@@ -267,74 +318,17 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     return pi, calls[0]
 
 
-def _sparse_blocks(s: _Structure, t_args: tuple, sparse_from: int) -> tuple:
-    """Sparse LU factors of ``A = (I - T_CC)^T`` for every SCC C of ``sparse_from`` states or
-    more, packed for :func:`~.kernels.structured.forward_pi_prepared`: ``(lu_of, lu_vo,
-    perm_r, perm_c, udiag, l_ptr, l_idx, l_val, u_ptr, u_idx, u_val)`` with ``lu_of[c]`` the
-    block index of SCC ``c`` (-1: dense), block ``b``'s k-vectors at ``lu_vo[b]``, its k + 1
-    column pointers (absolute) at ``lu_vo[b] + b``, and L's strictly lower, U's strictly upper
-    parts in CSC (SuperLU's ``Pr A Pc = L U``, L with unit diagonal).  A block that SuperLU
-    finds singular raises :class:`SolveError`."""
-    blocks, e_ptr, rows, cols, vals = large_block_entries(s.order, s.ptr, *t_args, s.comp, s.pos, sparse_from)
-    lu_of = np.full(s.ptr.size - 1, -1, dtype=np.int64)
-    lu_of[blocks] = np.arange(blocks.size)
-    sizes = np.diff(s.ptr)[blocks]
-    lu_vo = np.zeros(blocks.size + 1, dtype=np.int64)
-    np.cumsum(sizes, out=lu_vo[1:])
-    tot = int(lu_vo[-1])
-    perm_r = np.empty(tot, dtype=np.int64)
-    perm_c = np.empty(tot, dtype=np.int64)
-    udiag = np.empty(tot)
-    l_ptr = np.zeros(tot + blocks.size, dtype=np.int64)
-    u_ptr = np.zeros(tot + blocks.size, dtype=np.int64)
-    l_parts: list = []
-    u_parts: list = []
-    l_n = u_n = 0
-    from .estimate import available_memory
+def _sparse_blocks(s: _Structure, t_args: tuple, sparse_from: int, sparse_to: int) -> tuple:
+    """:func:`.blocks.sparse_blocks` for the blocks of ``sparse_from`` to ``sparse_to - 1``
+    states with this module's options."""
+    return sparse_blocks(s, t_args, sparse_from, sparse_to, SPARSE_LU_OPTIONS, SPARSE_LU_OPTIONS_LARGE,
+                         SPARSE_MMD_FROM)
 
-    # the factors' fill is known only once factored: stop with the reason, not an
-    # out-of-memory kill, when they (twice: the parts and their concatenation) outgrow the
-    # memory that was available when they started
-    budget = available_memory()
-    for b in range(blocks.size):
-        k = int(sizes[b])
-        sl = slice(e_ptr[b], e_ptr[b + 1])
-        A = sp.csc_matrix((vals[sl], (rows[sl], cols[sl])), shape=(k, k))
-        try:
-            # the block's own order, no pivoting: A is a nonsingular M-matrix (column diagonally
-            # dominant), so its LU exists without pivots and is stable, and the SCC's order
-            # (Tarjan's) fills less than COLAMD's at a third less time (SPARSE_LU_OPTIONS)
-            lu = spla.splu(A, **(SPARSE_LU_OPTIONS if k < SPARSE_MMD_FROM else SPARSE_LU_OPTIONS_LARGE))
-        except RuntimeError as err:   # SuperLU: "Factor is exactly singular"
-            raise SolveError(f"structured: an SCC block of {k} states could not be factored ({err})") from err
-        v = int(lu_vo[b])
-        perm_r[v:v + k] = lu.perm_r
-        perm_c[v:v + k] = lu.perm_c
-        U = lu.U
-        udiag[v:v + k] = U.diagonal()
-        for M, ptr_out, parts, base in ((lu.L, l_ptr, l_parts, l_n), (U, u_ptr, u_parts, u_n)):
-            col = np.repeat(np.arange(k), np.diff(M.indptr))
-            keep = M.indices != col            # the off-diagonal entries (L's diagonal is 1)
-            counts = np.bincount(col[keep], minlength=k)
-            ptr_out[v + b] = base
-            np.cumsum(counts, out=ptr_out[v + b + 1:v + b + k + 1])
-            ptr_out[v + b + 1:v + b + k + 1] += base
-            parts.append((M.indices[keep].astype(np.int32), M.data[keep]))
-        l_n = int(l_ptr[v + b + k])
-        u_n = int(u_ptr[v + b + k])
-        del lu, A, U
-        if 2 * 12 * (l_n + u_n) > budget:
-            raise ChainTooLargeError(
-                f"the sparse LU factors of the chain's strongly connected blocks need more than "
-                f"{2 * 12 * (l_n + u_n) / 1e9:.1f} GB after {b + 1} of {blocks.size} blocks (the largest "
-                f"{int(sizes.max())} states), above the {budget / 1e9:.1f} GB of memory available; reduce "
-                "wmax, bmax or the patterns per level")
 
-    def cat(parts, i, dtype):
-        return np.concatenate([p[i] for p in parts]) if parts else np.empty(0, dtype=dtype)
-
-    return (lu_of, lu_vo, perm_r, perm_c, udiag, l_ptr, cat(l_parts, 0, np.int32), cat(l_parts, 1, float), u_ptr,
-            cat(u_parts, 0, np.int32), cat(u_parts, 1, float))
+def _iterative_blocks(s: _Structure, t_args: tuple, lu_of: np.ndarray, iterative_from: int) -> tuple:
+    """:func:`.blocks.iterative_blocks` with this module's GMRES settings."""
+    return iterative_blocks(s, t_args, lu_of, iterative_from, BLOCK_GMRES_RESTART, BLOCK_GMRES_RTOL,
+                            BLOCK_GMRES_MAX_RESTARTS)
 
 
 def _structured_direct(sk: Skeleton, Q: np.ndarray):

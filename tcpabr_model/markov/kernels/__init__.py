@@ -20,6 +20,8 @@ arrays out, no validation (the public API in :mod:`tcpabr_model.markov` validate
     the rate chain multiplied in: rows of T and L, the CSR of P (sec. 8);
 ``structured``
     the structured stationary solve over the loss-free part's SCC order (sec. 8);
+``iterative``
+    the large SCC blocks of that solve by ILU(0)-preconditioned GMRES (sec. 8, "Large blocks");
 ``classes``
     Tarjan's SCCs and the closed classes, on the graph read from the skeleton (sec. 5a item 9).
 

@@ -25,6 +25,7 @@ from numba import njit
 
 from .assemble import rate_powers, t_row, t_row_buffers
 from .interval import ceil_log2
+from .iterative import block_gmres
 from .recovery import code_m, code_u
 
 
@@ -303,8 +304,8 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_
 
 
 @njit(cache=True)
-def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from):
-    """The SCCs of ``sparse_from`` states or more and the entries of their ``(I - T_CC)^T``
+def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from, sparse_to):
+    """The SCCs of ``sparse_from`` to ``sparse_to - 1`` states and the entries of their ``(I - T_CC)^T``
     (as :func:`prepare_forward` assembles the dense ones: the identity, then ``-T[x_a, y]`` at
     ``(pos[y], a)`` in T's stored order; duplicates not summed): returns ``(blocks, e_ptr,
     rows, cols, vals)``, block ``blocks[b]``'s entries at ``e_ptr[b]:e_ptr[b + 1]``."""
@@ -312,7 +313,7 @@ def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, spa
     rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     nb = 0
     for c in range(n_scc):
-        if ptr[c + 1] - ptr[c] >= sparse_from:
+        if sparse_from <= ptr[c + 1] - ptr[c] < sparse_to:
             nb += 1
     blocks = np.empty(nb, dtype=np.int64)
     e_ptr = np.zeros(nb + 1, dtype=np.int64)
@@ -320,7 +321,7 @@ def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, spa
     for c in range(n_scc):
         lo = ptr[c]
         k = ptr[c + 1] - lo
-        if k < sparse_from:
+        if k < sparse_from or k >= sparse_to:
             continue
         cnt = k
         for a in range(k):
@@ -423,12 +424,18 @@ def _apply_inverse(blk_inv, o, k, acc, pi, order, lo, buf):
 
 @njit(cache=True)
 def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_diag, blk_off, blk_inv, lu_of,
-                        lu_vo, lu_perm_r, lu_perm_c, lu_udiag, l_ptr, l_idx, l_val, u_ptr, u_idx, u_val):
+                        lu_vo, lu_perm_r, lu_perm_c, lu_udiag, l_ptr, l_idx, l_val, u_ptr, u_idx, u_val, it):
     """:func:`forward_pi` with the factors of :func:`prepare_forward` (same result up to
-    rounding: a block is applied as its inverse instead of an LU solve) and, for the SCCs
-    with ``lu_of[c] >= 0``, the sparse LU factors of ``solvers._sparse_blocks``."""
+    rounding: a block is applied as its inverse instead of an LU solve), for the SCCs with
+    ``lu_of[c] >= 0`` the sparse LU factors of ``blocks.sparse_blocks``, and for those with
+    ``lu_of[c] <= -2`` GMRES on block ``-2 - lu_of[c]`` of ``it = (ro, rp, idx, val, lu, dg,
+    V, H, cs, sn, g, w, t, r, xs, rtol, max_restarts)`` (:mod:`.iterative`).  Returns ``(pi,
+    its)``: ``its`` the most GMRES iterations of one block, or ``-1 - b`` where block ``b``
+    did not converge (``pi`` is then not a solution)."""
     acc, pi, rc, rv, n_scc = _forward_start(nu, ptr, nl_ptr, Q)
     buf = np.empty(int(np.max(ptr[1:] - ptr[:-1])) if n_scc > 0 else 1)
+    ro, rp, idx, val, lu, dg, V, H, cs, sn, g, w, t, r, xs, rtol, max_restarts = it
+    its = 0
     for c in range(n_scc - 1, -1, -1):
         lo = ptr[c]
         k = ptr[c + 1] - lo
@@ -445,6 +452,16 @@ def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_
             if lu_of[c] >= 0:
                 _apply_lu(lu_of[c], k, acc, pi, order, lo, buf, lu_vo, lu_perm_r, lu_perm_c, lu_udiag, l_ptr, l_idx,
                           l_val, u_ptr, u_idx, u_val)
+            elif lu_of[c] <= -2:
+                for a in range(k):
+                    buf[a] = acc[order[lo + a]]
+                got = block_gmres(-2 - lu_of[c], k, buf, xs, ro, rp, idx, val, lu, dg, V, H, cs, sn, g, w, t, r,
+                                  rtol, max_restarts)
+                if got < 0:
+                    return pi, -1 - (-2 - lu_of[c])
+                its = max(its, got)
+                for a in range(k):
+                    pi[order[lo + a]] = xs[a]
             else:
                 _apply_inverse(blk_inv, blk_off[c], k, acc, pi, order, lo, buf)
             for a in range(k):
@@ -454,4 +471,4 @@ def forward_pi_prepared(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, inv_
                     y = rc[e]
                     if comp[y] != c:
                         acc[y] += px * rv[e]
-    return pi
+    return pi, its

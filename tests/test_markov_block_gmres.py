@@ -1,0 +1,157 @@
+"""The iterative block solve of the matrix-free structured solver (docs/model.md sec. 8,
+"Large blocks"): ILU(0) of ``M = I - T_CC`` and GMRES on ``pi_C M = acc_C``.  Exact cases
+(a full pattern, where ILU(0) is the LU and one step solves), a property test against a
+dense solve, the pivot check, the fallback to SuperLU when GMRES does not converge, and
+the whole analysis against the dense inverses."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.capacity import read_trace
+from tcpabr_model.markov import Scenario, analyze, solvers
+from tcpabr_model.markov import skeleton as _skeleton
+from tcpabr_model.markov.kernels.iterative import block_gmres, gmres_workspace, ilu0_blocks
+from tcpabr_model.trace_study import fit_link
+
+DATA = Path(__file__).parent / "data"
+
+
+def _csr_blocks(mats):
+    """The storage of kernels/iterative.py for dense matrices ``mats`` (their nonzeros)."""
+    ro = np.zeros(len(mats) + 1, dtype=np.int64)
+    rp, idx, val, dg = [0], [], [], []
+    for b, M in enumerate(mats):
+        k = M.shape[0]
+        ro[b + 1] = ro[b] + k
+        for i in range(k):
+            cols = np.flatnonzero(M[i])
+            assert i in cols
+            for j in cols:
+                if j == i:
+                    dg.append(len(idx))
+                idx.append(j)
+                val.append(M[i, j])
+            rp.append(len(idx))
+        if b + 1 < len(mats):
+            rp.append(len(idx))   # the next block's first pointer (k + 1 per block)
+    return ro, np.array(rp, dtype=np.int64), np.array(idx, dtype=np.int32), np.array(val), np.array(dg, dtype=np.int64)
+
+
+def _solve(mats, b, rhs, restart=40, rtol=1e-14, max_restarts=20):
+    ro, rp, idx, val, dg = _csr_blocks(mats)
+    lu, bad = ilu0_blocks(ro, rp, idx, val, dg)
+    assert bad == -1
+    k = mats[b].shape[0]
+    V, H, cs, sn, g, w, t, r, x = gmres_workspace(max(m.shape[0] for m in mats), restart)
+    its = block_gmres(b, k, rhs, x, ro, rp, idx, val, lu, dg, V, H, cs, sn, g, w, t, r, rtol, max_restarts)
+    return x[:k].copy(), its, lu
+
+
+def _substochastic(rng, k, density, leak):
+    """A random T with rows summing to 1 - leak (a transient block) and a random pattern."""
+    T = rng.random((k, k)) * (rng.random((k, k)) < density)
+    T[np.arange(k), (np.arange(k) + 1) % k] += 0.5       # a cycle: one strongly connected block
+    T /= T.sum(axis=1, keepdims=True)
+    return T * (1.0 - leak)
+
+
+def test_full_pattern_is_the_exact_lu_and_one_step_solves():
+    """With every entry present ILU(0) is the LU factorisation: M = L U to rounding, and the
+    preconditioned GMRES solves in one step."""
+    rng = np.random.default_rng(3)
+    T = _substochastic(rng, 6, 1.0, 0.2)
+    M = np.eye(6) - T
+    x, its, lu = _solve([M], 0, rng.random(6))
+    L = np.eye(6) + np.tril(lu.reshape(6, 6), -1)
+    U = np.triu(lu.reshape(6, 6))
+    np.testing.assert_allclose(L @ U, M, rtol=0, atol=1e-15)
+    assert its == 1
+
+
+def test_zero_right_hand_side_is_zero_without_a_step():
+    M = np.eye(3) - _substochastic(np.random.default_rng(0), 3, 0.5, 0.1)
+    x, its, _ = _solve([M], 0, np.zeros(3))
+    assert its == 0 and not x.any()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 60), density=st.floats(0.02, 0.5),
+       leak=st.floats(1e-3, 0.5), which=st.integers(0, 1))
+def test_block_gmres_solves_pi_m_equals_acc(seed, k, density, leak, which):
+    """pi M = acc (x = M^{-T} acc) to 1e-11 relative against a dense solve, for the block
+    ``which`` of two stored side by side (the offsets of a second block are right)."""
+    rng = np.random.default_rng(seed)
+    mats = [np.eye(k) - _substochastic(rng, k, density, leak), np.eye(k + 3) - _substochastic(rng, k + 3, density, leak)]
+    M = mats[which]
+    acc = rng.random(M.shape[0]) * (rng.random(M.shape[0]) < 0.5)
+    x, its, _ = _solve(mats, which, acc)
+    ref = np.linalg.solve(M.T, acc)
+    assert its >= 0
+    np.testing.assert_allclose(x, ref, rtol=0, atol=1e-11 * max(np.abs(ref).max(), 1e-300))
+
+
+def test_a_pivot_that_is_not_positive_is_reported():
+    """ILU(0) of a matrix that is not an M-matrix (a zero pivot) names the block instead of
+    dividing by it."""
+    good = np.eye(2) - 0.25
+    bad = np.array([[1.0, 2.0], [0.5, 1.0]])     # 1 - 0.5 * 2 = 0
+    ro, rp, idx, val, dg = _csr_blocks([good, bad])
+    assert ilu0_blocks(ro, rp, idx, val, dg)[1] == 1
+
+
+def test_no_convergence_is_minus_one_not_a_number():
+    rng = np.random.default_rng(5)
+    M = np.eye(40) - _substochastic(rng, 40, 0.1, 1e-3)
+    x, its, _ = _solve([M], 0, rng.random(40), restart=1, rtol=1e-30, max_restarts=0)
+    assert its == -1
+
+
+@pytest.fixture(scope="module")
+def small_instcap():
+    link = fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, states=3, patterns=4)
+    m = link.model
+    return Scenario(delta=link.rtt * float(m.levels.max()), bmax=10, wmax=60, feedback="instcap", capacity=m,
+                    service=link.service, tcp="sack")
+
+
+def _bounds(sc) -> np.ndarray:
+    _skeleton._CACHE.clear()
+    r = analyze(sc)
+    return np.array([r.prediction, r.conservative, r.optimistic, r.loss_probability, r.mean_queue])
+
+
+def test_every_block_iterative_agrees_with_the_dense_inverses(small_instcap, monkeypatch):
+    """Every SCC of >= 2 states by ILU(0)-GMRES against every block inverted dense: 1e-12."""
+    monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 10**9)
+    dense = _bounds(small_instcap)
+    monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+    monkeypatch.setattr(solvers, "ITERATIVE_FROM", 2)
+    iterative = _bounds(small_instcap)
+    np.testing.assert_allclose(iterative, dense, rtol=1e-12, atol=0.0)
+
+
+def test_gmres_that_does_not_converge_falls_back_to_superlu(small_instcap, monkeypatch):
+    """One step and no restart cannot reach 1e-14: the solve warns and takes SuperLU's
+    factors for every large block; the numbers are SuperLU's bit for bit."""
+    monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+    monkeypatch.setattr(solvers, "ITERATIVE_FROM", 10**9)
+    lu = _bounds(small_instcap)
+    monkeypatch.setattr(solvers, "ITERATIVE_FROM", 2)
+    monkeypatch.setattr(solvers, "BLOCK_GMRES_RESTART", 1)
+    monkeypatch.setattr(solvers, "BLOCK_GMRES_MAX_RESTARTS", 0)
+    with pytest.warns(RuntimeWarning, match=r"GMRES on an SCC block of \d+ states did not reach .* sparse LU"):
+        fallback = _bounds(small_instcap)
+    np.testing.assert_array_equal(fallback, lu)
+
+
+def test_default_solve_does_not_warn(small_instcap):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _bounds(small_instcap)
