@@ -1,9 +1,10 @@
-"""The SCC blocks of the loss-free part that the matrix-free structured solve cannot invert
-dense (docs/model.md sec. 8, "Large blocks"): sparse LU factors (SuperLU) for the blocks of
-``solvers.SPARSE_BLOCK_FROM`` states up to ``solvers.ITERATIVE_FROM``, and for the larger ones
-the data of an iterative solve (ILU(0)-preconditioned GMRES, :mod:`.kernels.iterative`),
-whose memory is that of the block's own entries where the factors' fill grows with the
-block.  Both packed as plain arrays for :func:`.kernels.structured.forward_pi_prepared`."""
+"""The SCC blocks of the loss-free part that the matrix-free structured solve does not invert
+dense (docs/model.md sec. 5a items 8 and 11): the data of an iterative solve (ILU(0)-
+preconditioned GMRES, :mod:`.kernels.iterative`), whose memory is that of the blocks' own
+entries, for the blocks of ``solvers.ITERATIVE_FROM`` states or more, and sparse LU factors
+(SuperLU), whose fill grows with the block, for those between ``solvers.SPARSE_BLOCK_FROM``
+and it (none by default) or for all of them where a block's GMRES fails.  Both packed as
+plain arrays for :func:`.kernels.structured.forward_pi_prepared`."""
 
 from __future__ import annotations
 
@@ -13,22 +14,22 @@ import scipy.sparse.linalg as spla
 
 from ..errors import ChainTooLargeError, SolveError
 from . import estimate
-from .kernels.iterative import block_rows, gmres_workspace, ilu0_blocks
+from .kernels.iterative import block_rows, failing_blocks, gmres_workspace, ilu0_blocks
 from .kernels.structured import large_block_entries
 
 __all__ = ["sparse_blocks", "iterative_blocks"]
 
-def sparse_blocks(s, t_args: tuple, sparse_from: int, sparse_to: int, lu_options: dict,
-                  lu_options_large: dict, mmd_from: int) -> tuple:
-    """Sparse LU factors of ``A = (I - T_CC)^T`` for every SCC C of ``sparse_from`` to
-    ``sparse_to - 1`` states (``lu_options``, from ``mmd_from`` states ``lu_options_large``), packed for :func:`~.kernels.structured.forward_pi_prepared`: ``(lu_of, lu_vo,
+
+def sparse_blocks(s, t_args: tuple, pick: np.ndarray, lu_options: dict, lu_options_large: dict,
+                  mmd_from: int) -> tuple:
+    """Sparse LU factors of ``A = (I - T_CC)^T`` for every SCC C with ``pick[C]`` (``splu``
+    options ``lu_options``, from ``mmd_from`` states ``lu_options_large``), packed for :func:`~.kernels.structured.forward_pi_prepared`: ``(lu_of, lu_vo,
     perm_r, perm_c, udiag, l_ptr, l_idx, l_val, u_ptr, u_idx, u_val)`` with ``lu_of[c]`` the
     block index of SCC ``c`` (-1: dense), block ``b``'s k-vectors at ``lu_vo[b]``, its k + 1
     column pointers (absolute) at ``lu_vo[b] + b``, and L's strictly lower, U's strictly upper
     parts in CSC (SuperLU's ``Pr A Pc = L U``, L with unit diagonal).  A block that SuperLU
     finds singular raises :class:`SolveError`."""
-    blocks, e_ptr, rows, cols, vals = large_block_entries(s.order, s.ptr, *t_args, s.comp, s.pos, sparse_from,
-                                                              sparse_to)
+    blocks, e_ptr, rows, cols, vals = large_block_entries(s.order, s.ptr, *t_args, s.comp, s.pos, pick)
     lu_of = np.full(s.ptr.size - 1, -1, dtype=np.int64)
     lu_of[blocks] = np.arange(blocks.size)
     sizes = np.diff(s.ptr)[blocks]
@@ -88,20 +89,18 @@ def sparse_blocks(s, t_args: tuple, sparse_from: int, sparse_to: int, lu_options
             cat(u_parts, 0, np.int32), cat(u_parts, 1, float))
 
 
-def iterative_blocks(s, t_args: tuple, lu_of: np.ndarray, iterative_from: int, restart: int, rtol: float,
-                     max_restarts: int) -> tuple:
-    """The SCCs of ``iterative_from`` states or more marked in ``lu_of`` (``-2 - b`` for block
-    ``b``) and their data for :func:`.kernels.iterative.block_gmres`: ``M = I - T_CC`` in CSR,
-    its ILU(0), a workspace for the largest, ``rtol`` and ``max_restarts``.  A block whose
-    ILU(0) has a pivot that is not positive raises :class:`SolveError` (M is a nonsingular
-    M-matrix: it cannot happen for a transient block)."""
-    sizes = np.diff(s.ptr)
-    blocks = np.flatnonzero(sizes >= iterative_from).astype(np.int64)
-    lu_of[blocks] = -2 - np.arange(blocks.size)
+def iterative_blocks(s, t_args: tuple, pick: np.ndarray, restart: int, rtol: float, max_restarts: int) -> tuple:
+    """The data of :func:`.kernels.iterative.block_gmres` for the SCCs ``blocks`` =
+    ``flatnonzero(pick)`` (block ``b`` is SCC ``blocks[b]``): ``M = I - T_CC`` in CSR, its
+    ILU(0), a workspace for the largest, ``rtol`` and ``max_restarts`` (the last argument of
+    :func:`.kernels.structured.forward_pi_prepared`).  Returns ``(data,
+    blocks, failed)`` with ``failed[b]`` true where the ILU(0) has a pivot that is not positive
+    (M is a nonsingular M-matrix, so it should not happen) or GMRES does not converge on a
+    right-hand side of ones: those blocks are for SuperLU."""
+    blocks = np.flatnonzero(pick).astype(np.int64)
     ro, rp, idx, val, dg = block_rows(s.order, s.ptr, *t_args, s.comp, s.pos, blocks)
     lu, bad = ilu0_blocks(ro, rp, idx, val, dg)
-    if bad >= 0:
-        raise SolveError(f"structured: the incomplete LU factors of an SCC block of {int(sizes[blocks[bad]])} "
-                         "states have a pivot that is not positive; the block is not transient")
+    sizes = np.diff(s.ptr)
     kmax = int(sizes[blocks].max()) if blocks.size else 1
-    return (ro, rp, idx, val, lu, dg) + gmres_workspace(kmax, restart) + (float(rtol), int(max_restarts))
+    data = (ro, rp, idx, val, lu, dg) + gmres_workspace(kmax, restart) + (float(rtol), int(max_restarts))
+    return data, blocks, failing_blocks(*data[:6], bad, *data[6:])

@@ -111,14 +111,15 @@ def block_rows(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, blocks):
 @njit(cache=True)
 def ilu0_blocks(ro, rp, idx, val, dg):
     """ILU(0) of every block's M in its own pattern (IKJ order, rows of sorted columns):
-    returns ``(lu, bad)`` with ``bad`` the first block whose pivot is not positive and finite
-    (-1: none)."""
+    returns ``(lu, bad)`` with ``bad[b]`` true for a block whose pivot is not positive and
+    finite (its factorisation stops there)."""
     nb = ro.shape[0] - 1
     lu = val.copy()
     kmax = 1
     for b in range(nb):
         kmax = max(kmax, ro[b + 1] - ro[b])
     iw = np.full(kmax, -1, dtype=np.int64)
+    bad = np.zeros(nb, dtype=np.bool_)
     for b in range(nb):
         k = ro[b + 1] - ro[b]
         base = ro[b] + b
@@ -140,8 +141,25 @@ def ilu0_blocks(ro, rp, idx, val, dg):
                 iw[idx[p]] = -1
             piv = lu[dg[d0 + i]]
             if not (piv > 0.0 and piv < np.inf):
-                return lu, b
-    return lu, -1
+                bad[b] = True
+                break
+    return lu, bad
+
+
+@njit(cache=True)
+def failing_blocks(ro, rp, idx, val, lu, dg, bad, V, H, cs, sn, g, w, t, r, xs, rtol, max_restarts):
+    """``bad`` with every block added whose :func:`block_gmres` does not converge on the
+    right-hand side of ones (a block that fails there would fail in the solve's products)."""
+    out = bad.copy()
+    for b in range(ro.shape[0] - 1):
+        if not out[b]:
+            k = ro[b + 1] - ro[b]
+            for i in range(k):
+                w[i] = 1.0
+            rhs = w[:k].copy()
+            if block_gmres(b, k, rhs, xs, ro, rp, idx, val, lu, dg, V, H, cs, sn, g, w, t, r, rtol, max_restarts) < 0:
+                out[b] = True
+    return out
 
 
 @njit(cache=True, inline="always")

@@ -304,8 +304,8 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_
 
 
 @njit(cache=True)
-def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from, sparse_to):
-    """The SCCs of ``sparse_from`` to ``sparse_to - 1`` states and the entries of their ``(I - T_CC)^T``
+def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, pick):
+    """The SCCs ``c`` with ``pick[c]`` and the entries of their ``(I - T_CC)^T``
     (as :func:`prepare_forward` assembles the dense ones: the identity, then ``-T[x_a, y]`` at
     ``(pos[y], a)`` in T's stored order; duplicates not summed): returns ``(blocks, e_ptr,
     rows, cols, vals)``, block ``blocks[b]``'s entries at ``e_ptr[b]:e_ptr[b + 1]``."""
@@ -313,7 +313,7 @@ def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, spa
     rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
     nb = 0
     for c in range(n_scc):
-        if sparse_from <= ptr[c + 1] - ptr[c] < sparse_to:
+        if pick[c]:
             nb += 1
     blocks = np.empty(nb, dtype=np.int64)
     e_ptr = np.zeros(nb + 1, dtype=np.int64)
@@ -321,7 +321,7 @@ def large_block_entries(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, spa
     for c in range(n_scc):
         lo = ptr[c]
         k = ptr[c + 1] - lo
-        if k < sparse_from or k >= sparse_to:
+        if not pick[c]:
             continue
         cnt = k
         for a in range(k):
