@@ -7,20 +7,16 @@ the whole analysis against the dense inverses."""
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tcpabr_model.capacity import read_trace
-from tcpabr_model.markov import Scenario, analyze, solvers
+import _small_chains
+from tcpabr_model.markov import analyze, solvers
 from tcpabr_model.markov import skeleton as _skeleton
 from tcpabr_model.markov.kernels.iterative import block_gmres, gmres_workspace, ilu0_blocks
-from tcpabr_model.trace_study import fit_link
-
-DATA = Path(__file__).parent / "data"
 
 
 def _csr_blocks(mats):
@@ -115,10 +111,7 @@ def test_no_convergence_is_minus_one_not_a_number():
 
 @pytest.fixture(scope="module")
 def small_instcap():
-    link = fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, states=3, patterns=4)
-    m = link.model
-    return Scenario(delta=link.rtt * float(m.levels.max()), bmax=10, wmax=60, feedback="instcap", capacity=m,
-                    service=link.service, tcp="sack")
+    return _small_chains.small_instcap()
 
 
 def _bounds(sc, method: str = "structured (matrix-free)") -> np.ndarray:

@@ -11,14 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import _small_chains
 from tcpabr_model.capacity import read_trace
 from tcpabr_model.errors import SolveError
-from tcpabr_model.markov import Scenario, analyze, solvers
+from tcpabr_model.markov import analyze, solvers
 from tcpabr_model.markov import skeleton as _skeleton
 from tcpabr_model.markov.skeleton import skeleton_for
 from tcpabr_model.trace_study import fit_link
 
-DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "traces"
 DENSE = 10**9   # SPARSE_BLOCK_FROM that keeps every block dense (the path before sparse blocks)
 
@@ -32,10 +32,7 @@ def _bounds(sc) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def small_instcap():
-    link = fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, states=3, patterns=4)
-    m = link.model
-    return Scenario(delta=link.rtt * float(m.levels.max()), bmax=10, wmax=60, feedback="instcap", capacity=m,
-                    service=link.service, tcp="sack")
+    return _small_chains.small_instcap()
 
 
 def test_every_block_sparse_agrees_with_the_dense_inverses(small_instcap, monkeypatch):
