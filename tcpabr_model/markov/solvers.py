@@ -245,12 +245,11 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     if len(s.active) == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, *t_args, sk.p_loss):
         return None, 0  # a loss-free closed class: the regenerative reduction does not apply
     if not prepared:
-        return _event_gmres(sk, Q, s, None, lambda nu: forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos),
-                             progress)
+        return _event_gmres(sk, Q, s, lambda nu: forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos), progress)
     # K > 2 (matrix-free path): the SCC blocks inverted (below SPARSE_BLOCK_FROM states) or
     # their ILU(0) computed once for all the GMRES products
     forward = _PreparedForward(s, t_args)
-    out = _event_gmres(sk, Q, s, t_args, forward, progress)
+    out = _event_gmres(sk, Q, s, forward, progress)
     if info is not None:
         info["superlu_blocks"] = int(forward.use_lu.sum())
     return out
@@ -291,7 +290,7 @@ class _PreparedForward:
             self._pack()
 
 
-def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, t_args, forward, progress: bool):
+def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: bool):
     """GMRES on the loss-event system, each product one forward substitution ``forward(nu)``."""
     n = sk.n_states
     act = s.active

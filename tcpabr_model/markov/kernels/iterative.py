@@ -154,10 +154,7 @@ def failing_blocks(ro, rp, idx, val, lu, dg, bad, V, H, cs, sn, g, w, t, r, xs, 
     for b in range(ro.shape[0] - 1):
         if not out[b]:
             k = ro[b + 1] - ro[b]
-            for i in range(k):
-                w[i] = 1.0
-            rhs = w[:k].copy()
-            if block_gmres(b, k, rhs, xs, ro, rp, idx, val, lu, dg, V, H, cs, sn, g, w, t, r, rtol, max_restarts) < 0:
+            if block_gmres(b, k, np.ones(k), xs, ro, rp, idx, val, lu, dg, V, H, cs, sn, g, w, t, r, rtol, max_restarts) < 0:
                 out[b] = True
     return out
 
