@@ -13,7 +13,11 @@ cache cleared: "build s" is ``build_seconds`` (the exact state count and the bui
 each in a fresh process with ``PYTHONPATH`` set to its tree (numba compiled beforehand by a
 small analysis of the same link), and the best of the repeats is reported.
 
-    python benchmarks/bench_markov_patterns.py [--baseline DIR] [--repeat 2] [--trace PATH]
+    python benchmarks/bench_markov_patterns.py [--baseline DIR] [--repeat 2] [--trace PATH] [--half 1|2]
+        [--rtt S] [--points B_MAX:W_MAX,...]
+
+``--half 2`` fits the second half instead; ``--points`` replaces the two default points (for
+example the study's TMobile-LTE points: ``--trace .../TMobile-LTE-short.down --points 41:440``).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ POINTS = [(12, 143), (47, 213)]
 DEFAULT_TRACE = "/work/shared/traces/Verizon-LTE-short.down"
 
 
-def measure(trace: str, rtt: float, patterns: int) -> list[dict]:
+def measure(trace: str, rtt: float, patterns: int, points=POINTS, half: int = 1) -> list[dict]:
     """One process: every point once, after a small analysis that compiles the kernels."""
     import time
 
@@ -39,11 +43,10 @@ def measure(trace: str, rtt: float, patterns: int) -> list[dict]:
     from tcpabr_model.markov import skeleton as _skeleton
     from tcpabr_model.trace_study import fit_link, link_scenario, trace_halves
 
-    first, _ = trace_halves(read_trace(trace))
-    link = fit_link(first, rtt, patterns=patterns)
+    link = fit_link(trace_halves(read_trace(trace))[half - 1], rtt, patterns=patterns)
     analyze(link_scenario(link, 2, "none", wmax=16))     # compile (or load) the kernels
     out = []
-    for bmax, wmax in POINTS:
+    for bmax, wmax in points:
         _skeleton._CACHE.clear()
         t0 = time.perf_counter()
         r = analyze(link_scenario(link, bmax, "none", wmax=wmax))
@@ -56,7 +59,7 @@ def measure(trace: str, rtt: float, patterns: int) -> list[dict]:
 def run_tree(tree: Path, args) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(tree))
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--trace", args.trace, "--rtt", str(args.rtt),
-           "--patterns", str(args.patterns)]
+           "--patterns", str(args.patterns), "--points", args.points, "--half", str(args.half)]
     res = subprocess.run(cmd, env=env, cwd=str(tree), capture_output=True, text=True, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
@@ -68,10 +71,13 @@ def main(argv=None) -> int:
     ap.add_argument("--trace", default=DEFAULT_TRACE)
     ap.add_argument("--rtt", type=float, default=0.05)
     ap.add_argument("--patterns", type=int, default=8)
+    ap.add_argument("--half", type=int, choices=(1, 2), default=1)
+    ap.add_argument("--points", default=",".join(f"{b}:{w}" for b, w in POINTS))
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    points = [tuple(int(v) for v in p.split(":")) for p in args.points.split(",")]
     if args.child:
-        print(json.dumps(measure(args.trace, args.rtt, args.patterns)))
+        print(json.dumps(measure(args.trace, args.rtt, args.patterns, points, args.half)))
         return 0
     trees = ([("baseline", args.baseline.resolve())] if args.baseline else []) + [("this tree", HERE)]
     best: dict[tuple, dict] = {}
@@ -83,13 +89,13 @@ def main(argv=None) -> int:
                     best[key] = row
     print("| tree | B_max, W_max | states | build s | assemble s | solve s | total s | prediction |")
     print("|---|---|---|---|---|---|---|---|")
-    for bmax, wmax in POINTS:
+    for bmax, wmax in points:
         for name, _ in trees:
             r = best[(name, bmax)]
             print(f"| {name} | {bmax}, {wmax} | {r['states']} | {r['build']:.2f} | {r['assemble']:.2f} | "
                   f"{r['solve']:.2f} | {r['total']:.2f} | {r['prediction']} |")
     if args.baseline:
-        for bmax, _ in POINTS:
+        for bmax, _ in points:
             a, b = best[("baseline", bmax)], best[("this tree", bmax)]
             same = "same prediction bit for bit" if a["prediction"] == b["prediction"] else "PREDICTION DIFFERS"
             print(f"B_max {bmax}: build {a['build'] / b['build']:.1f}x faster, total {a['total'] / b['total']:.1f}x; "

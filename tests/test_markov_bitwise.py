@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from tcpabr_model.capacity import read_trace
 from tcpabr_model.markov import Scenario, analyze
 from tcpabr_model.markov.kernels.interval import pattern_tcp_alone_outcome
-from tcpabr_model.markov.kernels.patterns import pattern_tcp_alone_prefix, pattern_tcp_alone_resume
+from tcpabr_model.markov.kernels.patterns import (ack_opportunity_table, pattern_tcp_alone_prefix,
+                                                  pattern_tcp_alone_resume)
 from tcpabr_model.markov.kernels.recovery import (
     pattern_loss_counts,
     pattern_tcp_alone_loss_prefix,
@@ -148,11 +149,15 @@ def _queue_integral(b, d, ninc, g, opp, o0, o1, phase, a0, a1, delta):
 
 @settings(max_examples=300, deadline=None)
 @given(b=st.integers(0, 8), bmax=st.integers(1, 8), d=st.integers(0, 14), opp=times, acks=times,
-       g=st.sampled_from([0.25, 1.0, 1.25, 3.0]), phase=st.sampled_from([0.0, 1.0]))
-def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks, g, phase):
-    """Every N = 0..d from one prefix: the outcome of pattern_tcp_alone_outcome and the loss
-    interval's (J, J2, L) of pattern_loss_counts, ACKs at a pattern's times or at the clock."""
+       g=st.sampled_from([0.25, 1.0, 1.25, 3.0]), phase=st.sampled_from([0.0, 1.0]), lmin=st.integers(0, 14),
+       table=st.booleans())
+def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks, g, phase, lmin, table):
+    """Every N with d - N = lmin..d from one prefix: the outcome of pattern_tcp_alone_outcome and
+    the loss interval's (J, J2, L) of pattern_loss_counts, ACKs at a pattern's times (merged by
+    the prefix, or read from ack_opportunity_table's pairs as the build does) or at the clock; the
+    loss interval's prefix started where the loss-free one stopped (its first loss, or lmin)."""
     b = min(b, bmax)
+    lmin = min(lmin, d)
     o = np.array(opp + acks, dtype=float)
     o0, o1, a0, a1 = 0, len(opp), len(opp), len(opp) + len(acks)
     pre = np.full((2, d + 2, 3), -7, dtype=np.int64)
@@ -162,10 +167,13 @@ def test_shared_prefix_replays_equal_the_one_call_kernels(b, bmax, d, opp, acks,
     at = np.full((2, d + 1), np.nan)
     pre_area = np.full((2, d + 2), np.nan)
     cs = np.concatenate(([0.0], np.cumsum(o)))
-    first = pattern_tcp_alone_prefix(b, d, g, o, o0, o1, bmax, phase, a0, a1, 0, d, pre, jt, row, at, pre_area, cs)
-    pattern_tcp_alone_loss_prefix(b, d, bmax, o0, 0, d, pre2, jt, row)
+    tab = ack_opportunity_table(np.array([o0, o1, a1]), o, table)
+    first = pattern_tcp_alone_prefix(b, d, g, o, o0, o1, bmax, phase, a0, a1, lmin, d, pre, jt, row, at, pre_area,
+                                     cs, tab, (0, 1))
+    i0 = min(first, lmin)
+    pattern_tcp_alone_loss_prefix(i0, pre[row, i0, 0], pre[row, i0, 1], bmax, lmin, d, pre2, jt, row)
     work = np.empty(4 * d + 8)
-    for ninc in range(d + 1):
+    for ninc in range(d - lmin + 1):
         ll = d - ninc
         want = tuple(pattern_tcp_alone_outcome(b, d, ninc, g, o, o0, o1, bmax, phase, a0, a1))
         if first < ll:

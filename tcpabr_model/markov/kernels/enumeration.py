@@ -24,7 +24,7 @@ from .occupancy import abr_queue_integral, pattern_abr_queue_integral, tcp_alone
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, growth_window,
                         increment_law, loss_window_moments,
                         pattern_abr_entry, tcp_alone_first_loss, tcp_alone_outcome)
-from .patterns import pattern_tcp_alone_prefix, pattern_tcp_alone_resume
+from .patterns import ack_opportunity_table, pattern_tcp_alone_prefix, pattern_tcp_alone_resume
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
                        pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
                        tcp_alone_after_loss)
@@ -139,8 +139,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     at_t = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.float64)
     pre_area = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR) else 1), dtype=np.float64)
     cs = np.zeros(1, dtype=np.float64)
+    atab = np.empty((0, 0, 0), dtype=np.int64)
     if opp_t is not None:
         cs = np.concatenate((np.zeros(1), np.cumsum(opp_t)))
+        atab = ack_opportunity_table(opp_ptr, opp_t, mode != MODE_ABR)   # TCP alone: ACK times merged once
     jt = np.empty((nq, wmax + 1 if (patterned and mode != MODE_ABR) else 1), dtype=np.int64)
     # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
     pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and tail) else 1, 5), dtype=np.int64)
@@ -295,7 +297,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                         pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
                                                                        bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
                                                                        d - nhi, d - nlo, pre, jt, qq - q_lo, at_t,
-                                                                       pre_area, cs)
+                                                                       pre_area, cs, atab, (pp, qq))
                         pre2_ok[qq - q_lo] = False      # the loss interval's prefix: on its first loss
 
             for ninc in range(nlo, nhi + 1):
@@ -444,8 +446,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 ll = d - ninc
                                 row = qq - q_lo
                                 if not pre2_ok[row]:
-                                    pattern_tcp_alone_loss_prefix(b, d, bmax, opp_ptr[pp], d - nhi, d - nlo, pre2, jt,
-                                                                  row)
+                                    i0 = max(min(pre_loss[row], d - nhi), 0)   # no loss before it
+                                    pattern_tcp_alone_loss_prefix(i0, pre[row, i0, 0], pre[row, i0, 1], bmax, d - nhi,
+                                                                  d - nlo, pre2, jt, row)
                                     pre2_ok[row] = True
                                 _, j2, n_lost = pattern_tcp_alone_loss_resume(d, ll, bmax, pre2[row, ll, 0],
                                                                               pre2[row, ll, 1], pre2[row, ll, 2],

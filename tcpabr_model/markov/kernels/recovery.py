@@ -267,19 +267,20 @@ def pattern_loss_counts(mode, a, b, d, ninc, s, g, opp, o0, o1, bmax, delta, pha
 
 
 @njit(cache=True, inline="always")
-def pattern_tcp_alone_loss_prefix(b, d, bmax, o0, lmin, lmax, pre2, jt, row):
+def pattern_tcp_alone_loss_prefix(i0, q, j, bmax, lmin, lmax, pre2, jt, row):
     """The single ACKs of :func:`pattern_loss_counts` for TCP alone (every arrival offered,
     even after a loss), for every ``N`` with ``d - N`` in ``lmin..lmax`` at once, from the
     opportunity indices ``jt[row, i]`` of :func:`~.patterns.pattern_tcp_alone_prefix` (between
     two ACKs the queue only drains: ``min(q, jt[row, i] - j)`` served).  ``pre2[row, L]``
     receives ``(q, j, J, admitted, lost)`` before ACK ``L`` (``J`` = -1 before the first loss),
-    ``L = lmin..lmax``; :func:`pattern_tcp_alone_loss_resume` finishes the interval."""
-    q = b
-    j = o0
+    ``L = lmin..lmax``; :func:`pattern_tcp_alone_loss_resume` finishes the interval.  It starts
+    before ACK ``i0 <= lmin`` from the queue ``q`` and opportunity index ``j`` there, with no loss
+    before ``i0`` (so ``i0`` arrivals admitted): the state the loss-free prefix left (its first loss
+    or ``lmin``), which the two replays share; ``i0 = 0`` with ``(b, o0)`` replays it all."""
     j_before = -1
-    admitted = 0
+    admitted = i0
     lost = 0
-    for i in range(lmax + 1):
+    for i in range(i0, lmax + 1):
         if i >= lmin:
             pre2[row, i, 0] = q
             pre2[row, i, 1] = j
