@@ -299,7 +299,7 @@ def warm_up() -> None:
         estimate_chain(link_scenario(link, 2, fb))   # the count (a chain stopped at the memory)
 
 
-def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=3_000_000,
+def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=None,
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
             reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print,
@@ -359,6 +359,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             f"(mean {halves['A'].mean_rate:.0f} and {halves['B'].mean_rate:.0f} packets/s); "
             f"{sum(p['feedback'] != 'effcap' for p in points)} analyses", flush=True)
         lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
+        if max_states is None:    # the limits above decide (a fixed 3 x 10^6 here capped INSTCAP's 2 x 10^7)
+            max_states = max(lim.values())
         res = {}
         for i, p in enumerate(points):
             old = (_reused(reuse_analyses, p, tcp, None, regimes, loss_cycle, ca_increment=ca_increment)
@@ -625,7 +627,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tcp", choices=("timeout-only", "sack"), default="timeout-only",
                     help="holdout: the TCP of the analysis and of every simulation (docs/model.md sec. 12)")
     ap.add_argument("--workers", type=int, default=2, help="simulation processes")
-    ap.add_argument("--max-states", type=int, default=3_000_000)
+    ap.add_argument("--max-states", type=int, default=None,
+                    help="holdout: the engine's state limit on top of --state-limit and --state-limit-instcap "
+                         "(default: none beyond them)")
     ap.add_argument("--state-limit", type=int, default=STATE_LIMIT,
                     help="holdout: states counted before an analysis; above it the point is refused")
     ap.add_argument("--state-limit-instcap", type=int, default=STATE_LIMIT_INSTCAP,
@@ -685,7 +689,7 @@ def main(argv=None) -> int:
             d = dur
             if d is None:
                 d = min(300.0, read_trace(path).period_ms / 1000.0)
-            frames.append(run([path], rtts, buffers, reps, d, a.seed, a.workers, a.max_states))
+            frames.append(run([path], rtts, buffers, reps, d, a.seed, a.workers, a.max_states or STATE_LIMIT))
         df = pd.concat(frames, ignore_index=True)
         write_table(df, os.path.join(a.out, "traces_in_sample.csv"))
         md = markdown(df)

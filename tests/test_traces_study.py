@@ -183,3 +183,25 @@ def test_holdout_reuses_analyses_and_resimulates_replays():
     assert (two.replay.values == one.replay.values).all()                  # simulated again, same seed
     drained = tr.holdout([path], [0.1], [0.5], loss_cycle="drain", reuse=one, **_SMALL_HOLDOUT)
     assert (drained.loss_cycle == "drain").all() and (drained.replay.values == one.replay.values).all()
+
+
+def test_holdout_state_limits_are_not_capped_by_a_default(monkeypatch):
+    """Each feedback's analyses get its own limit: INSTCAP's 2 x 10^7 (STATE_LIMIT_INSTCAP) was
+    capped at 3 x 10^6 by a fixed default of max_states, so the study's default run refused the
+    INSTCAP chains of 3-13 million states that docs/traces.md sec. 7.2o analyses."""
+    tr = _analytics()
+    seen = []
+
+    def fake(todo, jobs, timeout, log=print):
+        seen.extend(todo)
+        return {}
+
+    monkeypatch.setattr(tr, "run_analyses", fake)
+    tr.holdout([str(DATA / "markov3_outage.down")], [0.1], [0.5], state_limit=1000, state_limit_instcap=50_000_000,
+               **_SMALL_HOLDOUT)
+    # each job's args: (link, bmax, feedback, wmax, max_states, state_limit, ...); the child uses the min
+    assert {args[2]: min(args[4], args[5]) for _, args in seen} == {"none": 1000, "instcap": 50_000_000}
+    seen.clear()
+    tr.holdout([str(DATA / "markov3_outage.down")], [0.1], [0.5], state_limit=1000, state_limit_instcap=50_000_000,
+               max_states=20_000, **_SMALL_HOLDOUT)
+    assert {args[2]: min(args[4], args[5]) for _, args in seen} == {"none": 1000, "instcap": 20_000}
