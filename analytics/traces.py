@@ -329,6 +329,9 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     warm_up()
     log(f"kernels ready in {time.perf_counter() - t0:.0f} s; baseline memory {_rss_gb():.2f} GB", flush=True)
     rows = []
+    lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
+    if max_states is None:    # the limits above decide (a fixed 3 x 10^6 here capped INSTCAP's 2 x 10^7)
+        max_states = max(lim.values())
     for path in traces:
         trace = read_trace(path)
         halves = dict(zip("AB", trace_halves(trace)))
@@ -358,9 +361,6 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
         log(f"{Path(path).name}: halves of {halves['A'].period_ms / 1000:.0f} s and {halves['B'].period_ms / 1000:.0f} s "
             f"(mean {halves['A'].mean_rate:.0f} and {halves['B'].mean_rate:.0f} packets/s); "
             f"{sum(p['feedback'] != 'effcap' for p in points)} analyses", flush=True)
-        lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
-        if max_states is None:    # the limits above decide (a fixed 3 x 10^6 here capped INSTCAP's 2 x 10^7)
-            max_states = max(lim.values())
         res = {}
         for i, p in enumerate(points):
             old = (_reused(reuse_analyses, p, tcp, None, regimes, loss_cycle, ca_increment=ca_increment)
