@@ -177,10 +177,15 @@ def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=
 # Out of sample (issue 23 item 4)
 # --------------------------------------------------------------------------------------------
 
-#: within-epoch patterns per level: TCP alone keeps fit_link's default; INSTCAP chains carry
-#: the source's rate as well and grow several-fold, so they get half as many (the loss-free
-#: part of the chain scales with the patterns).  Fixed before any replay was run.
-PATTERNS = {"none": 8, "instcap": 4}
+#: within-epoch patterns per level, the same for both feedbacks [choice]: the sign of INSTCAP minus
+#: TCP alone compares the two analyses, so both take the same representatives of each level
+#: (until 2026-11-27 TCP alone had 8 and INSTCAP 4; the two sign misses of that study were that
+#: mismatch: docs/traces.md sec. 7.2q).  4, not 8, from the cost: INSTCAP's chains grow with the
+#: patterns (the loss-free part scales with them) and at 8 take 2-5 times as long; the patterns
+#: are a sample of each level's epochs, and going from 4 to 8 moves a prediction by a median
+#: 1.5-1.9 % (at most 7-13 %), from 8 to 16 by 1.2 % (at most 5.7 %; ``analytics/pattern_count.py``).
+#: Fixed from those shifts and costs, which need no replay.  ``tcpabr analyze --trace`` keeps 8.
+PATTERNS = {"none": 4, "instcap": 4}
 #: states counted before an analysis; above it the point is refused (time budget of the study)
 #: [choice, from the measured cost]: 3 x 10^6 since the targets are stored once per entry and
 #: the closed classes found without a copy of the graph (docs/model.md sec. 5a item 9; was
@@ -341,7 +346,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                 tf = time.perf_counter()
                 link = fit_link(halves[fit_h], rtt, patterns=PATTERNS["none"], regimes=regimes,
                                 regime_window=regime_window)
-                links = {"none": link, "instcap": with_patterns(link, halves[fit_h], PATTERNS["instcap"])}
+                links = {"none": link, "instcap": link if PATTERNS["instcap"] == PATTERNS["none"]
+                         else with_patterns(link, halves[fit_h], PATTERNS["instcap"])}
                 fit_seconds = time.perf_counter() - tf
                 replay = halves[rep_h]
                 # the window of the study: the one-timescale chain's peak, whatever the model
@@ -363,7 +369,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             f"{sum(p['feedback'] != 'effcap' for p in points)} analyses", flush=True)
         res = {}
         for i, p in enumerate(points):
-            old = (_reused(reuse_analyses, p, tcp, None, regimes, loss_cycle, ca_increment=ca_increment)
+            old = (_reused(reuse_analyses, p, tcp, None, regimes, loss_cycle, ca_increment=ca_increment,
+                           patterns=p["patterns"])
                    if p["feedback"] != "effcap" else None)
             refused = old is not None and isinstance(old["refused"], str) and old["refused"] != ""
             if old is not None and not refused:   # a refused point (size, time limit) is analysed again
@@ -428,9 +435,10 @@ _ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative",
 
 
 def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,
-            loss_cycle: str | None = None, instcap_timing: str | None = None, ca_increment: str | None = None):
+            loss_cycle: str | None = None, instcap_timing: str | None = None, ca_increment: str | None = None,
+            patterns: int | None = None):
     """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None
-    (``duration`` None: any duration; ``regimes``, ``loss_cycle``: the same model too;
+    (``duration`` None: any duration; ``regimes``, ``loss_cycle``, ``patterns``: the same model too;
     ``instcap_timing``: an INSTCAP replay of the same timing, ``'testbed'`` in runs before it had one)."""
     if reuse is None:
         return None
@@ -446,6 +454,8 @@ def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | Non
         keep &= (reuse.loss_cycle if "loss_cycle" in reuse.columns else "paper") == loss_cycle
     if ca_increment is not None:   # runs before the counter grew the window by eq. 1's coins
         keep &= (reuse.ca_increment if "ca_increment" in reuse.columns else "binomial") == ca_increment
+    if patterns is not None:   # within-epoch patterns per level of the analysed chain
+        keep &= reuse.patterns == patterns
     if instcap_timing is not None and p["feedback"] == "instcap":
         keep &= (reuse.instcap_timing.fillna("testbed") if "instcap_timing" in reuse.columns else "testbed") \
             == instcap_timing

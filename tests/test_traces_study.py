@@ -205,3 +205,47 @@ def test_holdout_state_limits_are_not_capped_by_a_default(monkeypatch):
     tr.holdout([str(DATA / "markov3_outage.down")], [0.1], [0.5], state_limit=1000, state_limit_instcap=50_000_000,
                max_states=20_000, **_SMALL_HOLDOUT)
     assert {args[2]: min(args[4], args[5]) for _, args in seen} == {"none": 1000, "instcap": 20_000}
+
+
+def test_reused_analyses_need_the_same_patterns():
+    """An analysis with another count of within-epoch patterns per level is another chain: it is
+    analysed again, never reused (the study's TCP alone went from 8 to 4 patterns)."""
+    tr = _analytics()
+    old = pd.DataFrame([{"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40,
+                         "feedback": "none", "duration": 70.0, "patterns": 8.0, "prediction": 0.45}])
+    p = {"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40, "feedback": "none"}
+    assert tr._reused(old, p, "timeout-only", None, 1, "paper", patterns=4) is None
+    assert tr._reused(old, p, "timeout-only", None, 1, "paper", patterns=8).prediction == 0.45
+
+
+def test_holdout_analyses_both_feedbacks_on_the_same_patterns(monkeypatch):
+    """The sign of INSTCAP minus TCP alone compares two analyses: both get the same chain and
+    the same representatives of each level (docs/traces.md sec. 7.2q: the two sign misses of the
+    study with 8 patterns for TCP alone and 4 for INSTCAP came from that mismatch)."""
+    tr = _analytics()
+    seen = []
+
+    def fake(todo, jobs, timeout, log=print):
+        seen.extend(todo)
+        return {}
+
+    monkeypatch.setattr(tr, "run_analyses", fake)
+    df = tr.holdout([str(DATA / "markov3_outage.down")], [0.1], [0.5], **_SMALL_HOLDOUT)
+    links = {args[2]: args[0] for _, args in seen}
+    assert set(links) == {"none", "instcap"} and links["none"].service is links["instcap"].service
+    assert len(set(tr.PATTERNS.values())) == 1
+    assert set(df[df.feedback != "effcap"].patterns) == {tr.PATTERNS["none"]}
+
+
+def test_pattern_count_shifts_are_between_consecutive_counts():
+    pc = load_script("analytics/pattern_count.py", "analytics_pattern_count")
+    df = pd.DataFrame([
+        {"trace_file": "t", "rtt_ms": 50, "fit_half": "A", "buffer_bdp": 0.5, "feedback": "none", "patterns": p,
+         "prediction": v, "seconds": s, "states": n}
+        for p, v, s, n in ((2, 0.50, 1.0, 100), (4, 0.55, 3.0, 150), (8, 0.5445, 9.0, 300))])
+    sh = pc.shifts(df).set_index("P")
+    assert sh.loc["2 -> 4", "median |shift| %"] == pytest.approx(10.0)
+    assert sh.loc["4 -> 8", "max |shift| %"] == pytest.approx(1.0)
+    assert sh.loc["4 -> 8", "within 2 %"] == 1 and sh.loc["2 -> 4", "within 2 %"] == 0
+    assert sh.loc["4 -> 8", "seconds ratio (median)"] == 3.0 and sh.loc["2 -> 4", "states ratio (median)"] == 1.5
+    assert "| feedback |" in pc.markdown(pc.shifts(df))
