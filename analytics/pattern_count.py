@@ -93,7 +93,7 @@ def shifts(df: pd.DataFrame) -> pd.DataFrame:
                 continue
             d = (b[ok] / a[ok] - 1.0).abs() * 100.0
             rows.append({"feedback": fb, "P": f"{p1} -> {p2}", "points": int(ok.sum()),
-                         "median |shift| %": round(float(d.median()), 2), "max |shift| %": round(float(d.max()), 2),
+                         "median abs shift %": round(float(d.median()), 2), "max abs shift %": round(float(d.max()), 2),
                          "within 2 %": int((d <= 2.0).sum()),
                          "seconds ratio (median)": round(float((w["seconds"][p2][ok] / w["seconds"][p1][ok]).median()), 2),
                          "states ratio (median)": round(float((w["states"][p2][ok] / w["states"][p1][ok]).median()), 2)})

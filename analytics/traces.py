@@ -181,10 +181,11 @@ def mechanisms(traces, rtt, buffers, replications, duration, seed, workers, log=
 #: TCP alone compares the two analyses, so both take the same representatives of each level
 #: (until 2026-11-27 TCP alone had 8 and INSTCAP 4; the two sign misses of that study were that
 #: mismatch: docs/traces.md sec. 7.2q).  4, not 8, from the cost: INSTCAP's chains grow with the
-#: patterns (the loss-free part scales with them) and at 8 take 2-5 times as long; the patterns
+#: patterns (the loss-free part scales with them) and at 8 take 1.5-4.8 times as long; the patterns
 #: are a sample of each level's epochs, and going from 4 to 8 moves a prediction by a median
-#: 1.5-1.9 % (at most 7-13 %), from 8 to 16 by 1.2 % (at most 5.7 %; ``analytics/pattern_count.py``).
-#: Fixed from those shifts and costs, which need no replay.  ``tcpabr analyze --trace`` keeps 8.
+#: 1.7-1.9 % (at most 3 % at 2 BDP, 15-16 % at 0.5 BDP), TCP alone's from 8 to 16 by 1.2 % (at most
+#: 5.7 %; ``analytics/pattern_count.py``).  Fixed from those shifts and costs, which need no replay.
+#: ``tcpabr analyze --trace`` keeps 8 (one point can afford the finer sample).
 PATTERNS = {"none": 4, "instcap": 4}
 #: states counted before an analysis; above it the point is refused (time budget of the study)
 #: [choice, from the measured cost]: 3 x 10^6 since the targets are stored once per entry and

@@ -244,8 +244,8 @@ def test_pattern_count_shifts_are_between_consecutive_counts():
          "prediction": v, "seconds": s, "states": n}
         for p, v, s, n in ((2, 0.50, 1.0, 100), (4, 0.55, 3.0, 150), (8, 0.5445, 9.0, 300))])
     sh = pc.shifts(df).set_index("P")
-    assert sh.loc["2 -> 4", "median |shift| %"] == pytest.approx(10.0)
-    assert sh.loc["4 -> 8", "max |shift| %"] == pytest.approx(1.0)
+    assert sh.loc["2 -> 4", "median abs shift %"] == pytest.approx(10.0)
+    assert sh.loc["4 -> 8", "max abs shift %"] == pytest.approx(1.0)
     assert sh.loc["4 -> 8", "within 2 %"] == 1 and sh.loc["2 -> 4", "within 2 %"] == 0
     assert sh.loc["4 -> 8", "seconds ratio (median)"] == 3.0 and sh.loc["2 -> 4", "states ratio (median)"] == 1.5
     assert "| feedback |" in pc.markdown(pc.shifts(df))
