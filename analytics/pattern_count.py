@@ -7,7 +7,9 @@ their count, equal weights).  Those representatives are a *sample*: this script 
 trace study's points (``analytics/traces.py``: each half of each trace fitted at epoch = RTT,
 buffers in bandwidth-delay products of the other half, the study's window, timer cycle and ACK
 counter) with several ``P`` for the same chain and reports how far each prediction moves from
-one ``P`` to the next.  No replay is run or read: the shifts are the discretisation's own.
+one ``P`` to the next, and against the largest ``P`` given (the reference; with few patterns a
+small buffer's prediction is biased high, docs/traces.md sec. 7.2q).  No replay is run or read:
+the shifts are the discretisation's own.
 
 Usage::
 
@@ -77,13 +79,16 @@ def table(results: dict) -> pd.DataFrame:
 
 
 def shifts(df: pd.DataFrame) -> pd.DataFrame:
-    """Per feedback and pair of consecutive ``P``: points analysed at both, median and largest
-    ``|pred(P2) / pred(P1) - 1|`` (%), and the median ratio of seconds and of states."""
+    """Per feedback and pair of consecutive ``P`` (then each smaller ``P`` against the largest, the
+    reference): points analysed at both, median and largest ``|pred(P2) / pred(P1) - 1|`` (%), the
+    median of ``pred(P1) / pred(P2) - 1`` (%, signed: how far the smaller count is above), and the
+    median ratio of seconds and of states."""
     rows = []
     ps = sorted(df.patterns.unique())
+    pairs = list(zip(ps, ps[1:])) + [(p, ps[-1]) for p in ps[:-2]]
     for fb, g in df.groupby("feedback", sort=False):
         w = g.pivot_table(index=KEY[:-1], columns="patterns", values=["prediction", "seconds", "states"])
-        for p1, p2 in zip(ps, ps[1:]):
+        for p1, p2 in pairs:
             try:
                 a, b = w["prediction"][p1], w["prediction"][p2]
             except KeyError:
@@ -95,6 +100,7 @@ def shifts(df: pd.DataFrame) -> pd.DataFrame:
             rows.append({"feedback": fb, "P": f"{p1} -> {p2}", "points": int(ok.sum()),
                          "median abs shift %": round(float(d.median()), 2), "max abs shift %": round(float(d.max()), 2),
                          "within 2 %": int((d <= 2.0).sum()),
+                         "signed median %": round(float((a[ok] / b[ok] - 1.0).median() * 100.0), 2),
                          "seconds ratio (median)": round(float((w["seconds"][p2][ok] / w["seconds"][p1][ok]).median()), 2),
                          "states ratio (median)": round(float((w["states"][p2][ok] / w["states"][p1][ok]).median()), 2)})
     return pd.DataFrame(rows)

@@ -248,4 +248,6 @@ def test_pattern_count_shifts_are_between_consecutive_counts():
     assert sh.loc["4 -> 8", "max abs shift %"] == pytest.approx(1.0)
     assert sh.loc["4 -> 8", "within 2 %"] == 1 and sh.loc["2 -> 4", "within 2 %"] == 0
     assert sh.loc["4 -> 8", "seconds ratio (median)"] == 3.0 and sh.loc["2 -> 4", "states ratio (median)"] == 1.5
+    assert sh.loc["2 -> 8", "median abs shift %"] == pytest.approx(8.9)       # each P against the largest
+    assert sh.loc["2 -> 8", "signed median %"] == pytest.approx(-8.17, abs=0.01)   # 0.50 / 0.5445 - 1
     assert "| feedback |" in pc.markdown(pc.shifts(df))
