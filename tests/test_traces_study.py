@@ -185,10 +185,10 @@ def test_holdout_reuses_analyses_and_resimulates_replays():
     assert (drained.loss_cycle == "drain").all() and (drained.replay.values == one.replay.values).all()
 
 
-def test_holdout_state_limits_are_not_capped_by_a_default(monkeypatch):
-    """Each feedback's analyses get its own limit: INSTCAP's 2 x 10^7 (STATE_LIMIT_INSTCAP) was
-    capped at 3 x 10^6 by a fixed default of max_states, so the study's default run refused the
-    INSTCAP chains of 3-13 million states that docs/traces.md sec. 7.2o analyses."""
+@pytest.fixture
+def recorded_jobs(monkeypatch):
+    """``(analytics module, list)``: holdout's analyses are not run but recorded in the list as
+    ``(key, args of _analysis_child)``."""
     tr = _analytics()
     seen = []
 
@@ -197,6 +197,14 @@ def test_holdout_state_limits_are_not_capped_by_a_default(monkeypatch):
         return {}
 
     monkeypatch.setattr(tr, "run_analyses", fake)
+    return tr, seen
+
+
+def test_holdout_state_limits_are_not_capped_by_a_default(recorded_jobs):
+    """Each feedback's analyses get its own limit: INSTCAP's 2 x 10^7 (STATE_LIMIT_INSTCAP) was
+    capped at 3 x 10^6 by a fixed default of max_states, so the study's default run refused the
+    INSTCAP chains of 3-13 million states that docs/traces.md sec. 7.2o analyses."""
+    tr, seen = recorded_jobs
     tr.holdout([str(DATA / "markov3_outage.down")], [0.1], [0.5], state_limit=1000, state_limit_instcap=50_000_000,
                **_SMALL_HOLDOUT)
     # each job's args: (link, bmax, feedback, wmax, max_states, state_limit, ...); the child uses the min
@@ -218,18 +226,11 @@ def test_reused_analyses_need_the_same_patterns():
     assert tr._reused(old, p, "timeout-only", None, 1, "paper", patterns=8).prediction == 0.45
 
 
-def test_holdout_analyses_both_feedbacks_on_the_same_patterns(monkeypatch):
+def test_holdout_analyses_both_feedbacks_on_the_same_patterns(recorded_jobs):
     """The sign of INSTCAP minus TCP alone compares two analyses: both get the same chain and
     the same representatives of each level (docs/traces.md sec. 7.2q: the two sign misses of the
     study with 8 patterns for TCP alone and 4 for INSTCAP came from that mismatch)."""
-    tr = _analytics()
-    seen = []
-
-    def fake(todo, jobs, timeout, log=print):
-        seen.extend(todo)
-        return {}
-
-    monkeypatch.setattr(tr, "run_analyses", fake)
+    tr, seen = recorded_jobs
     df = tr.holdout([str(DATA / "markov3_outage.down")], [0.1], [0.5], **_SMALL_HOLDOUT)
     links = {args[2]: args[0] for _, args in seen}
     assert set(links) == {"none", "instcap"} and links["none"].service is links["instcap"].service
