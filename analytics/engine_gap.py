@@ -94,9 +94,12 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
             a, b = trace_halves(read_trace(trace_dir / name))
             halves[name] = {"A": a, "B": b}
         half = halves[name][p.fit_half]
-        key = (name, p.fit_half, float(p.rtt))
+        # the link the study analysed: its within-epoch patterns per level (a study before the
+        # column had fit_link's default); until 2026-11-27 this drew 8 whatever the study used
+        npat = int(p.patterns) if "patterns" in p.index and pd.notna(p.patterns) else 8
+        key = (name, p.fit_half, float(p.rtt), npat)
         if key not in links:
-            links[key] = fit_link(half, float(p.rtt))
+            links[key] = fit_link(half, float(p.rtt), patterns=npat)
         link = links[key]
         n_epochs = PATH_FACTOR * int(half.period_ms / 1000.0 / float(p.rtt))
         syn = synthetic_trace(link.model, n_epochs, seed, service=link.service)
@@ -108,7 +111,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
         r, rh, kr, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers,
                             tcp, instcap_timing)
-        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
+        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "patterns": npat,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
                "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
                "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,

@@ -29,3 +29,18 @@ def test_one_point_against_a_long_path_of_the_modelled_link():
     assert 0.0 < row.model_link <= 1.2 and 0.0 < row.replay_fitted_half <= 1.0
     assert np.isclose(row.engine_error, (0.5 - row.model_link) / row.model_link)
     assert "engine" in eg.summary(df)
+
+
+def test_the_modelled_link_has_the_patterns_the_study_analysed(monkeypatch):
+    """The path is drawn with the study row's patterns per level (it drew fit_link's 8 when the study
+    analysed INSTCAP with 4, so the engine was compared with another link than the one it solved)."""
+    eg = _engine_gap()
+    got = []
+    real = eg.fit_link
+    monkeypatch.setattr(eg, "fit_link", lambda half, rtt, **kw: got.append(kw.get("patterns")) or real(half, rtt, **kw))
+    study = pd.DataFrame([{"trace_file": "markov3_outage.down", "fit_half": "A", "rtt": 0.2, "rtt_ms": 200,
+                           "buffer_bdp": 0.5, "bmax": 6, "wmax": 40, "feedback": "none", "tcp": "timeout-only",
+                           "loss_cycle": "timer", "prediction": 0.5, "conservative": 0.45, "optimistic": 0.55,
+                           "replay_fitted_half": 0.5, "analysis_states": 100, "patterns": p} for p in (2, 3)])
+    df = eg.run(study, ROOT / "tests" / "data", 1, 2.0, 1, 1, log=lambda *a, **k: None)
+    assert got == [2, 3] and df.patterns.tolist() == [2, 3]
