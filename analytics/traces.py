@@ -25,7 +25,9 @@ INSTCAP and EFFCAP:
 
 The window is ``trace_study.window_packets`` of the fitted chain's peak level, the same for
 the analysis and both simulations.  Nothing is chosen by looking at the replay: the fit,
-the pattern counts, the state limit and the time limit are fixed before any replay runs.
+the pattern counts, the state limit and the time limit are fixed before any replay runs (the
+pattern counts were made one for both feedbacks after the sign misses of a run were followed back
+to them: docs/traces.md sec. 7.2q).
 Writes ``traces_study.csv``, ``traces_study.md`` (the table) and ``traces_targets.md`` (the
 agreement in the terms of issue 23's targets) to DIR.
 
