@@ -457,8 +457,8 @@ def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | Non
         keep &= (reuse.loss_cycle if "loss_cycle" in reuse.columns else "paper") == loss_cycle
     if ca_increment is not None:   # runs before the counter grew the window by eq. 1's coins
         keep &= (reuse.ca_increment if "ca_increment" in reuse.columns else "binomial") == ca_increment
-    if patterns is not None:   # within-epoch patterns per level of the analysed chain
-        keep &= reuse.patterns == patterns
+    if patterns is not None:   # within-epoch patterns per level of the analysed chain (none recorded: no match)
+        keep &= (reuse.patterns if "patterns" in reuse.columns else np.nan) == patterns
     if instcap_timing is not None and p["feedback"] == "instcap":
         keep &= (reuse.instcap_timing.fillna("testbed") if "instcap_timing" in reuse.columns else "testbed") \
             == instcap_timing

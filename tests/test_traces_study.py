@@ -224,6 +224,7 @@ def test_reused_analyses_need_the_same_patterns():
     p = {"trace_file": "t.down", "rtt_ms": 50, "fit_half": "A", "bmax": 5, "wmax": 40, "feedback": "none"}
     assert tr._reused(old, p, "timeout-only", None, 1, "paper", patterns=4) is None
     assert tr._reused(old, p, "timeout-only", None, 1, "paper", patterns=8).prediction == 0.45
+    assert tr._reused(old.drop(columns="patterns"), p, "timeout-only", None, 1, "paper", patterns=8) is None
 
 
 def test_holdout_analyses_both_feedbacks_on_the_same_patterns(recorded_jobs):
