@@ -38,6 +38,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 import traces as study  # noqa: E402
+from traces_fit import md_table  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 
 KEY = ["trace_file", "rtt_ms", "fit_half", "buffer_bdp", "feedback"]
@@ -107,11 +108,8 @@ def shifts(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def markdown(df: pd.DataFrame) -> str:
-    """``df`` as a markdown table (no tabulate dependency)."""
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
+    """``df`` as a markdown table (``traces_fit.md_table``; no tabulate dependency)."""
+    return md_table(list(df.columns), df.itertuples(index=False))
 
 
 def main(argv=None) -> int:
