@@ -77,6 +77,7 @@ from tcpabr_model.trace_study import (  # noqa: E402
     FEEDBACKS,
     INSTCAP_TIMINGS,
     LINK_CA_INCREMENT,
+    LINK_WINDOW_TAIL,
     LinkFit,
     analyze_link,
     fit_for_rtt,
@@ -228,7 +229,7 @@ def _rss_gb() -> float:
 
 
 def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
-                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT):
+                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL):
     """Runs in a child process: analyse with ``min(state_limit, max_states)`` as the chain's
     limit (the analysis counts or builds up to it and refuses above it); sends a dict back."""
     from tcpabr_model.errors import ChainTooLargeError
@@ -238,9 +239,10 @@ def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, t
     limit = min(state_limit, max_states)
     try:
         a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=limit, tcp=tcp, loss_cycle=loss_cycle,
-                         ca_increment=ca_increment)
+                         ca_increment=ca_increment, window_tail=window_tail)
         out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
-                   n_states=int(a.n_states), strained="; ".join(a.validity["strained"]),
+                   n_states=int(a.n_states), window_solved=a.window_solved,
+                   strained="; ".join(a.validity["strained"]),
                    sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
     except ChainTooLargeError as e:
         if f"max_states={limit}" in str(e):    # above the study's limit (counted or built)
@@ -311,7 +313,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
             reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print,
-            ca_increment=LINK_CA_INCREMENT) -> pd.DataFrame:
+            ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -378,9 +380,9 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             refused = old is not None and isinstance(old["refused"], str) and old["refused"] != ""
             if old is not None and not refused:   # a refused point (size, time limit) is analysed again
                 res[i] = {k: old[c] for k, c in _ANALYSIS_COLUMNS.items()
-                          if not (isinstance(old[c], float) and np.isnan(old[c]))}
+                          if c in old and not (isinstance(old[c], float) and np.isnan(old[c]))}
         todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp, loss_cycle,
-                     ca_increment))
+                     ca_increment, window_tail))
                 for i, p in enumerate(points) if p["feedback"] != "effcap" and i not in res]
         res.update(run_analyses(todo, jobs, timeout, log=log))
         for i, p in enumerate(points):
@@ -408,6 +410,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             row = {**p, "tcp": tcp, "loss_cycle": loss_cycle, "ca_increment": ca_increment,
                    "instcap_timing": instcap_timing if p["feedback"] == "instcap" else "", "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
+                   "analysis_window": r.get("window_solved", np.nan),
                    "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
                    "refused": r.get("refused", ""), "strained": r.get("strained", ""),
                    "sojourn_rtts": r.get("sojourn_rtts", np.nan), "outage_share": r.get("outage_share", np.nan),
@@ -434,7 +437,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
 _ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative", "optimistic": "optimistic",
                      "n_states": "analysis_states", "seconds": "analysis_seconds", "peak_gb": "analysis_peak_gb",
                      "refused": "refused", "strained": "strained", "sojourn_rtts": "sojourn_rtts",
-                     "outage_share": "outage_share"}
+                     "outage_share": "outage_share", "window_solved": "analysis_window"}
 
 
 def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,
@@ -662,6 +665,9 @@ def main(argv=None) -> int:
                     help="holdout: the analysis' congestion-avoidance growth (docs/model.md sec. 18; default "
                          "trace_study.LINK_CA_INCREMENT, counter: one packet per W ACKs, as the simulated TCP; "
                          "binomial: the paper's coin per ACK, eq. 1)")
+    ap.add_argument("--window-tail", type=float, default=LINK_WINDOW_TAIL,
+                    help="holdout: the analysis' window search (docs/model.md sec. 19; default "
+                         "trace_study.LINK_WINDOW_TAIL, 1e-12; 0: the chain of the study's wmax itself)")
     ap.add_argument("--reuse-replays", metavar="CSV", default=None,
                     help="holdout: take the replays from an earlier traces_study.csv at the same points (same "
                          "seed, replications and duration) instead of simulating them again")
@@ -720,7 +726,7 @@ def main(argv=None) -> int:
                  reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None,
                  reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
                  if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp),
-                 instcap_timing=a.instcap_timing, ca_increment=a.ca_increment)
+                 instcap_timing=a.instcap_timing, ca_increment=a.ca_increment, window_tail=a.window_tail or None)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

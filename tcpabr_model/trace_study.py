@@ -36,8 +36,8 @@ from ._validate import check_choice, check_int, check_real
 
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
            "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
-           "trace_halves", "link_scenario", "fit_labels", "LINK_LOSS_CYCLE", "LINK_CA_INCREMENT", "link_loss_cycle",
-           "link_validity",
+           "trace_halves", "link_scenario", "fit_labels", "LINK_LOSS_CYCLE", "LINK_CA_INCREMENT", "LINK_WINDOW_TAIL",
+           "link_loss_cycle", "link_validity",
            "SLOW_DRAIN_STRAIN", "INSTCAP_TIMINGS", "feedback_timing"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
@@ -50,6 +50,11 @@ LINK_LOSS_CYCLE = "timer"
 #: the simulated TCP's; on the study's 58 common points it predicts as the paper's coins do (median change
 #: 0.4 %, the same counts) at 2.3 times less analysis time (docs/traces.md sec. 7.2n)
 LINK_CA_INCREMENT = "counter"
+#: the window search of a measured link's analysis (:func:`tcpabr_model.markov.analyze`'s
+#: ``window_tail``): its window cap, twice the peak pipe and the buffer (:func:`window_packets`), is
+#: far above where the window goes, and the chain of a cap the window reaches at most 1e-12 of the
+#: time gives the same numbers (docs/model.md sec. 19) at a fraction of the states
+LINK_WINDOW_TAIL = 1e-12
 
 
 def link_loss_cycle(loss_cycle: str | None, tcp: str = "timeout-only") -> str:
@@ -163,7 +168,9 @@ class LinkAnalysis:
     ``mean_source_delay_s``: the mean time a delivered packet spends in the bottleneck (its
     service included) and in the ABR segmentation buffer (0 for TCP alone), seconds, by
     Little's law on the chain's occupancies (docs/model.md sec. 13; the propagation delay
-    comes on top; None where the throughput is 0)."""
+    comes on top; None where the throughput is 0).  ``window_solved``: the window cap of the
+    chain solved (``wmax`` or, with ``window_tail``, a smaller cap at which the window spends
+    ``window_cap_share`` of the time, at most the tail; docs/model.md sec. 19)."""
 
     prediction: float
     conservative: float
@@ -181,6 +188,8 @@ class LinkAnalysis:
     ca_increment: str = LINK_CA_INCREMENT
     mean_queueing_delay_s: float | None = None
     mean_source_delay_s: float | None = None
+    window_solved: int | None = None
+    window_cap_share: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -248,13 +257,17 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
-                 loss_cycle: str | None = None, ca_increment: str | None = None) -> LinkAnalysis:
+                 loss_cycle: str | None = None, ca_increment: str | None = None,
+                 window_tail: float | None = LINK_WINDOW_TAIL) -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
     the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12) and
     ``loss_cycle`` the length of its timeout cycles (``'paper'``, ``'drain'`` or ``'timer'``,
     secs. 14-15; default :func:`link_loss_cycle`: ``'timer'`` for the timeout-only TCP) and
     ``ca_increment`` its congestion-avoidance growth (``'binomial'``, eq. 1's coins, or
     ``'counter'``, docs/model.md sec. 18; default :data:`LINK_CA_INCREMENT`, the counter).
+    ``window_tail``: :func:`tcpabr_model.markov.analyze`'s (default :data:`LINK_WINDOW_TAIL`: the
+    chain of a smaller window cap where the window reaches it at most that share of the time,
+    docs/model.md sec. 19; None: the chain of ``wmax`` itself).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -269,7 +282,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                        loss_cycle=loss_cycle, ca_increment=ca_increment)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
-    r = analyze(sc)
+    r = analyze(sc, window_tail=window_tail)
     # throughput in packets per second over the trace's mean capacity
     scale = cmax / link.mean_rate
     eff = {k: min(1.0, v * scale) for k, v in (("prediction", r.prediction * r.mean_capacity),
@@ -282,6 +295,8 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                                                      else {})},
                         validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
                         ca_increment=sc.ca_increment,
+                        window_solved=int(r.scenario.get("window_solved", wmax)),
+                        window_cap_share=r.window_cap_share,
                         **{f"{k}_s": (float(getattr(r, k)) / cmax if np.isfinite(getattr(r, k)) else None)
                            for k in ("mean_queueing_delay", "mean_source_delay")})
 

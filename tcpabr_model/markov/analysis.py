@@ -10,9 +10,12 @@ headers; ATM cell overhead is *not* charged (multiply by the cell-tax factor of
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+
+import numpy as np
 
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
@@ -21,7 +24,11 @@ from .slow_start import with_go_back_n_burst, with_slow_start_outage
 from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_distribution,
                       structured_matrix_free)
 
-__all__ = ["AnalysisResult", "analyze", "sweep_psi"]
+__all__ = ["AnalysisResult", "WINDOW_TAIL", "analyze", "sweep_psi"]
+
+#: The share of time at the window cap below which :func:`analyze`'s ``window_tail`` search accepts a
+#: chain with a smaller cap for the requested one (docs/model.md sec. 19): the two agree to about it.
+WINDOW_TAIL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -53,7 +60,12 @@ class AnalysisResult(ResultMixin):
     ``prediction`` of the time (**choice**, exact when every packet served is delivered).
     ``nnz`` is the nonzeros of P; for K > 2 levels with a structured solver, P is
     not assembled (``method`` ends in "(matrix-free)") and ``nnz`` counts the stored
-    entries of its loss-free and loss parts, an upper bound.
+    entries of its loss-free and loss parts, an upper bound.  ``window_cap_share``: the share of
+    time (each interval's loss cycle included) at windows from which the cap ``wmax`` of the chain
+    solved can act, ``W >= wmax - margin`` (docs/model.md sec. 19); with ``analyze(...,
+    window_tail=...)`` the chain solved may have a smaller cap than the scenario's
+    (``scenario['window_solved']``, the caps tried in ``scenario['window_tries']``), and this share
+    is then at most ``window_tail``.
     """
 
     scenario: dict
@@ -81,6 +93,7 @@ class AnalysisResult(ResultMixin):
     mean_queueing_delay: float | None = None
     mean_source_delay: float | None = None
     mean_waiting_delay: float | None = None
+    window_cap_share: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary; keys documented in README.md ("JSON keys")."""
@@ -88,7 +101,7 @@ class AnalysisResult(ResultMixin):
 
 
 def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT_TOL,
-            progress: bool = False) -> AnalysisResult:
+            progress: bool = False, window_tail: float | None = None) -> AnalysisResult:
     """Solve the embedded Markov renewal process of ``scenario`` (Section III of seed 004).
 
     The rate chain is the paper's two-state one (``psi``, ``rate_ratio``) or
@@ -101,17 +114,106 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     ``progress=True`` shows tqdm bars on counts and builds longer than 2 s.
     Raises :class:`~tcpabr_model.errors.ChainTooLargeError` or
     :class:`~tcpabr_model.errors.SolveError` rather than return an untrusted number.
+
+    ``window_tail`` (None: off, the chain of ``scenario.wmax`` itself): solve the chain with a
+    smaller window cap where the window spends at most this share of the time at that cap
+    (:data:`WINDOW_TAIL` = 1e-12 on the measured-link path), found by :func:`_window_search`;
+    within a cycle the window never falls without a loss, so the two chains coincide up to
+    the cap and their results differ by about that share (docs/model.md sec. 19, measured there).
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
+    if window_tail is not None and not (isinstance(window_tail, (int, float)) and 0.0 <= window_tail < 1e-3):
+        raise ValueError(f"window_tail={window_tail!r} is invalid: a share of time in [0, 1e-3) "
+                         f"(e.g. {WINDOW_TAIL:g}; 0 or None: the chain of wmax itself)")
     # BLAS at SOLVE_BLAS_THREADS for the whole analysis: the block inverses of the solve and
     # the dot products of the rewards (OpenBLAS splits a long dot product over its threads) then
     # give the same last bits on every machine (docs/model.md sec. 5a item 6)
     with blas_threads(SOLVE_BLAS_THREADS):
-        return _analyze(scenario, method, tol, progress)
+        if window_tail is None or window_tail == 0.0:
+            return _analyze(scenario, method, tol, progress)
+        return _window_search(scenario, method, tol, progress, float(window_tail))
 
 
-def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> AnalysisResult:
+def max_increment(sk, chunk: int = 1 << 21) -> int:
+    """The largest increase of the window ``W = A + B + D`` (eq. 9) over one loss-free interval
+    among the chain's entries (``N`` of eq. 10 as enumerated, the cut of the 1e-17 tail included),
+    in chunks of states so that no array of all entries is formed."""
+    tail, tab = sk.nl_t
+    w = sk.states[:, 0] + sk.states[:, 1] + sk.states[:, 2]
+    out = 0
+    for lo in range(0, sk.n_states, chunk):
+        hi = min(lo + chunk, sk.n_states)
+        a, b = sk.nl_ptr[lo], sk.nl_ptr[hi]
+        if b > a:
+            rows = np.repeat(np.arange(lo, hi), np.diff(sk.nl_ptr[lo:hi + 1]))
+            out = max(out, int((w[tab[tail[a:b], 0]] - w[rows]).max()))
+    return out
+
+
+def window_shares(sk, pi: np.ndarray, dur: np.ndarray, eu: float, wmax: int) -> tuple[np.ndarray, float, int]:
+    """``(shares, cap_share, margin)`` (docs/model.md sec. 19): ``shares[W]`` the share of time at
+    window ``W = A + B + D`` (eq. 9), each state's interval and loss cycle (``dur``, units of
+    Delta, mean ``eu``) included; ``cap_share`` the share at windows ``W >= wmax - margin``,
+    ``margin = 2 h + 1`` with ``h`` the largest loss-free increment (:func:`max_increment`): the
+    states from which the cap can act, by ``min(W + N, W_max)`` (eq. 10) or on the loss window
+    ``min(W + N + Binomial(b + J, 1/W), W_max)`` of (M3), whose two increments are each taken
+    as at most ``h`` **[choice: b + J ACKs grow the window as d do; a bound, not a proof]**."""
+    st = sk.states
+    shares = np.bincount(st[:, 0] + st[:, 1] + st[:, 2], weights=pi * dur, minlength=wmax + 1) / eu
+    margin = 2 * max_increment(sk) + 1
+    return shares, float(shares[max(wmax - margin, 0):].sum()), margin
+
+
+def first_window(scenario: Scenario) -> int:
+    """The first cap :func:`_window_search` tries: what the pipe at the peak level and the buffer
+    hold, ``ceil(delta) + bmax`` (TCP alone loses above it at every level), at most ``wmax``."""
+    return int(min(scenario.wmax, max(2, math.ceil(scenario.delta - 1e-9) + scenario.bmax)))
+
+
+def next_window(w: int, wmax: int, shares: np.ndarray, share: float, margin: int, tail: float) -> int:
+    """The next cap after ``w`` fell short (its ``share`` at windows ``W >= w - margin`` above
+    ``tail``): the time share per window ``shares`` decays below ``w - margin`` by a factor ``rho``
+    per packet (measured over the tenth of the windows below it); the cap is moved on by
+    ``log(tail / share) / log(rho)``, plus a tenth; doubled where no decay shows; the scenario's
+    ``wmax`` where that is within three quarters of it (a third try costs more than the chain of
+    ``wmax``)."""
+    h = max(1, w // 10)
+    top = w - margin - 1
+    lo, hi = (float(shares[top - h]), float(shares[top])) if top - h >= 1 else (0.0, 0.0)
+    nxt = 2 * w
+    if lo > 0.0 and 0.0 < hi < lo and share > tail:
+        rho = (hi / lo) ** (1.0 / h)
+        need = math.log(tail / share) / math.log(rho)
+        nxt = w + int(math.ceil(1.1 * need)) + 1
+    nxt = max(nxt, w + 1)
+    return wmax if nxt >= 0.75 * wmax else nxt
+
+
+def _window_search(scenario: Scenario, method: str, tol: float, progress: bool, tail: float) -> AnalysisResult:
+    """:func:`analyze` with ``window_tail``: the chains of caps ``w = first_window, next_window, ...``
+    until the share of time at the cap is at most ``tail`` or ``w`` is ``wmax`` (docs/model.md
+    sec. 19).  Each rejected chain's skeleton leaves the cache before the next is built."""
+    from .skeleton import _CACHE
+
+    wmax = scenario.wmax
+    w = first_window(scenario)
+    tries = []
+    while True:
+        sub = scenario if w >= wmax else replace(scenario, wmax=w)
+        info: dict = {}
+        r = _analyze(sub, method, tol, progress, info)
+        tries.append({"wmax": int(w), "states": int(r.n_states), "cap_share": float(r.window_cap_share),
+                      "seconds": float(r.build_seconds + r.assemble_seconds + r.solve_seconds)})
+        if w >= wmax or r.window_cap_share <= tail:
+            break
+        _CACHE.pop((sub.structure_key(), sub.max_states), None)   # free the rejected chain
+        w = next_window(w, wmax, info["window_shares"], r.window_cap_share, info["window_margin"], tail)
+    desc = {**r.scenario, "wmax": int(wmax), "window_tail": tail, "window_solved": int(w), "window_tries": tries}
+    return replace(r, scenario=desc)
+
+
+def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: dict | None = None) -> AnalysisResult:
     t0 = time.perf_counter()
     sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
@@ -136,12 +238,14 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
     drain_queue = drain_source = None
     if scenario.loss_cycle in ("drain", "timer"):    # docs/model.md secs. 14-15: longer timeout cycles
         rewards = sk.rewards(Q, drain=True, timer=scenario.loss_cycle == "timer")
-        eu = float(pi @ (sk.u + sk.p_loss * rewards.pop("drain_extra")))
+        dur = sk.u + sk.p_loss * rewards.pop("drain_extra")
+        eu = float(pi @ dur)
         drain_queue = rewards.pop("drain_queue")
         drain_source = rewards.pop("drain_source", None)
     else:
         rewards = sk.rewards(Q)
-        eu = float(pi @ sk.u)
+        dur = sk.u
+        eu = float(pi @ dur)
         if scenario.feedback == "none":
             # docs/model.md sec. 13: the queue a fast recovery, or a timeout, holds and drains after
             # the loss interval (and the timeout's slow start)
@@ -178,6 +282,9 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
         fr_share = min(max(float(pi @ sk.recovery[0]) / p_all, 0.0), 1.0) if p_all > 0 else 0.0
     if scenario.service is not None:
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
+    shares, cap_share, margin = window_shares(sk, pi, dur, eu, scenario.wmax)
+    if info is not None:
+        info.update(window_shares=shares, window_margin=margin)
     return AnalysisResult(
         scenario=desc,
         optimistic=min(eff["optimistic"], 1.0),
@@ -204,6 +311,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool) -> Ana
         mean_queueing_delay=mean_q / thr_pred if thr_pred > 0 else float("inf"),
         mean_source_delay=mean_a / thr_pred if thr_pred > 0 else float("inf"),
         mean_waiting_delay=max(mean_q - thr_pred / cap, 0.0) / thr_pred if thr_pred > 0 else float("inf"),
+        window_cap_share=cap_share,
     )
 
 

@@ -79,6 +79,10 @@ def register(sub) -> None:
                    help="how congestion avoidance grows the window: binomial (the paper's eq. 1: each ACK by one "
                         "with probability 1/W; the default) or counter (one packet per W ACKs, as Linux, ns-3 and "
                         "tcpabr simulate; the default with --trace; docs/model.md sec. 18)")
+    p.add_argument("--window-tail", type=float, default=None,
+                   help="solve the chain of a smaller window cap where the window spends at most this share of "
+                        "the time at that cap (docs/model.md sec. 19; the results agree to about it); default "
+                        "1e-12 with --trace, off otherwise; 0: the chain of --wmax itself")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
@@ -94,7 +98,7 @@ def register(sub) -> None:
 def _run_trace(args: argparse.Namespace) -> int:
     from ..capacity import read_trace
     from ..cli import emit
-    from ..trace_study import analyze_link, fit_link
+    from ..trace_study import LINK_WINDOW_TAIL, analyze_link, fit_link
 
     if args.rtt is None:
         raise ValueError("rtt=None is invalid with --trace: give the round-trip propagation delay in seconds "
@@ -115,7 +119,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
                     regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
-                     tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment)
+                     tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
+                     window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
@@ -135,7 +140,9 @@ def _run_trace(args: argparse.Namespace) -> int:
         + (f" ({r.model['regimes']} regimes of {r.model['states'] // r.model['regimes']} levels, regime window "
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
         + f", {sum(r.model['patterns_per_level'])} "
-        f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s\n"
+        f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s"
+        + (f" (window cap {r.window_solved} solved for {r.wmax}: the window reaches it "
+           f"{r.window_cap_share:.1e} of the time)" if r.window_solved != r.wmax else "") + "\n"
         + (f"  INSTCAP: {r.model['instcap_timing']}\n" if "instcap_timing" in r.model else "")
         + ("  assumptions: the level never changes (the chain has one level), outage "
            if r.model["states"] == 1 else
@@ -178,7 +185,8 @@ def _run(args: argparse.Namespace) -> int:
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
                   ca_increment=args.ca_increment or "binomial")
-    r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty())
+    r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty(),
+                window_tail=args.window_tail or None)
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
     else:
@@ -204,6 +212,9 @@ def _run(args: argparse.Namespace) -> int:
         "propagation)\n"
         f"  chain: {r.n_states} states, {r.nnz} nonzeros, residual {r.residual:.1e} ({r.method}); "
         f"build {r.build_seconds * 1e3:.1f} ms, solve {r.solve_seconds * 1e3:.1f} ms"
+        + (f"; window cap {r.scenario['window_solved']} solved for wmax={sc.wmax} (the window reaches it "
+           f"{r.window_cap_share:.1e} of the time, docs/model.md sec. 19)"
+           if r.scenario.get("window_solved", sc.wmax) != sc.wmax else "")
         + (f"\n  note: psi={sc.psi:g} < 5 with the rate changed at the epochs (III-B.1): on the Fig. 8/9 grid this "
            "is 14-29 % below the simulator; --switch-time uniform changes it inside the round trip "
            "(docs/model.md sec. 17)" if model is None and sc.psi < 5 and sc.switch_time == "epoch" else "")
