@@ -54,16 +54,23 @@ def test_the_searched_chain_gives_the_full_chains_numbers(delta, bmax, extra, ps
 
 
 def test_a_large_receiver_window_is_not_built():
-    """TCP alone on the paper's link with a window cap of 400: the window never passes the pipe and
-    the buffer by much, so the chain of cap 100 is solved (389 states, the same as the full chain's:
-    the cap never binds) after a first try at ``ceil(delta) + bmax`` = 50, where it binds."""
-    sc = Scenario(delta=40, bmax=10, psi=20, wmax=400, feedback="none")
+    """INSTCAP on the paper's link with a window cap of 400: a chain of a smaller cap is solved after
+    a first try at ``ceil(delta) + bmax`` = 50, where the window binds; TCP alone is not searched (its
+    enumeration stops at the windows it reaches: 389 states with the cap 128 or 400)."""
+    sc = Scenario(delta=40, bmax=10, psi=20, wmax=400, feedback="instcap")
     got = analyze(sc, window_tail=1e-12)
     assert first_window(sc) == 50
-    assert [t["wmax"] for t in got.scenario["window_tries"]][0] == 50
-    assert got.scenario["window_tries"][0]["cap_share"] > 1e-3
+    tries = got.scenario["window_tries"]
+    assert tries[0]["wmax"] == 50 and tries[0]["cap_share"] > 1e-3
     assert got.scenario["window_solved"] < 400 and got.window_cap_share <= 1e-12
-    _close(got, analyze(sc), 1e-12)
+    full = analyze(sc)
+    assert got.n_states < full.n_states
+    _close(got, full, 1e-9)
+    alone = analyze(Scenario(delta=40, bmax=10, psi=20, wmax=400, feedback="none"), window_tail=1e-12)
+    assert alone.scenario["window_solved"] == 400 and alone.n_states == 389
+    timing = {"scenario": None, "build_seconds": 0, "solve_seconds": 0, "assemble_seconds": 0}
+    assert alone.to_dict() | timing == analyze(Scenario(delta=40, bmax=10, psi=20, wmax=400, feedback="none")).to_dict() \
+        | timing
 
 
 def test_pattern_chain_with_outages_and_sack():
@@ -87,15 +94,15 @@ def test_cap_share_is_the_time_at_the_cap():
 
 
 def test_next_window_on_a_geometric_profile():
-    """Shares falling by 1/2 per packet below a cap of 40 (margin 0) with 1e-3 at the cap: 1e-12
-    lies log(1e-9) / log(1/2) = 29.9 packets on, plus a tenth: 40 + 33 + 1 = 74; the scenario's
-    wmax where that is within three quarters of it; doubled without a decay."""
+    """Shares halving per packet with 1e-3 at window 40, the cap: by the fit (a straight line,
+    exact here) the share at W >= x is 2e-3 2^-(x - 40), at most 1e-12 / 100 from x = 78 on; the next
+    cap is 40 + ceil(1.1 x 38) = 82, and 5 more packets of margin move it to 40 + ceil(1.1 x 43) = 88.
+    The scenario's wmax where the cap is within a tenth of it; doubled without a decay."""
     shares = 1e-3 * 0.5 ** (np.arange(41) - 40.0)
-    assert next_window(40, 1000, shares, 1e-3, 0, 1e-12) == 74 == 40 + int(np.ceil(1.1 * -np.log(1e-9) / np.log(2))) + 1
+    assert next_window(40, 1000, shares, 1e-3, 0, 1e-12) == 82
+    assert next_window(40, 1000, shares, 1e-3, 5, 1e-12) == 88
     assert next_window(40, 90, shares, 1e-3, 0, 1e-12) == 90
     assert next_window(40, 1000, np.full(41, 0.01), 0.05, 0, 1e-12) == 80
-    # a margin of 5 measures the decay below 35
-    assert next_window(40, 1000, shares, 1e-3, 5, 1e-12) == 74
 
 
 @pytest.mark.parametrize("tail", [-1e-12, 1e-3, 0.5, "1e-12"])
@@ -105,7 +112,7 @@ def test_bad_tail_names_the_parameter(tail):
 
 
 def test_cli_window_tail(capsys):
-    assert main(["analyze", "--delta", "40", "--bmax", "10", "--psi", "20", "--feedback", "none", "--wmax", "400",
+    assert main(["analyze", "--delta", "40", "--bmax", "10", "--psi", "20", "--feedback", "instcap", "--wmax", "400",
                  "--window-tail", "1e-12", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["scenario"]["wmax"] == 400 and d["scenario"]["window_solved"] < 400 and d["window_cap_share"] <= 1e-12
