@@ -242,6 +242,8 @@ def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, t
                          ca_increment=ca_increment, window_tail=window_tail)
         out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
                    n_states=int(a.n_states), window_solved=a.window_solved,
+                   window_tries=" ".join(f"{t['wmax']}:{t['states']}:{t['cap_share']:.1e}:{t['seconds']:.1f}"
+                                         for t in a.window_tries or []),
                    strained="; ".join(a.validity["strained"]),
                    sojourn_rtts=a.validity["mean_sojourn_rtts_weighted"], outage_share=a.validity["outage_share"])
     except ChainTooLargeError as e:
@@ -411,6 +413,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                    "instcap_timing": instcap_timing if p["feedback"] == "instcap" else "", "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
                    "analysis_window": r.get("window_solved", np.nan),
+                   "analysis_window_tries": r.get("window_tries", ""),
                    "analysis_seconds": r.get("seconds", np.nan), "analysis_peak_gb": r.get("peak_gb", np.nan),
                    "refused": r.get("refused", ""), "strained": r.get("strained", ""),
                    "sojourn_rtts": r.get("sojourn_rtts", np.nan), "outage_share": r.get("outage_share", np.nan),
@@ -437,7 +440,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
 _ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative", "optimistic": "optimistic",
                      "n_states": "analysis_states", "seconds": "analysis_seconds", "peak_gb": "analysis_peak_gb",
                      "refused": "refused", "strained": "strained", "sojourn_rtts": "sojourn_rtts",
-                     "outage_share": "outage_share", "window_solved": "analysis_window"}
+                     "outage_share": "outage_share", "window_solved": "analysis_window",
+                     "window_tries": "analysis_window_tries"}
 
 
 def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,

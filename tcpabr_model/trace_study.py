@@ -170,7 +170,8 @@ class LinkAnalysis:
     Little's law on the chain's occupancies (docs/model.md sec. 13; the propagation delay
     comes on top; None where the throughput is 0).  ``window_solved``: the window cap of the
     chain solved (``wmax`` or, with ``window_tail``, a smaller cap at which the window spends
-    ``window_cap_share`` of the time, at most the tail; docs/model.md sec. 19)."""
+    ``window_cap_share`` of the time, at most the tail; docs/model.md sec. 19; ``window_tries``: the
+    caps tried, with their states, shares, seconds and predictions)."""
 
     prediction: float
     conservative: float
@@ -190,6 +191,7 @@ class LinkAnalysis:
     mean_source_delay_s: float | None = None
     window_solved: int | None = None
     window_cap_share: float | None = None
+    window_tries: list | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -296,7 +298,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                         validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
                         ca_increment=sc.ca_increment,
                         window_solved=int(r.scenario.get("window_solved", wmax)),
-                        window_cap_share=r.window_cap_share,
+                        window_cap_share=r.window_cap_share, window_tries=r.scenario.get("window_tries"),
                         **{f"{k}_s": (float(getattr(r, k)) / cmax if np.isfinite(getattr(r, k)) else None)
                            for k in ("mean_queueing_delay", "mean_source_delay")})
 

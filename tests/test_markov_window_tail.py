@@ -55,13 +55,13 @@ def test_the_searched_chain_gives_the_full_chains_numbers(delta, bmax, extra, ps
 
 def test_a_large_receiver_window_is_not_built():
     """INSTCAP on the paper's link with a window cap of 400: a chain of a smaller cap is solved after
-    a first try at ``ceil(delta) + bmax`` = 50, where the window binds; TCP alone is not searched (its
-    enumeration stops at the windows it reaches: 389 states with the cap 128 or 400)."""
+    a probe at ``(ceil(delta) + bmax) / 2`` = 25, where the window binds; TCP alone is not searched
+    (its enumeration stops at the windows it reaches: 389 states with the cap 128 or 400)."""
     sc = Scenario(delta=40, bmax=10, psi=20, wmax=400, feedback="instcap")
     got = analyze(sc, window_tail=1e-12)
-    assert first_window(sc) == 50
+    assert first_window(sc) == 25
     tries = got.scenario["window_tries"]
-    assert tries[0]["wmax"] == 50 and tries[0]["cap_share"] > 1e-3
+    assert tries[0]["wmax"] == 25 and tries[0]["cap_share"] > 1e-3
     assert got.scenario["window_solved"] < 400 and got.window_cap_share <= 1e-12
     full = analyze(sc)
     assert got.n_states < full.n_states
@@ -95,12 +95,12 @@ def test_cap_share_is_the_time_at_the_cap():
 
 def test_next_window_on_a_geometric_profile():
     """Shares halving per packet with 1e-3 at window 40, the cap: by the fit (a straight line,
-    exact here) the share at W >= x is 2e-3 2^-(x - 40), at most 1e-12 / 100 from x = 78 on; the next
-    cap is 40 + ceil(1.1 x 38) = 82, and 5 more packets of margin move it to 40 + ceil(1.1 x 43) = 88.
+    exact here) the share at W >= x is 2e-3 2^-(x - 40), at most 1e-12 / 1000 from x = 81 on; the next
+    cap is 40 + ceil(1.15 x 41) = 88, and 5 more packets of margin move it to 40 + ceil(1.15 x 46) = 93.
     The scenario's wmax where the cap is within a tenth of it; doubled without a decay."""
     shares = 1e-3 * 0.5 ** (np.arange(41) - 40.0)
-    assert next_window(40, 1000, shares, 1e-3, 0, 1e-12) == 82
-    assert next_window(40, 1000, shares, 1e-3, 5, 1e-12) == 88
+    assert next_window(40, 1000, shares, 1e-3, 0, 1e-12) == 88
+    assert next_window(40, 1000, shares, 1e-3, 5, 1e-12) == 93
     assert next_window(40, 90, shares, 1e-3, 0, 1e-12) == 90
     assert next_window(40, 1000, np.full(41, 0.01), 0.05, 0, 1e-12) == 80
 

@@ -64,7 +64,8 @@ class AnalysisResult(ResultMixin):
     time (each interval's loss cycle included) at windows from which the cap ``wmax`` of the chain
     solved can act, ``W >= wmax - margin`` (docs/model.md sec. 19); with ``analyze(...,
     window_tail=...)`` the chain solved may have a smaller cap than the scenario's
-    (``scenario['window_solved']``, the caps tried in ``scenario['window_tries']``), and this share
+    (``scenario['window_solved']``, the caps tried in ``scenario['window_tries']`` with their states,
+    shares, seconds and predictions), and this share
     is then at most ``window_tail``.
     """
 
@@ -166,11 +167,12 @@ def window_shares(sk, pi: np.ndarray, dur: np.ndarray, eu: float, wmax: int) -> 
 
 
 def first_window(scenario: Scenario) -> int:
-    """The first cap :func:`_window_search` tries: what the pipe at the peak level and the buffer
-    hold, ``ceil(delta) + bmax``, at most ``wmax`` (over ABR the window grows into the segmentation
-    buffer beyond it until a rate drop costs a loss; measured on the trace study, docs/model.md sec.
-    19, the time above it is below 1e-12 at 0.5 BDP and reaches 1e-4 at 2 BDP)."""
-    return int(min(scenario.wmax, max(2, math.ceil(scenario.delta - 1e-9) + scenario.bmax)))
+    """The first cap :func:`_window_search` tries, a probe: half of what the pipe at the peak level
+    and the buffer hold, ``ceil((ceil(delta) + bmax) / 2)``, at most ``wmax``.  Its chain costs a
+    fraction of the others, and below its cap its time per window is the full chain's, from which
+    :func:`next_window` extrapolates (docs/model.md sec. 19: a first try at ``ceil(delta) + bmax``
+    itself fell short at 2 BDP and cost a whole chain before the chain of ``wmax``)."""
+    return int(min(scenario.wmax, max(2, math.ceil((math.ceil(scenario.delta - 1e-9) + scenario.bmax) / 2))))
 
 
 def next_window(w: int, wmax: int, shares: np.ndarray, share: float, margin: int, tail: float) -> int:
@@ -178,7 +180,7 @@ def next_window(w: int, wmax: int, shares: np.ndarray, share: float, margin: int
     ``tail``).  Below ``w - margin`` the capped chain's time per window ``shares`` is the full
     chain's (the two coincide there); its logarithm over the fifth of the windows below that is
     fitted by a parabola (a straight line where the fit bends up), and the next cap is the
-    smallest whose share by that fit is ``tail / 100``, its distance from ``w`` plus a tenth;
+    smallest whose share by that fit is ``tail / 1000``, its distance from ``w`` plus 15 %;
     doubled where no decay shows; the scenario's ``wmax`` where the cap would be within a tenth
     of it (a third chain would cost more than the chain of ``wmax``)."""
     top = w - margin - 1
@@ -197,8 +199,8 @@ def next_window(w: int, wmax: int, shares: np.ndarray, share: float, margin: int
             grid = np.arange(top + 1, wmax + margin + 2, dtype=float)
             fit = np.exp(np.minimum(c0 + c1 * grid + c2 * grid * grid, 0.0))
             beyond = np.cumsum(fit[::-1])[::-1]         # the fitted share at W >= grid[i]
-            below = np.flatnonzero(beyond <= tail / 100.0)
-            nxt = w + int(math.ceil(1.1 * (grid[below[0]] + margin - w))) if below.size else wmax
+            below = np.flatnonzero(beyond <= tail / 1000.0)
+            nxt = w + int(math.ceil(1.15 * (grid[below[0]] + margin - w))) if below.size else wmax
     nxt = max(nxt, w + 1)
     return wmax if nxt >= 0.9 * wmax else nxt
 
@@ -219,7 +221,8 @@ def _window_search(scenario: Scenario, method: str, tol: float, progress: bool, 
         info: dict = {}
         r = _analyze(sub, method, tol, progress, info)
         tries.append({"wmax": int(w), "states": int(r.n_states), "cap_share": float(r.window_cap_share),
-                      "seconds": float(r.build_seconds + r.assemble_seconds + r.solve_seconds)})
+                      "seconds": float(r.build_seconds + r.assemble_seconds + r.solve_seconds),
+                      "prediction": float(r.prediction)})
         if w >= wmax or r.window_cap_share <= tail:
             break
         _CACHE.pop((sub.structure_key(), sub.max_states), None)   # free the rejected chain
