@@ -268,7 +268,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     ``ca_increment`` its congestion-avoidance growth (``'binomial'``, eq. 1's coins, or
     ``'counter'``, docs/model.md sec. 18; default :data:`LINK_CA_INCREMENT`, the counter).
     ``window_tail``: :func:`tcpabr_model.markov.analyze`'s (default :data:`LINK_WINDOW_TAIL`: the
-    chain of a smaller window cap where the window reaches it at most that share of the time,
+    chain of a smaller window cap where the window spends at most that share of the time near it,
     docs/model.md sec. 19; None: the chain of ``wmax`` itself).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate

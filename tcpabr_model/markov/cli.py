@@ -81,7 +81,7 @@ def register(sub) -> None:
                         "tcpabr simulate; the default with --trace; docs/model.md sec. 18)")
     p.add_argument("--window-tail", type=float, default=None,
                    help="solve the chain of a smaller window cap where the window spends at most this share of "
-                        "the time at that cap (docs/model.md sec. 19; the results agree to about it); default "
+                        "the time near that cap (docs/model.md sec. 19; the results agree to about it); default "
                         "1e-12 with --trace, off otherwise; 0: the chain of --wmax itself")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
     p.add_argument("--max-states", type=int, default=5_000_000,
@@ -141,8 +141,8 @@ def _run_trace(args: argparse.Namespace) -> int:
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
         + f", {sum(r.model['patterns_per_level'])} "
         f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s"
-        + (f" (window cap {r.window_solved} solved for {r.wmax}: the window reaches it "
-           f"{r.window_cap_share:.1e} of the time)" if r.window_solved != r.wmax else "") + "\n"
+        + (f" (window cap {r.window_solved} solved for {r.wmax}: the window spends "
+           f"{r.window_cap_share:.1e} of the time near it)" if r.window_solved != r.wmax else "") + "\n"
         + (f"  INSTCAP: {r.model['instcap_timing']}\n" if "instcap_timing" in r.model else "")
         + ("  assumptions: the level never changes (the chain has one level), outage "
            if r.model["states"] == 1 else
@@ -212,8 +212,8 @@ def _run(args: argparse.Namespace) -> int:
         "propagation)\n"
         f"  chain: {r.n_states} states, {r.nnz} nonzeros, residual {r.residual:.1e} ({r.method}); "
         f"build {r.build_seconds * 1e3:.1f} ms, solve {r.solve_seconds * 1e3:.1f} ms"
-        + (f"; window cap {r.scenario['window_solved']} solved for wmax={sc.wmax} (the window reaches it "
-           f"{r.window_cap_share:.1e} of the time, docs/model.md sec. 19)"
+        + (f"; window cap {r.scenario['window_solved']} solved for wmax={sc.wmax} (the window spends "
+           f"{r.window_cap_share:.1e} of the time near it, docs/model.md sec. 19)"
            if r.scenario.get("window_solved", sc.wmax) != sc.wmax else "")
         + (f"\n  note: psi={sc.psi:g} < 5 with the rate changed at the epochs (III-B.1): on the Fig. 8/9 grid this "
            "is 14-29 % below the simulator; --switch-time uniform changes it inside the round trip "
