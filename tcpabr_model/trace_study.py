@@ -52,7 +52,7 @@ LINK_LOSS_CYCLE = "timer"
 LINK_CA_INCREMENT = "counter"
 #: the window search of a measured link's analysis (:func:`tcpabr_model.markov.analyze`'s
 #: ``window_tail``): its window cap, twice the peak pipe and the buffer (:func:`window_packets`), is
-#: far above where the window goes, and the chain of a cap the window reaches at most 1e-12 of the
+#: far above where the window goes, and the chain of a cap the window comes near at most 1e-12 of the
 #: time gives the same numbers (docs/model.md sec. 19) at a fraction of the states
 LINK_WINDOW_TAIL = 1e-12
 

@@ -26,7 +26,7 @@ from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_
 
 __all__ = ["AnalysisResult", "WINDOW_TAIL", "analyze", "sweep_psi"]
 
-#: The share of time at the window cap below which :func:`analyze`'s ``window_tail`` search accepts a
+#: The share of time near the window cap below which :func:`analyze`'s ``window_tail`` search accepts a
 #: chain with a smaller cap for the requested one (docs/model.md sec. 19): the two agree to about it.
 WINDOW_TAIL = 1e-12
 
@@ -117,7 +117,7 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     :class:`~tcpabr_model.errors.SolveError` rather than return an untrusted number.
 
     ``window_tail`` (None: off, the chain of ``scenario.wmax`` itself): solve the chain with a
-    smaller window cap where the window spends at most this share of the time at that cap
+    smaller window cap where the window spends at most this share of the time near that cap
     (:data:`WINDOW_TAIL` = 1e-12 on the measured-link path), found by :func:`_window_search`;
     within a cycle the window never falls without a loss, so the two chains coincide up to
     the cap and their results differ by about that share (docs/model.md sec. 19, measured there).
@@ -136,12 +136,11 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         return _window_search(scenario, method, tol, progress, float(window_tail))
 
 
-def max_increment(sk, chunk: int = 1 << 21) -> int:
-    """The largest increase of the window ``W = A + B + D`` (eq. 9) over one loss-free interval
+def max_increment(sk, w: np.ndarray, chunk: int = 1 << 21) -> int:
+    """The largest increase of the window ``w`` (``sk.window``, eq. 9) over one loss-free interval
     among the chain's entries (``N`` of eq. 10 as enumerated, the cut of the 1e-17 tail included),
     in chunks of states so that no array of all entries is formed."""
     tail, tab = sk.nl_t
-    w = sk.states[:, 0] + sk.states[:, 1] + sk.states[:, 2]
     out = 0
     for lo in range(0, sk.n_states, chunk):
         hi = min(lo + chunk, sk.n_states)
@@ -160,9 +159,9 @@ def window_shares(sk, pi: np.ndarray, dur: np.ndarray, eu: float, wmax: int) -> 
     states from which the cap can act, by ``min(W + N, W_max)`` (eq. 10) or on the loss window
     ``min(W + N + Binomial(b + J, 1/W), W_max)`` of (M3), whose two increments are each taken
     as at most ``h`` **[choice: b + J ACKs grow the window as d do; a bound, not a proof]**."""
-    st = sk.states
-    shares = np.bincount(st[:, 0] + st[:, 1] + st[:, 2], weights=pi * dur, minlength=wmax + 1) / eu
-    margin = 2 * max_increment(sk) + 1
+    w = sk.window
+    shares = np.bincount(w, weights=pi * dur, minlength=wmax + 1) / eu
+    margin = 2 * max_increment(sk, w) + 1
     return shares, float(shares[max(wmax - margin, 0):].sum()), margin
 
 
