@@ -40,7 +40,8 @@ SHARED = HERE.parent / "shared" / "traces"
 POINTS = ["TMobile-LTE-short.down:0:5", "TMobile-UMTS-driving.down:0:5", "Verizon-LTE-short.down:0:5"]
 
 
-def measure(points: list[str], rtt: float, shared: str, cold: bool = False) -> list[dict]:
+def measure(points: list[str], rtt: float, shared: str, cold: bool = False,
+            window_tail: float | None = None) -> list[dict]:
     """One process: every point once, after a small analysis that compiles the kernels."""
     import resource
     import time
@@ -69,7 +70,7 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False) -> l
             """(result or None, refusal or None, seconds) of one analyze() of ``sc``."""
             t0 = time.perf_counter()
             try:
-                return analyze(sc), None, time.perf_counter() - t0
+                return analyze(sc, window_tail=window_tail), None, time.perf_counter() - t0
             except ChainTooLargeError as e:
                 return None, e, time.perf_counter() - t0
 
@@ -88,7 +89,8 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False) -> l
                         "refused": str(err), "total": float("inf"),
                         "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6})
             continue
-        out.append({"point": spec, "wmax": sc.wmax, "states": r.n_states, "count": t_count, "build": r.build_seconds,
+        out.append({"point": spec, "wmax": r.scenario.get("window_solved", sc.wmax), "states": r.n_states,
+                    "count": t_count, "build": r.build_seconds,
                     "solve": r.solve_seconds, "total": total,
                     "rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6,
                     "bits": [r.prediction.hex(), r.conservative.hex(), r.optimistic.hex(),
@@ -99,7 +101,8 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False) -> l
 def run_tree(tree: Path, args) -> list[dict]:
     env = dict(os.environ, PYTHONPATH=str(tree))
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--rtt", str(args.rtt), "--shared",
-           str(args.shared), "--points", *args.points] + (["--cold"] if args.cold else [])
+           str(args.shared), "--points", *args.points] + (["--cold"] if args.cold else []) + \
+        (["--window-tail", str(args.window_tail)] if args.window_tail is not None else [])
     res = subprocess.run(cmd, env=env, cwd=str(tree), capture_output=True, text=True)
     if res.returncode != 0:
         raise SystemExit(f"{tree}: the measuring process failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
@@ -117,10 +120,13 @@ def main(argv=None) -> int:
     ap.add_argument("--cold", action="store_true",
                     help="time analyze() first, with no count made (its own count or probe in 'total', as a "
                          "user meets it); the count column is then timed apart")
+    ap.add_argument("--window-tail", type=float, default=None,
+                    help="analyze(..., window_tail=) as the study runs it (1e-12; docs/model.md sec. 19): the "
+                         "chains of the caps the search tries, all timed; 'W_max' is then the cap solved")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(measure(args.points, args.rtt, args.shared, args.cold)))
+        print(json.dumps(measure(args.points, args.rtt, args.shared, args.cold, args.window_tail)))
         return 0
     trees = [(f"baseline {i + 1}" if len(args.baseline) > 1 else "baseline", b.resolve())
              for i, b in enumerate(args.baseline)] + [("this tree", HERE)]

@@ -185,3 +185,66 @@ def test_default_solve_does_not_warn(small_instcap):
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
         _bounds(small_instcap)
+
+
+def test_inexact_products_agree_with_exact_ones(small_instcap, monkeypatch):
+    """docs/model.md sec. 5a item 13: the blocks' GMRES loosened as the loss-event GMRES
+    converges (RELAX_FACTOR) gives the exact products' numbers to 1e-12; the loosening is
+    used (some product's tolerance above BLOCK_GMRES_RTOL, none above RELAX_MAX), and the
+    product that gives pi is exact."""
+    monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+    monkeypatch.setattr(solvers, "ITERATIVE_FROM", 2)
+    monkeypatch.setattr(solvers, "RELAX_FACTOR", None)
+    exact = _bounds(small_instcap)
+    used = []
+    real = solvers._PreparedForward.set_rtol
+
+    def record(self, rtol):
+        used.append(rtol)
+        real(self, rtol)
+
+    monkeypatch.setattr(solvers._PreparedForward, "set_rtol", record)
+    monkeypatch.setattr(solvers, "RELAX_FACTOR", 0.1)
+    relaxed = _bounds(small_instcap)
+    np.testing.assert_allclose(relaxed, exact, rtol=1e-12, atol=0.0)
+    assert used[0] == solvers.BLOCK_GMRES_RTOL and used[-1] == solvers.BLOCK_GMRES_RTOL
+    assert max(used) > 10 * solvers.BLOCK_GMRES_RTOL
+    assert max(used) <= solvers.RELAX_MAX
+
+
+def test_pi_is_the_last_exact_product_when_gmres_ends_on_it(small_instcap, monkeypatch):
+    """GMRES's true residual is a product at its final x; pi is taken from it instead of one
+    more product (item 13): the products counted equal the substitutions made, and the
+    numbers are those of a product made anew at that x (the relaxation off, so that every
+    product is exact)."""
+    monkeypatch.setattr(solvers, "RELAX_FACTOR", None)
+    calls = [0]
+    real = solvers.forward_pi_prepared
+
+    def count(*a):
+        calls[0] += 1
+        return real(*a)
+
+    monkeypatch.setattr(solvers, "forward_pi_prepared", count)
+    matvecs = [0]
+    real_gmres = solvers.spla.gmres
+
+    def gmres(A, *a, **k):
+        def mv(x):
+            matvecs[0] += 1
+            return A.matvec(x)
+        return real_gmres(solvers.spla.LinearOperator(A.shape, matvec=mv, dtype=float), *a, **k)
+
+    monkeypatch.setattr(solvers.spla, "gmres", gmres)
+    _skeleton._CACHE.clear()
+    sk = _skeleton.skeleton_for(small_instcap)
+    sol, _ = solvers.structured_matrix_free(sk, small_instcap.rate_matrix)
+    assert sol.iterations == calls[0] == matvecs[0] > 2
+    s = solvers._structure(sk)
+    lam = s.event_mass(sol.pi)[s.active]
+    again = solvers._PreparedForward(s, (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, small_instcap.rate_matrix))
+    full = np.zeros(s.n_events)
+    full[s.active] = lam
+    pi2 = again(solvers.entry_vector(full, sk.reg, s.mmax, sk.n_states, sk.constant_s, small_instcap.rate_matrix,
+                                     s.n_codes))
+    np.testing.assert_allclose(pi2 / pi2.sum(), sol.pi, rtol=1e-10, atol=1e-15)

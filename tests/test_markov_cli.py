@@ -34,7 +34,8 @@ def test_analyze_small_psi_note(extra, noted, capsys):
     (["analyze", "--psi", "0.2"], "psi"),
     (["analyze", "--bmax", "0"], "bmax"),
     (["analyze", "--rate-ratio", "2"], "--rate-ratio=2.0 is invalid"),
-    (["analyze", "--feedback", "effcap"], "feedback"),
+    (["analyze", "--feedback", "effcap"], "tcpabr simulate --feedback effcap"),
+    (["analyze", "--feedback", "bogus"], "invalid choice"),
     (["analyze", "--delta", "abc"], "delta"),
 ])
 def test_analyze_bad_input_one_line_exit_2(argv, word, capsys):

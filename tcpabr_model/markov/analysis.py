@@ -21,7 +21,7 @@ from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
 from .slow_start import with_go_back_n_burst, with_slow_start_outage
-from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, stationary_distribution,
+from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, event_start, stationary_distribution,
                       structured_matrix_free)
 
 __all__ = ["AnalysisResult", "WINDOW_TAIL", "analyze", "sweep_psi"]
@@ -29,6 +29,9 @@ __all__ = ["AnalysisResult", "WINDOW_TAIL", "analyze", "sweep_psi"]
 #: The share of time near the window cap below which :func:`analyze`'s ``window_tail`` search accepts a
 #: chain with a smaller cap for the requested one (docs/model.md sec. 19): the two agree to about it.
 WINDOW_TAIL = 1e-12
+#: each cap of the search after the first starts its loss-event GMRES from the previous cap's law
+#: (docs/model.md sec. 19, "The start") [choice, measured]; False: from the uniform law
+WARM_START = True
 
 
 @dataclass(frozen=True)
@@ -215,9 +218,11 @@ def _window_search(scenario: Scenario, method: str, tol: float, progress: bool, 
     # enumeration reaches no window beyond, whatever wmax, so a smaller cap saves nothing [choice]
     w = wmax if scenario.feedback == "none" else first_window(scenario)
     tries = []
+    info: dict = {}
     while True:
         sub = scenario if w >= wmax else replace(scenario, wmax=w)
-        info: dict = {}
+        if not WARM_START:
+            info = {}
         r = _analyze(sub, method, tol, progress, info)
         tries.append({"wmax": int(w), "states": int(r.n_states), "cap_share": float(r.window_cap_share),
                       "seconds": float(r.build_seconds + r.assemble_seconds + r.solve_seconds),
@@ -244,7 +249,10 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
     t_asm = 0.0
     if sk.n_levels > 2 and method in ("structured", "structured-direct"):
         # K > 2: K^2 regeneration targets per loss entry make P large; solve it in factored form
-        sol, nnz = structured_matrix_free(sk, Q, method=method, tol=tol, progress=progress)
+        start = None
+        if info is not None and info.get("events") is not None:   # sec. 19: the previous cap's law
+            start = event_start(info["events"], info["events_mmax"], sk)
+        sol, nnz = structured_matrix_free(sk, Q, method=method, tol=tol, progress=progress, start=start)
     if sol is None:
         t0 = time.perf_counter()
         P = sk.transition_matrix(Q)
@@ -301,7 +309,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     shares, cap_share, margin = window_shares(sk, pi, dur, eu, scenario.wmax)
     if info is not None:
-        info.update(window_shares=shares, window_margin=margin)
+        info.update(window_shares=shares, window_margin=margin, events=sol.events, events_mmax=sk.mmax,
+                    products=sol.iterations)
     return AnalysisResult(
         scenario=desc,
         optimistic=min(eff["optimistic"], 1.0),

@@ -11,6 +11,16 @@ from .scenario import CA_INCREMENTS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # nu
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
 
+
+def _feedback(value: str) -> str:
+    """--feedback, with the reason where EFFCAP is asked of the analysis."""
+    if value.lower() == "effcap":
+        raise argparse.ArgumentTypeError(
+            "'effcap' has no Markov model here (its rate is the minimum of N block averages, a history "
+            "of N round trips that the chain does not hold): simulate it with 'tcpabr simulate --feedback "
+            "effcap' or search its M and N with 'tcpabr design'")
+    return value
+
 def register(sub) -> None:
     p = sub.add_parser(
         "analyze",
@@ -19,7 +29,7 @@ def register(sub) -> None:
                     "packets incl. TCP/IP headers, no ATM cell tax) of the embedded Markov renewal "
                     "process of Section III of seed 004.",
     )
-    p.add_argument("--feedback", choices=("instcap", "none", "constant"), default="instcap",
+    p.add_argument("--feedback", type=_feedback, choices=("instcap", "none", "constant"), default="instcap",
                    help="'instcap': TCP over ABR; 'none': TCP alone; 'constant': ABR source at --source-rate")
     p.add_argument("--delta", type=float, default=None,
                    help="round-trip delay in packet times at the high rate (default: 40)")

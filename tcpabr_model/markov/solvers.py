@@ -83,6 +83,15 @@ BLOCK_GMRES_RESTART = 40
 BLOCK_GMRES_RTOL = 1e-13
 #: restarts before a block's solve counts as failed (then SuperLU factors that block)
 BLOCK_GMRES_MAX_RESTARTS = 20
+#: inexact products of the loss-event GMRES (docs/model.md sec. 5a item 13) [choice, measured]:
+#: after an outer step whose relative residual is ``r``, the blocks' GMRES of the next product
+#: stops at ``RELAX_FACTOR * GMRES_RTOL / r`` (Simoncini and Szyld 2003; Bouras and Fraysse
+#: 2005: a product's error may grow as the residual falls), never below ``BLOCK_GMRES_RTOL`` nor
+#: above ``RELAX_MAX``; the first product, the true residual of a restart and the product that
+#: gives pi are exact (``BLOCK_GMRES_RTOL``).  A product's error measured at about 4x the
+#: blocks' tolerance, so 0.1 keeps each perturbation below 0.4 GMRES_RTOL / r.  None: off.
+RELAX_FACTOR: float | None = 0.1
+RELAX_MAX = 1e-6
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,7 @@ class StationarySolution:
     method: str
     seconds: float
     iterations: int = 0
+    events: np.ndarray | None = None   # the loss-event law lambda = pi L_E (matrix-free solve)
 
 
 def residual(pi: np.ndarray, P: sp.csr_matrix) -> float:
@@ -236,7 +246,7 @@ class _LazyBar:
 
 
 def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prepared: bool = False,
-                       info: dict | None = None):
+                       info: dict | None = None, start: np.ndarray | None = None):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
     one exact forward substitution over the loss-free part (O(nnz)), which is read from
     the skeleton (T is not stored)."""
@@ -249,7 +259,7 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     # K > 2 (matrix-free path): the SCC blocks inverted (below SPARSE_BLOCK_FROM states) or
     # their ILU(0) computed once for all the GMRES products
     forward = _PreparedForward(s, t_args)
-    out = _event_gmres(sk, Q, s, forward, progress)
+    out = _event_gmres(sk, Q, s, forward, progress, start)
     if info is not None:
         info["superlu_blocks"] = int(forward.use_lu.sum())
     return out
@@ -272,6 +282,12 @@ class _PreparedForward:
         self.small_lu = (sizes >= self.sparse_from) & ~self.big
         self._pack()
 
+    def set_rtol(self, rtol: float) -> None:
+        """The blocks' GMRES tolerance of the next products (item 13 of docs/model.md sec. 5a)."""
+        if rtol != self.it[-2]:
+            self.it = self.it[:-2] + (float(rtol), self.it[-1])
+            self.factors = self.factors[:-1] + (self.it,)
+
     def _pack(self) -> None:
         pick = self.small_lu.copy()
         pick[self.it_blocks[self.use_lu]] = True
@@ -290,8 +306,11 @@ class _PreparedForward:
             self._pack()
 
 
-def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: bool):
-    """GMRES on the loss-event system, each product one forward substitution ``forward(nu)``."""
+def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: bool,
+                 start: np.ndarray | None = None):
+    """GMRES on the loss-event system, each product one forward substitution ``forward(nu)``;
+    ``start``: a loss-event law (all ``s.n_events``) to start from instead of the uniform one
+    (docs/model.md sec. 19: the previous cap's, :func:`event_start`)."""
     n = sk.n_states
     act = s.active
     na = len(act)
@@ -299,7 +318,13 @@ def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: 
     calls = [0]
     bar = _LazyBar(progress, "solving (GMRES products)", "product")
 
-    def left_K(v_act):
+    relax = RELAX_FACTOR is not None and hasattr(forward, "set_rtol")
+    outer = [1.0]     # the outer GMRES's last relative residual (its callback)
+
+    def left_K(v_act, exact=True):
+        if relax:
+            forward.set_rtol(BLOCK_GMRES_RTOL if exact else
+                             min(max(RELAX_FACTOR * GMRES_RTOL / max(outer[0], 1e-300), BLOCK_GMRES_RTOL), RELAX_MAX))
         lam_full[:] = 0.0
         lam_full[act] = v_act
         pi = forward(entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes))
@@ -312,17 +337,36 @@ def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: 
     # the rank-one term removes the singularity without choosing a reference event).
     v = np.full(na, 1.0 / na)
 
+    last = [None, None]   # the last exact product's x and pi
+
     def op(x):
-        return x - left_K(x)[0] + v * x.sum()
+        # inexact where the outer residual allows it (item 13): not the first product (the residual
+        # of x0), nor the true residual after the cycle met its tolerance
+        exact = not relax or calls[0] == 0 or outer[0] <= 10.0 * GMRES_RTOL
+        mass, pi = left_K(x, exact)
+        if exact:
+            last[0], last[1] = x.copy(), pi
+        return x - mass + v * x.sum()
+
+    def watch(res):
+        outer[0] = float(res)
 
     A = spla.LinearOperator((na, na), matvec=op, dtype=float)
     # GMRES_RTOL, not lower: the products are exact only to rounding, and the relative
     # residual of this system stalls at 1e-14..1e-13 (docs/model.md sec. 8); asking for
     # 1e-14 made GMRES run to maxiter on the rounding noise (hundreds of products, erratic
     # with the chain's size).  The full-chain residual is checked afterwards anyway.
-    x, info = spla.gmres(A, v, x0=v.copy(), rtol=GMRES_RTOL, atol=0.0, restart=min(na, 100),
-                         maxiter=10)
-    _, pi = left_K(np.clip(x, 0.0, None))
+    x0 = v.copy()
+    if start is not None and start.shape == (s.n_events,) and start[act].sum() > 0.0:
+        x0 = np.clip(start[act], 0.0, None)
+        x0 /= x0.sum()
+    x, info = spla.gmres(A, v, x0=x0, rtol=GMRES_RTOL, atol=0.0, restart=min(na, 100),
+                         maxiter=10, callback=watch if relax else None, callback_type="pr_norm")
+    x = np.clip(x, 0.0, None)
+    if last[0] is not None and np.array_equal(x, last[0]):
+        pi = last[1]       # GMRES's true residual was this product (item 13): the same numbers, one product fewer
+    else:
+        _, pi = left_K(x)  # exact
     bar.close()
     return pi, calls[0]
 
@@ -528,7 +572,7 @@ def blas_threads(n: int):
 
 
 def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method: str = "structured",
-                           tol: float = DEFAULT_TOL, progress: bool = False):
+                           tol: float = DEFAULT_TOL, progress: bool = False, start: np.ndarray | None = None):
     """The structured solve without assembling P (for K-level chains, whose loss part has
     K^2 regeneration targets per loss entry).
 
@@ -541,7 +585,8 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     apply (a loss-free closed class; use :func:`stationary_distribution`).  Nothing of the
     size of P is stored: T is read from the skeleton, L_E is the skeleton's loss entries,
     and the closed classes are found on the factored graph read from the same arrays (not
-    built: docs/model.md sec. 5a item 9).
+    built: docs/model.md sec. 5a item 9).  ``start``: the loss-event law the GMRES starts from
+    (:func:`event_start`; default uniform); the solution's ``events`` is this chain's.
     """
     if method not in ("structured", "structured-direct"):
         raise ValueError(f"method={method!r} is invalid: the matrix-free solve is 'structured' or "
@@ -576,7 +621,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
         if method == "structured":
             # K > 2: SCC blocks inverted once per solve; K = 2 keeps an LU solve per block and
             # product, so its pi is the assembled path's bit for bit
-            pi, iters = _structured_krylov(sk, Q, progress, prepared=sk.n_levels > 2, info=info)
+            pi, iters = _structured_krylov(sk, Q, progress, prepared=sk.n_levels > 2, info=info, start=start)
         else:
             pi = _structured_direct(sk, Q)
     if pi is None:
@@ -592,4 +637,23 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     nnz = n_t + int(np.bincount(s.e_idx, minlength=n_events) @ np.bincount(g_ev, minlength=n_events))
     lu = info.get("superlu_blocks", 0)
     note = f" [{lu} SCC block{'s' * (lu != 1)} by SuperLU]" if lu else ""
-    return StationarySolution(pi, res, method + note + " (matrix-free)", seconds, iters), nnz
+    return StationarySolution(pi, res, method + note + " (matrix-free)", seconds, iters, s.event_mass(pi)), nnz
+
+
+def event_start(events: np.ndarray, mmax_from: int, sk: Skeleton) -> np.ndarray:
+    """A loss-event law of a chain with ``mmax_from`` windows (``StationarySolution.events``)
+    on the events of ``sk`` (docs/model.md sec. 19): event ``K (c - 1) + R`` with code ``c =
+    kind mmax + m`` keeps its level, kind and window ``m``; windows that ``sk`` lacks are
+    dropped and the ones it adds start at 0.  The start of the GMRES only: the solve's
+    answer does not depend on it beyond its tolerance."""
+    nlev = sk.n_levels
+    s = _structure(sk)
+    mmax = s.mmax
+    out = np.zeros(s.n_events)
+    e = np.arange(events.size)
+    c = e // nlev + 1
+    kind, m = (c - 1) // mmax_from, (c - 1) % mmax_from + 1
+    c2 = kind * mmax + m
+    ok = (m <= mmax) & (c2 <= s.n_codes)
+    np.add.at(out, (nlev * (c2[ok] - 1) + e[ok] % nlev), events[ok])
+    return out
