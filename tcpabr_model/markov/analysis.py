@@ -309,8 +309,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     shares, cap_share, margin = window_shares(sk, pi, dur, eu, scenario.wmax)
     if info is not None:
-        info.update(window_shares=shares, window_margin=margin, events=sol.events, events_mmax=sk.mmax,
-                    products=sol.iterations)
+        info.update(window_shares=shares, window_margin=margin, events=sol.events, events_mmax=sk.mmax)
     return AnalysisResult(
         scenario=desc,
         optimistic=min(eff["optimistic"], 1.0),

@@ -11,7 +11,6 @@ from .scenario import CA_INCREMENTS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # nu
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
 
-
 def _feedback(value: str) -> str:
     """--feedback, with the reason where EFFCAP is asked of the analysis."""
     if value.lower() == "effcap":
@@ -20,6 +19,7 @@ def _feedback(value: str) -> str:
             "of N round trips that the chain does not hold): simulate it with 'tcpabr simulate --feedback "
             "effcap' or search its M and N with 'tcpabr design'")
     return value
+
 
 def register(sub) -> None:
     p = sub.add_parser(
