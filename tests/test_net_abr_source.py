@@ -156,7 +156,8 @@ def test_frm_fields_and_destination_turnaround():
 )
 def test_acr_stays_between_mcr_and_pcr(pcr, mcr_frac, icr_frac, rif, rdf, cdf, events):
     mcr = mcr_frac * pcr
-    icr = mcr + icr_frac * (pcr - mcr)
+    # clipped: mcr + 1.0 * (pcr - mcr) can round one ulp above pcr (found by hypothesis on CI)
+    icr = min(max(mcr + icr_frac * (pcr - mcr), mcr), pcr)
     p = AbrSourceParams(pcr=pcr, mcr=mcr, icr=icr, rif=rif, rdf=rdf, cdf=cdf, tbe=64, nrm=32)
     par = p.to_array(1.0)
     st = np.zeros(A.AS_NSTATE)
