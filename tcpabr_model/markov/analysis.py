@@ -21,8 +21,8 @@ from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .scenario import Scenario
 from .skeleton import skeleton_for
 from .slow_start import with_go_back_n_burst, with_slow_start_outage
-from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, event_start, stationary_distribution,
-                      structured_matrix_free)
+from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, event_start, loss_event_law,
+                      stationary_distribution, structured_matrix_free)
 
 __all__ = ["AnalysisResult", "WINDOW_TAIL", "analyze", "sweep_psi"]
 
@@ -309,7 +309,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     shares, cap_share, margin = window_shares(sk, pi, dur, eu, scenario.wmax)
     if info is not None:
-        info.update(window_shares=shares, window_margin=margin, events=sol.events, events_mmax=sk.mmax)
+        info.update(window_shares=shares, window_margin=margin, events=loss_event_law(sk, pi), events_mmax=sk.mmax)
     return AnalysisResult(
         scenario=desc,
         optimistic=min(eff["optimistic"], 1.0),

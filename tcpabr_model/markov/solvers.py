@@ -100,7 +100,6 @@ class StationarySolution:
     method: str
     seconds: float
     iterations: int = 0
-    events: np.ndarray | None = None   # the loss-event law lambda = pi L_E (matrix-free solve)
 
 
 def residual(pi: np.ndarray, P: sp.csr_matrix) -> float:
@@ -354,10 +353,7 @@ def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: 
     # residual of this system stalls at 1e-14..1e-13 (docs/model.md sec. 8); asking for
     # 1e-14 made GMRES run to maxiter on the rounding noise (hundreds of products, erratic
     # with the chain's size).  The full-chain residual is checked afterwards anyway.
-    x0 = v.copy()
-    if start is not None and start.shape == (s.n_events,) and start[act].sum() > 0.0:
-        x0 = np.clip(start[act], 0.0, None)
-        x0 /= x0.sum()
+    x0 = start[act] / start[act].sum() if start is not None and start[act].sum() > 0.0 else v.copy()
     x, info = spla.gmres(A, v, x0=x0, rtol=GMRES_RTOL, atol=0.0, restart=min(na, 100),
                          maxiter=10, callback=watch if relax else None, callback_type="pr_norm")
     x = np.clip(x, 0.0, None)
@@ -527,7 +523,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     size of P is stored: T is read from the skeleton, L_E is the skeleton's loss entries,
     and the closed classes are found on the factored graph read from the same arrays (not
     built: docs/model.md sec. 5a item 9).  ``start``: the loss-event law the GMRES starts from
-    (:func:`event_start`; default uniform); the solution's ``events`` is this chain's.
+    (:func:`event_start`; default uniform).
     """
     if method not in ("structured", "structured-direct"):
         raise ValueError(f"method={method!r} is invalid: the matrix-free solve is 'structured' or "
@@ -578,23 +574,26 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     nnz = n_t + int(np.bincount(s.e_idx, minlength=n_events) @ np.bincount(g_ev, minlength=n_events))
     lu = info.get("superlu_blocks", 0)
     note = f" [{lu} SCC block{'s' * (lu != 1)} by SuperLU]" if lu else ""
-    return StationarySolution(pi, res, method + note + " (matrix-free)", seconds, iters, s.event_mass(pi)), nnz
+    return StationarySolution(pi, res, method + note + " (matrix-free)", seconds, iters), nnz
+
+
+def loss_event_law(sk: Skeleton, pi: np.ndarray) -> np.ndarray:
+    """lambda = pi L_E over every loss event of ``sk`` (what :func:`event_start` maps)."""
+    return _structure(sk).event_mass(pi)
 
 
 def event_start(events: np.ndarray, mmax_from: int, sk: Skeleton) -> np.ndarray:
-    """A loss-event law of a chain with ``mmax_from`` windows (``StationarySolution.events``)
+    """A loss-event law of a chain with ``mmax_from`` windows (:func:`loss_event_law`)
     on the events of ``sk`` (docs/model.md sec. 19): event ``K (c - 1) + R`` with code ``c =
     kind mmax + m`` keeps its level, kind and window ``m``; windows that ``sk`` lacks are
     dropped and the ones it adds start at 0.  The start of the GMRES only: the solve's
     answer does not depend on it beyond its tolerance."""
-    nlev = sk.n_levels
-    s = _structure(sk)
-    mmax = s.mmax
+    s, nlev = _structure(sk), sk.n_levels
     out = np.zeros(s.n_events)
     e = np.arange(events.size)
     c = e // nlev + 1
-    kind, m = (c - 1) // mmax_from, (c - 1) % mmax_from + 1
-    c2 = kind * mmax + m
-    ok = (m <= mmax) & (c2 <= s.n_codes)
+    m = (c - 1) % mmax_from + 1                    # kernels.recovery.code_m(c, mmax_from)
+    c2 = (c - 1) // mmax_from * s.mmax + m         # the same kind and window on this chain's codes
+    ok = (m <= s.mmax) & (c2 <= s.n_codes)
     np.add.at(out, (nlev * (c2[ok] - 1) + e[ok] % nlev), events[ok])
     return out
