@@ -37,6 +37,8 @@ def test_analyze_small_psi_note(extra, noted, capsys):
     (["analyze", "--feedback", "effcap"], "tcpabr simulate --feedback effcap"),
     (["analyze", "--feedback", "bogus"], "invalid choice"),
     (["analyze", "--delta", "abc"], "delta"),
+    (["analyze", "--psi", "3", "--switch-phases", "2"], "--switch-phases=2 is used only with --switch-time uniform"),
+    (["analyze", "--switch-time", "uniform", "--switch-phases", "0"], "--switch-phases=0 is invalid"),
 ])
 def test_analyze_bad_input_one_line_exit_2(argv, word, capsys):
     with pytest.raises(SystemExit) as exc:
@@ -45,6 +47,18 @@ def test_analyze_bad_input_one_line_exit_2(argv, word, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and word in err
+
+
+def test_analyze_switch_phases_and_psi_1(capsys):
+    """--switch-phases reaches the scenario (the JSON's and the header's), and psi 1 with
+    --switch-time uniform is analysed (it exited 2 before: docs/model.md sec. 17)."""
+    base = ["analyze", "--feedback", "none", "--delta", "20", "--bmax", "5", "--wmax", "48", "--psi", "1",
+            "--switch-time", "uniform"]
+    assert main(base + ["--switch-phases", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["scenario"]["switch_phases"] == 2 and out["mean_capacity"] == pytest.approx(0.75)
+    assert main(base) == 0
+    assert "switch_time=uniform (4 phases)" in capsys.readouterr().out
 
 
 def test_analyze_convention_flags_and_no_progress(capsys):

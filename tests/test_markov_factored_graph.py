@@ -93,3 +93,32 @@ def test_structural_graph_is_every_next_level():
     lab = np.empty(n, dtype=np.int64)
     lab[s.order] = np.repeat(np.arange(s.ptr.size - 1), np.diff(s.ptr))
     assert _partition(lab) == _partition(t_lab)
+
+
+def test_closed_count_is_kept_per_pattern_of_q_and_g():
+    """``solvers._closed_count`` counts the closed classes once per pattern of Q and G on a
+    skeleton (a psi sweep keeps its pattern) and counts again where the pattern changes: over
+    rate chains with other zeros on one skeleton it always equals a fresh count."""
+    from tcpabr_model.markov.solvers import _closed_count
+
+    sc = Scenario(delta=8.0, bmax=2, wmax=10, feedback="instcap",
+                  capacity=from_arrays([1.0, 0.6, 0.3], CHAINS[3], epoch=8.0))
+    sk = skeleton_for(sc)
+    s = _structure(sk)
+    for chain in CHAINS + CHAINS[::-1]:
+        Q = rate_chain(np.array(chain, dtype=float), None, sk.n_levels)
+        g_ev, g_st, _ = _event_targets(sk, Q)
+        lab, closed = _factored(sk, Q)
+        fresh = int(np.unique(lab[: sk.n_states][closed[lab[: sk.n_states]]]).size)
+        assert _closed_count(sk, s, Q, g_ev, g_st) == fresh
+        assert s.closed[0] == (Q > 0).tobytes() and s.closed[3] == fresh
+    # the same pattern with other values: the kept count is returned, not recounted
+    Q = rate_chain(np.array(CHAINS[3], dtype=float), None, sk.n_levels)
+    g_ev, g_st, _ = _event_targets(sk, Q)
+    _closed_count(sk, s, Q, g_ev, g_st)
+    s.closed = s.closed[:3] + (-7,)
+    Q2 = rate_chain(np.array([[0.5, 0.3, 0.2], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4]]), None, sk.n_levels)
+    g_ev2, g_st2, _ = _event_targets(sk, Q2)
+    assert np.array_equal(g_ev, g_ev2) and np.array_equal(g_st, g_st2)
+    assert _closed_count(sk, s, Q2, g_ev2, g_st2) == -7
+    s.closed = None

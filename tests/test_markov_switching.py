@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from tcpabr_model.capacity import CapacityModel, ServicePatterns
 from tcpabr_model.markov import Scenario, analyze, pair_chain, simulate_embedded, sweep_psi
-from tcpabr_model.markov.switching import SWITCH_TIMES, level_opportunities
+from tcpabr_model.markov.switching import SWITCH_TIMES, level_opportunities, pair_stationary
 from tcpabr_model.validity import validity_point
 
 
@@ -150,3 +150,47 @@ def test_switch_time_script_quick(tmp_path):
     assert len(df) == 2 and set(df["feedback"]) == {"none", "instcap"}
     assert df["uniform_ok"].all()
     assert (df["epoch_error"] < -0.05).all()
+
+
+@settings(max_examples=20, deadline=None)
+@given(k=st.integers(1, 4), n_phases=st.integers(1, 4), seed=st.integers(0, 10**6))
+def test_pair_stationary_is_the_pair_chains_law(k, n_phases, seed):
+    """pi_i P[i, j] / n on (i, j, m), pi_i P[i, i] on (i, i): stationary for the pair chain, also
+    where P has zeros (pairs never taken get mass 0 and the pair chain is reducible)."""
+    rng = np.random.default_rng(seed)
+    P = rng.uniform(0.0, 1.0, (k, k)) * (rng.uniform(size=(k, k)) < 0.6)
+    P[np.arange(k), (np.arange(k) + 1) % k] += 0.1      # a cycle through every level: irreducible
+    P /= P.sum(axis=1, keepdims=True)
+    states, _, Pp, _ = pair_chain(np.linspace(1.0, 0.5, k), P, 8.0, n_phases)
+    from tcpabr_model.closed_forms.modulating_chain import stationary_distribution
+    pi = pair_stationary(states, stationary_distribution(P), P, n_phases)
+    assert pi.sum() == pytest.approx(1.0) and np.all(pi >= 0.0)
+    np.testing.assert_allclose(pi @ Pp, pi, atol=1e-12)
+    for a, (i, j, _) in enumerate(states):
+        assert (pi[a] == 0.0) == (P[i, j] == 0.0)
+
+
+@pytest.mark.parametrize("tcp", ["timeout-only", "sack"])
+@pytest.mark.parametrize("feedback", ["none", "instcap"])
+def test_uniform_at_psi_1(feedback, tcp):
+    """psi 1: the level alternates every round trip, so the pairs (0, 0) and (1, 1) never occur and
+    the pair chain is reducible.  It was refused ('the modulating chain is not irreducible'); its
+    law is the rate chain's (pair_stationary), and the analysis is the limit of psi -> 1."""
+    kw = dict(delta=20, bmax=5, wmax=48, feedback=feedback, tcp=tcp, switch_time="uniform")
+    a = analyze(Scenario(psi=1.0, **kw))
+    b = analyze(Scenario(psi=1.0 + 1e-7, **kw))
+    assert a.mean_capacity == pytest.approx(0.75)
+    for f in ("prediction", "conservative", "optimistic"):
+        assert getattr(a, f) == pytest.approx(getattr(b, f), rel=1e-5)
+    assert a.conservative <= a.prediction <= a.optimistic
+
+
+def test_uniform_with_a_zero_in_the_rate_chain():
+    """A K-level chain that never jumps from the top level to the bottom one (P[0, 2] = 0): the
+    pairs (0, 2, m) never occur.  Refused before, like psi 1; its mean is the rate chain's."""
+    P = np.array([[0.9, 0.1, 0.0], [0.05, 0.9, 0.05], [0.0, 0.1, 0.9]])
+    cm = CapacityModel(np.array([20.0, 12.0, 6.0]), transition=P, epoch=1.0, time_unit=1.0)
+    sc = Scenario(delta=20.0, bmax=5, wmax=64, feedback="none", capacity=cm, switch_time="uniform")
+    r = analyze(sc)
+    assert r.mean_capacity == pytest.approx(cm.mean / 20.0, rel=1e-12)   # whole levels: the grid keeps them
+    assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0

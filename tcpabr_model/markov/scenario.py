@@ -232,15 +232,19 @@ class Scenario:
         """``switch_time='uniform'`` (docs/model.md sec. 17): the chain on ``(X_k, X_{k+1}, u_k)``,
         each state's interval served by its pattern (:func:`.switching.pair_chain`)."""
         from ..closed_forms.modulating_chain import stationary_distribution
-        from .switching import pair_chain
+        from .switching import pair_chain, pair_stationary
 
         if self.service is not None:
             raise ValueError("switch_time='uniform' is invalid with service: the measured patterns already hold what "
                              "the link serves inside an epoch, changes of level included (give switch_time='epoch')")
-        _, levels, Pp, key = pair_chain(self._levels, self._rate_matrix, self.delta, self.switch_phases)
+        states, levels, Pp, key = pair_chain(self._levels, self._rate_matrix, self.delta, self.switch_phases)
+        # the pair chain's law from the rate chain's (pair_stationary): at psi 1 the pairs (i, i)
+        # are never taken, and the pair chain, reducible there, has no law of its own to solve for
+        pi = pair_stationary(states, stationary_distribution(self._rate_matrix), self._rate_matrix,
+                             self.switch_phases)
         object.__setattr__(self, "_levels", tuple(float(c) for c in levels))
         object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(Pp))
-        object.__setattr__(self, "_mean", float(stationary_distribution(Pp) @ levels))
+        object.__setattr__(self, "_mean", float(pi @ levels))
         object.__setattr__(self, "_service_key", key)
 
     def _init_two_state(self) -> None:

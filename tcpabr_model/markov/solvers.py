@@ -20,6 +20,8 @@ import scipy.sparse.linalg as spla
 
 from ..errors import ErgodicityError, SolveError
 from ..runtime.blas import SOLVE_BLAS_THREADS, blas_threads
+from ..runtime.progress import LazyBar
+from . import estimate
 from .blocks import iterative_blocks, sparse_blocks
 from .kernels.assemble import rate_law_powers
 from .kernels.classes import factored_leaving, factored_scc, leaving_classes
@@ -156,6 +158,10 @@ class _Structure:
         self.e_idx = loss_events(sk.states, sk.ls_ptr, sk.ls_m, nlev)
         self.active = np.flatnonzero(np.bincount(self.e_idx, minlength=self.n_events))
         self.max_scc = int(np.diff(self.ptr).max())
+        self.closed = None    # (Q's pattern, G's rows and columns, closed classes): _closed_count
+        # the SCCs whose loss mass alone may not be an exit (has_closed_lossfree_class's test is
+        # <= 1e-14; 2e-14 leaves room for the order of the sum): only they can be closed, whatever Q
+        self.lossless = np.flatnonzero(np.add.reduceat(sk.p_loss[self.order], self.ptr[:-1]) <= 2e-14)
 
     def event_mass(self, pi: np.ndarray) -> np.ndarray:
         """lambda = pi L_E (all events)."""
@@ -214,35 +220,6 @@ def _reduced_solve_dense(M: np.ndarray, ref: int) -> np.ndarray:
     return x
 
 
-class _LazyBar:
-    """A tqdm bar that appears only once the work has lasted PROGRESS_AFTER_SECONDS."""
-
-    def __init__(self, show: bool, desc: str, unit: str):
-        self.show, self.desc, self.unit = show, desc, unit
-        self.t0 = time.perf_counter()
-        self.bar = None
-        self.n = 0
-
-    def update(self) -> None:
-        self.n += 1
-        if not self.show:
-            return
-        if self.bar is None:
-            from .estimate import PROGRESS_AFTER_SECONDS
-
-            if time.perf_counter() - self.t0 < PROGRESS_AFTER_SECONDS:
-                return
-            from tqdm.auto import tqdm
-
-            self.bar = tqdm(desc=self.desc, unit=self.unit, initial=self.n)
-        else:
-            self.bar.update(1)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prepared: bool = False,
                        info: dict | None = None, start: np.ndarray | None = None):
     """Loss-event equation lambda = lambda K_E solved by GMRES; each product lambda K_E is
@@ -250,7 +227,7 @@ def _structured_krylov(sk: Skeleton, Q: np.ndarray, progress: bool = False, prep
     the skeleton (T is not stored)."""
     s = _structure(sk)
     t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
-    if len(s.active) == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, *t_args, sk.p_loss):
+    if len(s.active) == 0 or has_closed_lossfree_class(s.order, s.ptr, s.comp, *t_args, sk.p_loss, s.lossless):
         return None, 0  # a loss-free closed class: the regenerative reduction does not apply
     if not prepared:
         return _event_gmres(sk, Q, s, lambda nu: forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos), progress)
@@ -314,7 +291,7 @@ def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: 
     na = len(act)
     lam_full = np.zeros(s.n_events)
     calls = [0]
-    bar = _LazyBar(progress, "solving (GMRES products)", "product")
+    bar = LazyBar(progress, "solving (GMRES products)", "product", estimate.PROGRESS_AFTER_SECONDS)
 
     relax = RELAX_FACTOR is not None and hasattr(forward, "set_rtol")
     outer = [1.0]     # the outer GMRES's last relative residual (its callback)
@@ -508,6 +485,25 @@ def _event_targets(sk: Skeleton, Q: np.ndarray):
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
 
 
+def _closed_count(sk: Skeleton, s: _Structure, Q: np.ndarray, g_ev: np.ndarray, g_st: np.ndarray) -> int:
+    """Closed classes of P that hold states, on the factored graph (states, then events as
+    pass-through nodes; T's, L_E's and G's edges read from the skeleton), counted once per
+    pattern of Q and G: a psi sweep keeps it (``s.closed``)."""
+    hit, qpat = s.closed, (Q > 0).tobytes()
+    if hit is not None and hit[0] == qpat and np.array_equal(hit[1], g_ev) and np.array_equal(hit[2], g_st):
+        return hit[3]
+    n, g_ptr = sk.n_states, np.zeros(s.n_events + 1, dtype=np.int64)
+    np.cumsum(np.bincount(g_ev, minlength=s.n_events), out=g_ptr[1:])
+    f_args = (sk.states, sk.nl_ptr, sk.nl_t, Q, sk.ls_ptr, s.e_idx, g_ptr, g_st)
+    order, ptr = factored_scc(*f_args)
+    lab = np.empty(n + s.n_events, dtype=np.int64)
+    lab[order] = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
+    left = factored_leaving(*f_args, lab, ptr.size - 1)
+    # closed classes that hold states (an event no loss reaches and no state follows is alone)
+    s.closed = (qpat, g_ev.copy(), g_st.copy(), int(np.unique(lab[:n][~left[lab[:n]]]).size))
+    return s.closed[3]
+
+
 def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method: str = "structured",
                            tol: float = DEFAULT_TOL, progress: bool = False, start: np.ndarray | None = None):
     """The structured solve without assembling P (for K-level chains, whose loss part has
@@ -534,19 +530,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     n_events = s.n_events
     t_args = (sk.states, sk.nl_ptr, sk.nl_prob, sk.nl_t, Q)
     g_ev, g_st, g_val = _event_targets(sk, Q)
-    # closed classes of P, on the factored graph (states 0..n-1, events n..n+E-1), its edges
-    # read from the skeleton, T's and L_E's, and G's CSR by event
-    g_ptr = np.zeros(n_events + 1, dtype=np.int64)
-    np.cumsum(np.bincount(g_ev, minlength=n_events), out=g_ptr[1:])
-    f_args = (sk.states, sk.nl_ptr, sk.nl_t, Q, sk.ls_ptr, s.e_idx, g_ptr, g_st)
-    order, ptr = factored_scc(*f_args)
-    lab = np.empty(n + n_events, dtype=np.int64)
-    lab[order] = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
-    left = factored_leaving(*f_args, lab, ptr.size - 1)
-    del order, ptr
-    # closed classes that hold states (an event no loss reaches and no state follows is alone)
-    k = int(np.unique(lab[:n][~left[lab[:n]]]).size)
-    del lab
+    k = _closed_count(sk, s, Q, g_ev, g_st)
     if k != 1:
         raise ErgodicityError(
             f"the embedded chain has {k} closed classes: no unique stationary law ({_describe(Q)}); a "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SWITCH_TIMES", "level_opportunities", "pair_chain"]
+__all__ = ["SWITCH_TIMES", "level_opportunities", "pair_chain", "pair_stationary"]
 
 #: when the rate changes inside the round trip: at the connection's epochs (III-B.1, the paper's) or at a
 #: uniformly distributed instant inside it (docs/model.md sec. 17)
@@ -72,3 +72,15 @@ def pair_chain(levels, P, delta: float, n_phases: int):
         rates[a] = o.size / delta
     key = (tuple(pat_ptr), tuple(pat_w), tuple(opp_ptr), tuple(min(x, delta) for x in opp_t))
     return states, rates, Pp, key
+
+
+def pair_stationary(states, pi, P, n_phases: int) -> np.ndarray:
+    """The stationary law of :func:`pair_chain` from the rate chain's ``pi``: ``pi_i P[i, j] /
+    n_phases`` on ``(i, j, m)``, ``pi_i P[i, i]`` on ``(i, i)`` (a pair ``(X_k, X_{k+1})`` has the
+    probability of its step, and ``u`` is uniform and independent).  A pair the rate chain never
+    takes (``P[i, j] = 0``, e.g. ``(0, 0)`` at psi 1, where the level alternates) has mass 0: the
+    pair chain is then reducible (those states are transient) while the rate chain is not, so the
+    law is taken from the rate chain instead of being solved on the pair chain."""
+    pi = np.asarray(pi, dtype=float)
+    P = np.asarray(P, dtype=float)
+    return np.array([pi[i] * P[i, j] * (1.0 if i == j else 1.0 / n_phases) for i, j, _ in states])

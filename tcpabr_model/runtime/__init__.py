@@ -1,5 +1,5 @@
 """What the long-running commands share at run time: worker pools that end with their parent
 (:mod:`.pool`), output paths checked before any computing starts (:mod:`.paths`) and result files
-written whole or not at all (:mod:`.atomic`), and OpenBLAS's thread count pinned for a block of
-work (:mod:`.blas`).  Imports
-only the leaves (``_validate``, ``errors``); every room above may import it."""
+written whole or not at all (:mod:`.atomic`), a progress bar for long work only (:mod:`.progress`),
+and OpenBLAS's thread count pinned for a block of work (:mod:`.blas`).
+Imports only the leaves (``_validate``, ``errors``); every room above may import it."""

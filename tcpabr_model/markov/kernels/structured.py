@@ -246,11 +246,11 @@ def forward_pi(nu, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos):
 
 
 @njit(cache=True)
-def has_closed_lossfree_class(order, ptr, comp, st, nl_ptr, nl_prob, nl_t, Q, p_loss):
-    """True if some SCC of the loss-free part has no exit (no loss, no edge out)."""
+def has_closed_lossfree_class(order, ptr, comp, st, nl_ptr, nl_prob, nl_t, Q, p_loss, cand):
+    """True if some SCC of the loss-free part has no exit (no loss, no edge out); only the SCCs
+    ``cand`` are looked at (the others' loss mass alone is an exit: solvers._Structure)."""
     rc, rv = t_row_buffers(nl_ptr, Q.shape[0])
-    n_scc = ptr.shape[0] - 1
-    for c in range(n_scc):
+    for c in cand:
         exit_mass = 0.0
         for a in range(ptr[c], ptr[c + 1]):
             x = order[a]
