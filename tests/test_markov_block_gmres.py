@@ -248,3 +248,34 @@ def test_pi_is_the_last_exact_product_when_gmres_ends_on_it(small_instcap, monke
     pi2 = again(solvers.entry_vector(full, sk.reg, s.mmax, sk.n_states, sk.constant_s, small_instcap.rate_matrix,
                                      s.n_codes))
     np.testing.assert_allclose(pi2 / pi2.sum(), sol.pi, rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("blocks", ["dense", "superlu", "gmres"])
+def test_states_renumbered_in_the_scc_order_give_the_same_bits(small_instcap, monkeypatch, blocks):
+    """``blocks.renumbered`` (chains up to ``RENUMBER_MAX_STATES``): the substitution on T's rows
+    numbered in the SCC order makes the same operations in the same order, so pi and every
+    result are the skeleton's own order's bit for bit, whichever way the blocks are solved."""
+    if blocks == "superlu":
+        monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+    elif blocks == "gmres":
+        monkeypatch.setattr(solvers, "SPARSE_BLOCK_FROM", 2)
+        monkeypatch.setattr(solvers, "ITERATIVE_FROM", 2)
+    out = {}
+    for limit in (0, 10**9):
+        monkeypatch.setattr(solvers, "RENUMBER_MAX_STATES", limit)
+        _skeleton._CACHE.clear()
+        sk = _skeleton.skeleton_for(small_instcap)
+        sol, _ = solvers.structured_matrix_free(sk, small_instcap.rate_matrix)
+        assert (solvers._structure(sk)._renumbered is not None) == (limit > 0)
+        out[limit] = (sol.pi, _bounds(small_instcap))
+    assert np.array_equal(out[0][0], out[10**9][0])
+    assert np.array_equal(out[0][1], out[10**9][1])
+    s = solvers._structure(sk)
+    r, (st, nl_ptr, nl_prob, (tail, tab)) = s._renumbered
+    # state order[i] is state i: its level, its entries and its targets, renumbered
+    x = s.order
+    assert np.array_equal(st, sk.states[x]) and np.array_equal(np.diff(nl_ptr), np.diff(sk.nl_ptr)[x])
+    i = len(x) // 2
+    e0, e1 = sk.nl_ptr[x[i]], sk.nl_ptr[x[i] + 1]
+    assert np.array_equal(nl_prob[nl_ptr[i]:nl_ptr[i + 1]], sk.nl_prob[e0:e1])
+    assert np.array_equal(x[tab[tail[nl_ptr[i]:nl_ptr[i + 1]]]], sk.nl_t[1][sk.nl_t[0][e0:e1]])

@@ -159,3 +159,40 @@ def leaving_classes(indptr, indices, data, lab, n_classes):
                 out[li] = True
                 break
     return out
+
+
+@njit(cache=True)
+def structural_self_loops(st, nl_ptr, nl_t, nlev):
+    """Which states have a loss-free entry back to themselves at some next level (whatever the
+    rate chain's matrix: every level counted): a state without one has ``T[x, x] = 0`` for every
+    ``Q``, so its singleton SCC is left with all its mass and ``1 / (1 - T[x, x])`` is 1."""
+    tail, tab = nl_t
+    out = np.zeros(st.shape[0], dtype=np.bool_)
+    for x in range(st.shape[0]):
+        for e in range(nl_ptr[x], nl_ptr[x + 1]):
+            te = tail[e]
+            for rj in range(nlev):
+                if tab[te, rj] == x:
+                    out[x] = True
+    return out
+
+
+@njit(cache=True)
+def renumbered_rows(order, nl_ptr, nl_prob, tail):
+    """The skeleton's loss-free entries with state ``order[i]`` numbered ``i``: ``(nl_ptr,
+    nl_prob, nl_tail)`` of the renumbered states, each state's entries in their stored order."""
+    n = order.shape[0]
+    ptr2 = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n):
+        x = order[i]
+        ptr2[i + 1] = ptr2[i] + nl_ptr[x + 1] - nl_ptr[x]
+    prob2 = np.empty(ptr2[n])
+    tail2 = np.empty(ptr2[n], dtype=tail.dtype)
+    for i in range(n):
+        x = order[i]
+        q = ptr2[i]
+        for e in range(nl_ptr[x], nl_ptr[x + 1]):
+            prob2[q] = nl_prob[e]
+            tail2[q] = tail[e]
+            q += 1
+    return ptr2, prob2, tail2

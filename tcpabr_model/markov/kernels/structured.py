@@ -264,9 +264,10 @@ def has_closed_lossfree_class(order, ptr, comp, st, nl_ptr, nl_prob, nl_t, Q, p_
 
 
 @njit(cache=True)
-def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from):
+def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from, looped):
     """Per-solve factors of :func:`forward_pi_prepared`: ``inv_diag[x] = 1 / (1 - T[x, x])``
-    for singleton SCCs, and for every SCC C of 2 .. ``sparse_from - 1`` states the inverse of
+    for singleton SCCs (1 without reading the row where ``looped[x]`` is false: no entry of ``x``
+    comes back to it, :func:`.classes.structural_self_loops`), and for every SCC C of 2 .. ``sparse_from - 1`` states the inverse of
     ``(I - T_CC)^T`` (flat, block ``c`` at ``blk_off[c]``, row-major k x k).  T is fixed during
     a solve while the substitution is repeated once per GMRES product, so the blocks are
     inverted once.  Blocks of ``sparse_from`` states or more get no inverse here (an empty
@@ -285,8 +286,11 @@ def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_
         k = ptr[c + 1] - lo
         if k == 1:
             x = order[lo]
-            m = t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
-            inv_diag[x] = 1.0 / (1.0 - _self_loop(x, rc, rv, m))
+            if looped[x]:
+                m = t_row(x, st, nl_ptr, nl_prob, nl_t, Q, rc, rv, 0)
+                inv_diag[x] = 1.0 / (1.0 - _self_loop(x, rc, rv, m))
+            else:
+                inv_diag[x] = 1.0
         elif k < sparse_from:
             A = np.eye(k)
             for a in range(k):
