@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 
@@ -139,6 +140,18 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
         return _window_search(scenario, method, tol, progress, float(window_tail))
 
 
+_KEPT: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _kept(sk, name: str, make):
+    """A value of the skeleton ``sk`` that does not depend on psi (the rate chain's matrix),
+    computed once for it: a psi sweep reuses the skeleton and these with it."""
+    kept = _KEPT.setdefault(sk, {})
+    if name not in kept:
+        kept[name] = make()
+    return kept[name]
+
+
 def max_increment(sk, w: np.ndarray, chunk: int = 1 << 21) -> int:
     """The largest increase of the window ``w`` (``sk.window``, eq. 9) over one loss-free interval
     among the chain's entries (``N`` of eq. 10 as enumerated, the cut of the 1e-17 tail included),
@@ -164,7 +177,7 @@ def window_shares(sk, pi: np.ndarray, dur: np.ndarray, eu: float, wmax: int) -> 
     as at most ``h`` **[choice: b + J ACKs grow the window as d do; a bound, not a proof]**."""
     w = sk.window
     shares = np.bincount(w, weights=pi * dur, minlength=wmax + 1) / eu
-    margin = 2 * max_increment(sk, w) + 1
+    margin = 2 * _kept(sk, "max_increment", lambda: max_increment(sk, w)) + 1
     return shares, float(shares[max(wmax - margin, 0):].sum()), margin
 
 
@@ -293,7 +306,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         desc["capacity_rate_matrix"] = Q.tolist()
     eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
     clipped = {k: (v if v > 1.0 else None) for k, v in eff.items()}   # unclipped value, None if <= 1
-    occ = sk.occupancy_rewards()
+    occ = dict(_kept(sk, "occupancy", sk.occupancy_rewards))   # its arrays are not changed in place
     if drain_queue is not None:
         occ["queue"] = occ["queue"] + drain_queue
     if drain_source is not None:
