@@ -31,9 +31,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+
+from _trees import named_trees, run_child
 
 HERE = Path(__file__).resolve().parent.parent
 SHARED = HERE.parent / "shared" / "traces"
@@ -99,14 +99,9 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False,
 
 
 def run_tree(tree: Path, args) -> list[dict]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--rtt", str(args.rtt), "--shared",
-           str(args.shared), "--points", *args.points] + (["--cold"] if args.cold else []) + \
-        (["--window-tail", str(args.window_tail)] if args.window_tail is not None else [])
-    res = subprocess.run(cmd, env=env, cwd=str(tree), capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(f"{tree}: the measuring process failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_child(__file__, tree, ["--rtt", str(args.rtt), "--shared", str(args.shared), "--points", *args.points]
+                     + (["--cold"] if args.cold else [])
+                     + (["--window-tail", str(args.window_tail)] if args.window_tail is not None else []))
 
 
 def main(argv=None) -> int:
@@ -128,8 +123,7 @@ def main(argv=None) -> int:
     if args.child:
         print(json.dumps(measure(args.points, args.rtt, args.shared, args.cold, args.window_tail)))
         return 0
-    trees = [(f"baseline {i + 1}" if len(args.baseline) > 1 else "baseline", b.resolve())
-             for i, b in enumerate(args.baseline)] + [("this tree", HERE)]
+    trees = named_trees(args.baseline, HERE)
     best: dict[tuple, dict] = {}
     for _ in range(args.repeat):
         for name, tree in trees:

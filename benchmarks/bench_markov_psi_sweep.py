@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
 from pathlib import Path
+
+from _trees import named_trees, run_child
 
 HERE = Path(__file__).resolve().parent.parent
 PSI = [1.5, 2.0, 3.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]   # validity.FIG89_GRID
@@ -55,15 +54,6 @@ def measure(cases: list[str]) -> list[dict]:
     return out
 
 
-def run_tree(tree: Path, cases: list[str]) -> list[dict]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", "--cases", *cases]
-    res = subprocess.run(cmd, env=env, cwd=str(tree), capture_output=True, text=True)
-    if res.returncode != 0:
-        raise SystemExit(f"{tree}: the measuring process failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--baseline", type=Path, action="append", default=[],
@@ -75,12 +65,11 @@ def main(argv=None) -> int:
     if args.child:
         print(json.dumps(measure(args.cases)))
         return 0
-    trees = [(f"baseline {i + 1}" if len(args.baseline) > 1 else "baseline", b.resolve())
-             for i, b in enumerate(args.baseline)] + [("this tree", HERE)]
+    trees = named_trees(args.baseline, HERE)
     best: dict[tuple, dict] = {}
     for _ in range(args.repeat):
         for name, tree in trees:
-            for row in run_tree(tree, args.cases):
+            for row in run_child(__file__, tree, ["--cases", *args.cases]):
                 key = (name, row["case"])
                 if key in best:   # the best of the repeats, psi by psi
                     row["first"] = min(row["first"], best[key]["first"])

@@ -94,8 +94,8 @@ BLOCK_GMRES_MAX_RESTARTS = 20
 RELAX_FACTOR: float | None = 0.1
 RELAX_MAX = 1e-6
 #: chains of at most this many states are solved on a copy of T's arrays with the states numbered in
-#: the SCC order (``blocks.renumbered``: the same bits, products about 2x faster) [choice]: the copy's
-#: 56 bytes per state and 12 per entry are not in ``estimate.check_fits``, so large chains keep theirs
+#: the SCC order (``blocks.renumbered``: the same bits, products about 2x faster) [choice]: the copy
+#: (22-61 MB at the study's chains of 0.15-0.58 million states) is not in ``estimate.check_fits``
 RENUMBER_MAX_STATES = 1_000_000
 
 
