@@ -256,7 +256,7 @@ class _PreparedForward:
     by SuperLU and the product done again (the solution's ``method`` counts these blocks)."""
 
     def __init__(self, s: _Structure, t_args: tuple, sk: Skeleton | None = None):
-        # up to RENUMBER_MAX_STATES, on the states renumbered in the SCC order (_Structure.renumbered)
+        # up to RENUMBER_MAX_STATES, on the states renumbered in the SCC order (blocks.renumbered)
         self.order = s.order if sk is not None and sk.n_states <= RENUMBER_MAX_STATES else None
         if self.order is not None:
             s, t = renumbered(s, sk)
