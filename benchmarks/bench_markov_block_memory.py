@@ -62,7 +62,8 @@ def main(argv=None) -> int:
         print(f"| {label} | {time.perf_counter() - t0:.1f} | {_rss_gb():.2f} | {max(peak[0], _rss_gb()):.2f} |",
               flush=True)
 
-    print(f"{args.point}, rtt {args.rtt:g} s, W_max {sc.wmax}\n\n| phase | s | RSS GB | peak so far GB |\n|---|---|---|---|")
+    print(f"{args.point}, rtt {args.rtt:g} s, W_max {sc.wmax}\n")
+    print("| phase | s | RSS GB | peak so far GB |\n|---|---|---|---|")
     mark("start")
     sk = skeleton_for(sc)
     mark(f"skeleton built ({sk.n_states:,} states)")
@@ -103,7 +104,8 @@ def main(argv=None) -> int:
                                       big.astype(np.int64))
     nnz = np.array([rp[ro[b + 1] + b] - rp[ro[b] + b] for b in range(big.size)])
     same = max(keys.values(), key=len)
-    print(f"\n{big.size} blocks of {solvers.ITERATIVE_FROM} states or more, {int(nnz.sum()):,} entries; one window each: "
+    print(f"\n{big.size} blocks of {solvers.ITERATIVE_FROM} states or more, {int(nnz.sum()):,} entries; "
+          "one window each: "
           f"{all(a == b for a, b, _ in wins)}")
     print(f"the largest group with the same (B, D, R, S) combinations: {len(same)} blocks, windows "
           f"{wins[same[-1]][0]}-{wins[same[0]][0]}, smallest A of a block {min(wins[i][2] for i in same)}-"

@@ -77,12 +77,14 @@ def main(argv=None) -> int:
                 best[key] = row
     print("Delta 40, B_max 10, W_max 128; psi " + ", ".join(f"{p:g}" for p in PSI) + f"; best of {args.repeat}; trees: "
           + ", ".join(f"{n} = {t}" for n, t in trees))
-    print("| case (tcp:feedback:switch_time:ca_increment) | tree | states | first s | per point: median ms | largest ms |")
+    print("| case (tcp:feedback:switch_time:ca_increment) | tree | states | first s | per point: median ms "
+          "| largest ms |")
     print("|---|---|---|---|---|---|")
     for c in args.cases:
         for name, _ in trees:
             r = best[(name, c)]
-            print(f"| {c} | {name} | {r['states']:,} | {r['first']:.3f} | {1e3 * statistics.median(r['per_point']):.1f} | "
+            med = 1e3 * statistics.median(r["per_point"])
+            print(f"| {c} | {name} | {r['states']:,} | {r['first']:.3f} | {med:.1f} | "
                   f"{1e3 * max(r['per_point']):.1f} |")
     for c in args.cases:
         ref = best[("this tree", c)]

@@ -202,7 +202,7 @@ def _run(args: argparse.Namespace) -> int:
                   max_states=args.max_states, ack_clock=args.ack_clock,
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
-                  switch_phases=4 if args.switch_phases is None else args.switch_phases,
+                  **({} if args.switch_phases is None else {"switch_phases": args.switch_phases}),
                   ca_increment=args.ca_increment or "binomial")
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty(),
                 window_tail=args.window_tail or None)

@@ -514,7 +514,7 @@ def _closed_count(sk: Skeleton, s: _Structure, Q: np.ndarray, g_ev: np.ndarray, 
     lab[order] = np.repeat(np.arange(ptr.size - 1), np.diff(ptr))
     left = factored_leaving(*f_args, lab, ptr.size - 1)
     # closed classes that hold states (an event no loss reaches and no state follows is alone)
-    s.closed = (qpat, g_ev.copy(), g_st.copy(), int(np.unique(lab[:n][~left[lab[:n]]]).size))
+    s.closed = (qpat, g_ev, g_st, int(np.unique(lab[:n][~left[lab[:n]]]).size))   # fresh arrays, never changed
     return s.closed[3]
 
 

@@ -174,6 +174,9 @@ def structural_self_loops(st, nl_ptr, nl_t, nlev):
             for rj in range(nlev):
                 if tab[te, rj] == x:
                     out[x] = True
+                    break
+            if out[x]:
+                break
     return out
 
 

@@ -267,8 +267,8 @@ def has_closed_lossfree_class(order, ptr, comp, st, nl_ptr, nl_prob, nl_t, Q, p_
 def prepare_forward(order, ptr, st, nl_ptr, nl_prob, nl_t, Q, comp, pos, sparse_from, looped):
     """Per-solve factors of :func:`forward_pi_prepared`: ``inv_diag[x] = 1 / (1 - T[x, x])``
     for singleton SCCs (1 without reading the row where ``looped[x]`` is false: no entry of ``x``
-    comes back to it, :func:`.classes.structural_self_loops`), and for every SCC C of 2 .. ``sparse_from - 1`` states the inverse of
-    ``(I - T_CC)^T`` (flat, block ``c`` at ``blk_off[c]``, row-major k x k).  T is fixed during
+    comes back to it, :func:`.classes.structural_self_loops`), and for every SCC C of 2 ..
+    ``sparse_from - 1`` states the inverse of ``(I - T_CC)^T`` (flat, block ``c`` at ``blk_off[c]``, row-major k x k).  T is fixed during
     a solve while the substitution is repeated once per GMRES product, so the blocks are
     inverted once.  Blocks of ``sparse_from`` states or more get no inverse here (an empty
     slot): they are factored sparse (:func:`large_block_entries`, ``solvers._sparse_blocks``)."""
