@@ -194,3 +194,84 @@ def test_uniform_with_a_zero_in_the_rate_chain():
     r = analyze(sc)
     assert r.mean_capacity == pytest.approx(cm.mean / 20.0, rel=1e-12)   # whole levels: the grid keeps them
     assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0
+
+
+def _stationary_direct(P) -> np.ndarray:
+    """The stationary law of P (one closed class): pi (P - I) = 0 with one balance equation (each is
+    the sum of the others) replaced by sum(pi) = 1, by sparse LU."""
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
+
+    n = P.shape[0]
+    A = (P.T - sp.identity(n)).tolil()
+    A[0, :] = np.ones(n)
+    b = np.zeros(n)
+    b[0] = 1.0
+    return spla.spsolve(A.tocsc(), b)
+
+
+@settings(max_examples=8, deadline=None)
+@given(fb=st.sampled_from(["none", "instcap"]), tcp=st.sampled_from(["timeout-only", "sack"]),
+       n_phases=st.integers(1, 3), psi=st.floats(1.0, 20.0), bmax=st.integers(2, 3))
+def test_states_never_entered_are_dropped(fb, tcp, n_phases, psi, bmax):
+    """docs/model.md sec. 17, "States never entered": the build keeps only the states whose pair
+    ``R`` can follow their source pair ``S`` under (M12); the chain's law on them is the full
+    chain's (which puts no mass on the others), and the kept states keep their order."""
+    from tcpabr_model.markov.skeleton import _build, skeleton_for
+
+    sc = Scenario(delta=8, bmax=bmax, psi=psi, wmax=16, feedback=fb, tcp=tcp, switch_time="uniform",
+                  switch_phases=n_phases)
+    key = sc.structure_key()
+    sk, full = skeleton_for(sc), _build(key[:12] + (None,), 10**6)
+    pat = np.asarray(key[12], dtype=bool)
+    keep = pat[full.states[:, 4], full.states[:, 3]]
+    assert pat[sk.states[:, 4], sk.states[:, 3]].all() and np.array_equal(sk.states, full.states[keep])
+    assert sk.n_states < full.n_states
+    Q = sc.rate_matrix
+    pi, pi_full = (_stationary_direct(s.transition_matrix(Q)) for s in (sk, full))
+    assert np.abs(pi_full[~keep]).max() < 1e-12
+    np.testing.assert_allclose(pi, pi_full[keep], rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(sk.regenerations(), full.regenerations())
+
+
+def test_dropped_states_refuse_a_chain_that_enters_them():
+    """A rate chain positive where (M12) cannot go would read the dropped states: refused."""
+    from tcpabr_model.markov.skeleton import skeleton_for
+
+    sc = Scenario(delta=8, bmax=2, psi=2.0, wmax=16, feedback="instcap", switch_time="uniform")
+    sk = skeleton_for(sc)
+    Q = np.full((sk.n_levels, sk.n_levels), 1.0 / sk.n_levels)
+    with pytest.raises(ValueError, match="rates is invalid: positive where the pair chain"):
+        sk.transition_matrix(Q)
+    assert sk.chain(sc.rate_matrix).shape == Q.shape
+    # a constant source keeps every state: S is always 0 and the previous pair is not in the state
+    sc = Scenario(delta=8, bmax=2, psi=2.0, wmax=16, feedback="constant", source_rate=0.75,
+                  switch_time="uniform")
+    assert skeleton_for(sc).chain(Q) is not None
+
+
+@pytest.mark.parametrize("P", [[[0.9, 0.1, 0.0], [0.05, 0.9, 0.05], [0.0, 0.1, 0.9]],
+                               [[0.0, 0.6, 0.4], [0.3, 0.7, 0.0], [0.5, 0.0, 0.5]]])   # X_0's level never stays
+@pytest.mark.parametrize("fb", ["none", "instcap"])
+def test_k_levels_with_zeros_drop_the_states_never_entered(P, fb):
+    """docs/model.md sec. 10, "States never entered": with ``'uniform'`` on a K-level chain whose
+    ``P`` has zeros, no state is kept at ``(R, S)`` where the pair chain cannot go from ``S`` to
+    ``R`` (``X_0`` apart), and the law on the kept states is the full chain's.  With ``'epoch'`` every
+    state is kept (the chain's stored results stay bit for bit)."""
+    from tcpabr_model.markov.skeleton import _build, skeleton_for
+
+    cm = CapacityModel(np.array([8.0, 5.0, 3.0]), transition=np.array(P), epoch=1.0, time_unit=1.0)
+    assert Scenario(delta=8.0, bmax=2, wmax=12, feedback=fb, capacity=cm).structure_key()[12] is None
+    sc = Scenario(delta=8.0, bmax=2, wmax=12, feedback=fb, capacity=cm, switch_time="uniform", switch_phases=2)
+    key = sc.structure_key()
+    sk, full = skeleton_for(sc), _build(key[:12] + (None,), 10**6)
+    pat = np.asarray(key[12], dtype=bool)
+    keep = pat[full.states[:, 4], full.states[:, 3]]
+    keep[0] = True
+    assert not keep.all() and np.array_equal(sk.states, full.states[keep])
+    Q = sc.rate_matrix
+    pi, pi_full = (_stationary_direct(s.transition_matrix(Q)) for s in (sk, full))
+    np.testing.assert_allclose(pi, pi_full[keep], rtol=0, atol=1e-12)
+    assert np.abs(pi_full[~keep]).max() < 1e-12
+    r = analyze(sc)
+    assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0

@@ -44,6 +44,11 @@ CA_INCREMENTS = ("binomial", "counter")
 MAX_PSI = 1e9
 
 
+def _pattern(P) -> tuple:
+    """Where the matrix ``P`` is positive, as a tuple of row tuples of bools (a part of the skeleton's key)."""
+    return tuple(tuple(bool(x) for x in row) for row in np.asarray(P) > 0)
+
+
 def switch_probability(psi: float) -> float:
     """Probability that the embedded rate chain changes state at an epoch ``t_k = k Delta``.
 
@@ -180,6 +185,7 @@ class Scenario:
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
         object.__setattr__(self, "bmax", check_int("bmax", self.bmax, 1, 100_000))
         object.__setattr__(self, "_service_key", None)
+        object.__setattr__(self, "_level_pattern", None)   # switch_time='uniform': which pairs can follow
         if self.service is not None and self.capacity is None:
             raise ValueError("service is invalid without capacity: the patterns belong to the levels of a "
                              "capacity model (tcpabr_model.capacity.fit_patterns)")
@@ -232,7 +238,7 @@ class Scenario:
         """``switch_time='uniform'`` (docs/model.md sec. 17): the chain on ``(X_k, X_{k+1}, u_k)``,
         each state's interval served by its pattern (:func:`.switching.pair_chain`)."""
         from ..closed_forms.modulating_chain import stationary_distribution
-        from .switching import pair_chain, pair_stationary
+        from .switching import pair_chain, pair_pattern, pair_stationary
 
         if self.service is not None:
             raise ValueError("switch_time='uniform' is invalid with service: the measured patterns already hold what "
@@ -246,6 +252,7 @@ class Scenario:
         object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(Pp))
         object.__setattr__(self, "_mean", float(pi @ levels))
         object.__setattr__(self, "_service_key", key)
+        object.__setattr__(self, "_level_pattern", pair_pattern(states) if self.capacity is None else _pattern(Pp))
 
     def _init_two_state(self) -> None:
         """The paper's chain: levels (1, rate_ratio), switch probability 1/psi (III-B.1)."""
@@ -387,4 +394,4 @@ class Scenario:
                 self.ack_clock, self._service_key, self.mcr, self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
                 self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
-                self.ca_increment)
+                self.ca_increment, self._level_pattern)

@@ -113,3 +113,46 @@ def recovery_expectations(b: np.ndarray, recovery: tuple, recovery_j: np.ndarray
     jbar = np.where(p_fr > 0, recovery_j / ps, 0.0)
     wbar = np.where(p_fr > 0, (fr_opt - recovery_j) / ps - b, 0.0)
     return b + jbar, wbar
+
+
+def slow_start_pipe(sk, P: np.ndarray, ri: np.ndarray, L: np.ndarray):
+    """``(pipe, rbar)`` of a slow start of ``L + 1`` rounds after a loss at level ``ri`` (docs/model.md
+    sec. 15): the packets per interval of that level, or where it serves under one (an outage) the
+    expected packets per interval over the slow start's ``L + 1`` intervals from it (at least 0.001);
+    ``rbar`` the service time of a packet, at most 1.  ``P``: the rate chain per interval."""
+    served = sk._served()
+    mmax = sk.reg.shape[0] - 1
+    umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
+    C = _service_sums(P, served, umax + 1)
+    span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
+    pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
+    return pipe, np.minimum(1.0 / pipe, 1.0)
+
+
+def slow_start_failure(k_fail, L, new_m, pipe, rbar, bmax: float):
+    """``(d_u, credit, beyond)`` of slow starts to ``m`` (``L = ceil(log2 m)``) failing in round
+    ``k_fail`` and starting again to ``new_m`` (docs/model.md sec. 15): ``U(m') - U(m)`` (eq. 20), the
+    packets credited beyond the slow start to ``m`` (the failed rounds, the round that lost up to a
+    round trip of service and a full buffer, the new slow start), and the round trips the failure
+    adds beyond ``U(m')`` (the timer ``B_max / c + 3`` round trips after the failing round)."""
+    Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
+    prev = 2.0 ** np.maximum(k_fail - 2, 0)
+    t_fail = (k_fail - 1) * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
+    t_ok = (L + 1) * (1 + rbar)
+    d_u = (3 + Lp) - (3 + L)                                             # U(m') - U(m), eq. 20
+    credit = (2.0 ** (k_fail - 1) - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
+    return d_u, credit, t_fail - t_ok - d_u
+
+
+def _slow_start_rounds(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray):
+    """The timer cycle's slow start after a loss of expected window ``wbar`` at level ``ri``
+    (docs/model.md sec. 15): ``m = ceil(wbar / 2)``, its ``L + 1`` rounds (``L = ceil(log2 m)``
+    rounds of windows ``1 .. 2^(L-1)`` and the round of window ``m`` whose departures the
+    regeneration state ``(0, 0, m)`` holds in ``D``, (M1)) and ``rbar``, the expected service time
+    of a packet over those rounds' intervals (``C``'s rows 3 to ``3 + L + 1``), at most 1."""
+    m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
+    rounds = np.frexp(m - 1.0)[1].astype(np.int64) + 1
+    nmax = C.shape[0] - 1
+    span = C[np.minimum(3 + rounds, nmax), ri] - C[np.minimum(3, nmax), ri]
+    rbar = np.minimum(np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0), 1.0)
+    return m, rounds, rbar

@@ -15,8 +15,10 @@ from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
-from .service import (_service_sums, _served_by, _service_time, recovery_expectations,  # noqa: F401
-                      drain_queue_weight, recovery_queue_area, slow_start_queue_area)
+from .switching import entered_only
+from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds,  # noqa: F401
+                      drain_queue_weight, recovery_expectations, recovery_queue_area, slow_start_failure,
+                      slow_start_pipe, slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -100,6 +102,23 @@ class Skeleton:
     @property
     def n_levels(self) -> int:
         return len(self.scenario_key[2])
+
+    def regenerations(self) -> np.ndarray:
+        """Per ``m``, whether ``(0, 0, m, R, S)`` is a state at every ``(R, S)`` a chain can enter
+        (``switch_time='uniform'``: the pairs that can follow, :func:`.switching.entered_only`)."""
+        pat = self.scenario_key[12]
+        ok = (self.reg >= 0) | (False if pat is None or self.constant_s else ~np.asarray(pat, dtype=bool).T)
+        return ok.reshape(ok.shape[0], -1).all(axis=1)
+
+    def chain(self, rates, p10: float | None = None) -> np.ndarray:
+        """:func:`rate_chain` for this skeleton's levels; with ``switch_time='uniform'`` zero where
+        (M12) cannot go (docs/model.md sec. 17): the skeleton holds no state there."""
+        Q = rate_chain(rates, p10, self.n_levels)
+        pat = self.scenario_key[12]
+        if pat is not None and not self.constant_s and np.any(Q[~np.asarray(pat, dtype=bool)] > 0):
+            raise ValueError("rates is invalid: positive where the pair chain of switch_time='uniform' cannot go "
+                             "(docs/model.md sec. 17, M12)")
+        return Q
 
     @property
     def mmax(self) -> int:
@@ -238,7 +257,7 @@ class Skeleton:
         recovery's (``tcp='sack'``, :func:`.service.recovery_queue_area`), else the timeout's, held and
         drained by epoch 3 (:func:`.service.drain_queue_weight`), and its slow start's."""
         served = self._served()
-        C = self.drain_sums(rate_chain(rates, None, self.n_levels), served, 8)
+        C = self.drain_sums(self.chain(rates, None), served, 8)
         if self.recovery is None:
             t_a, _, t_e = self.recovery_times(C)
             return (0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * drain_queue_weight(
@@ -293,7 +312,7 @@ class Skeleton:
         if self.recovery is not None:
             raise ModelError("loss in slow start is derived for the timeout-only TCP")
         bmax = float(self.scenario_key[1])
-        P = rate_chain(rates, p10, self.n_levels)
+        P = self.chain(rates, p10)
         rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
         m = self.ls_m.astype(np.int64)
         L = np.frexp(np.maximum(m, 1) - 1.0)[1].astype(np.int64)            # ceil(log2 m)
@@ -357,7 +376,7 @@ class Skeleton:
         b = self.states[:, 1].astype(float)
         ri = self.states[:, 3]
         served = self._served()
-        P = rate_chain(rates, p10, self.n_levels)
+        P = self.chain(rates, p10)
         # C[n, i]: expected packets the bottleneck can serve in n intervals starting in i
         mmax = self.reg.shape[0] - 1
         umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 1
@@ -462,7 +481,7 @@ class Skeleton:
         or ``p01`` with ``p10`` for two states), each in canonical form (sorted columns,
         duplicates summed) with int32 indices where the size allows."""
         args = (self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m, self.ls_prob,
-                self.reg, self.constant_s, rate_chain(rates, p10, self.n_levels))
+                self.reg, self.constant_s, self.chain(rates, p10))
         return assemble_csr(*args, with_l=False), assemble_csr(*args, with_t=False)
 
     def transition_matrix(self, rates, p10: float | None = None) -> sp.csr_matrix:
@@ -477,56 +496,13 @@ class Skeleton:
         matrix.
         """
         P = assemble_csr(self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m,
-                         self.ls_prob, self.reg, self.constant_s, rate_chain(rates, p10, self.n_levels))
+                         self.ls_prob, self.reg, self.constant_s, self.chain(rates, p10))
         rows = np.asarray(P.sum(axis=1)).ravel()
         worst = int(np.argmax(np.abs(rows - 1.0)))
         if abs(rows[worst] - 1.0) > 1e-12 or (P.nnz and P.data.min() < 0):
             raise ModelError(f"the embedded transition matrix is not stochastic: row {worst} "
                              f"(state {tuple(int(v) for v in self.states[worst])}) sums to {rows[worst]!r}")
         return P
-
-
-def slow_start_pipe(sk: Skeleton, P: np.ndarray, ri: np.ndarray, L: np.ndarray):
-    """``(pipe, rbar)`` of a slow start of ``L + 1`` rounds after a loss at level ``ri`` (docs/model.md
-    sec. 15): the packets per interval of that level, or where it serves under one (an outage) the
-    expected packets per interval over the slow start's ``L + 1`` intervals from it (at least 0.001);
-    ``rbar`` the service time of a packet, at most 1.  ``P``: the rate chain per interval."""
-    served = sk._served()
-    mmax = sk.reg.shape[0] - 1
-    umax = 3 + int(np.ceil(np.log2(max(mmax, 1)))) + 2
-    C = _service_sums(P, served, umax + 1)
-    span = C[np.minimum(4 + L, umax + 1), ri] - C[3, ri]
-    pipe = np.where(served[ri] >= 1.0, served[ri], np.maximum(span / (L + 1), 1e-3))
-    return pipe, np.minimum(1.0 / pipe, 1.0)
-
-
-def slow_start_failure(k_fail, L, new_m, pipe, rbar, bmax: float):
-    """``(d_u, credit, beyond)`` of slow starts to ``m`` (``L = ceil(log2 m)``) failing in round
-    ``k_fail`` and starting again to ``new_m`` (docs/model.md sec. 15): ``U(m') - U(m)`` (eq. 20), the
-    packets credited beyond the slow start to ``m`` (the failed rounds, the round that lost up to a
-    round trip of service and a full buffer, the new slow start), and the round trips the failure
-    adds beyond ``U(m')`` (the timer ``B_max / c + 3`` round trips after the failing round)."""
-    Lp = np.frexp(np.maximum(new_m, 1) - 1.0)[1].astype(np.int64)
-    prev = 2.0 ** np.maximum(k_fail - 2, 0)
-    t_fail = (k_fail - 1) * (1 + rbar) + bmax / pipe + 3.0 + (Lp + 1) * (1 + rbar)
-    t_ok = (L + 1) * (1 + rbar)
-    d_u = (3 + Lp) - (3 + L)                                             # U(m') - U(m), eq. 20
-    credit = (2.0 ** (k_fail - 1) - 1) + np.minimum(2 * prev, pipe + bmax) + (2.0 ** Lp - 1) - (2.0 ** L - 1)
-    return d_u, credit, t_fail - t_ok - d_u
-
-
-def _slow_start_rounds(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray):
-    """The timer cycle's slow start after a loss of expected window ``wbar`` at level ``ri``
-    (docs/model.md sec. 15): ``m = ceil(wbar / 2)``, its ``L + 1`` rounds (``L = ceil(log2 m)``
-    rounds of windows ``1 .. 2^(L-1)`` and the round of window ``m`` whose departures the
-    regeneration state ``(0, 0, m)`` holds in ``D``, (M1)) and ``rbar``, the expected service time
-    of a packet over those rounds' intervals (``C``'s rows 3 to ``3 + L + 1``), at most 1."""
-    m = np.ceil(np.maximum(wbar, 1.0) / 2.0)
-    rounds = np.frexp(m - 1.0)[1].astype(np.int64) + 1
-    nmax = C.shape[0] - 1
-    span = C[np.minimum(3 + rounds, nmax), ri] - C[np.minimum(3, nmax), ri]
-    rbar = np.minimum(np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0), 1.0)
-    return m, rounds, rbar
 
 
 def _build(key: tuple, max_states: int, total: int | None = None, progress: bool = False,
@@ -540,6 +516,8 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     t0 = time.perf_counter()
     out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog, mem), prog,
                             total, "building chain", progress)
+    if key[12] is not None and key[4] != "constant" and not out[12]:   # switch_time='uniform' (sec. 17)
+        out = entered_only(out, key[12])
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _, ev_j, fr, occ_q) = out
     delta, bmax, _, wmax, feedback = key[:5]

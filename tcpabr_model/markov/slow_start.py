@@ -11,7 +11,7 @@ import dataclasses
 import numpy as np
 
 from .service import _service_sums
-from .skeleton import slow_start_failure, slow_start_pipe
+from .service import slow_start_failure, slow_start_pipe
 
 # --------------------------------------------------------------------------------------------
 # An outage in the slow start (sec. 15a)
@@ -121,9 +121,10 @@ def with_slow_start_outage(sk, P: np.ndarray):
     code_list = sorted({max(2 ** (k - 2), 2) for k in range(2, R + 1)})
     new_mass = np.zeros(n * len(code_list))
     d_u, d_ss, d_t = np.zeros(n), np.zeros(n), np.zeros(n)
+    has_reg = sk.regenerations()
     for k in range(2, R + 1):
         mk = max(2 ** (k - 2), 2)
-        if mk >= sk.reg.shape[0] or not np.all(sk.reg[mk] >= 0):   # (0, 0, m') must be a state
+        if mk >= sk.reg.shape[0] or not has_reg[mk]:   # (0, 0, m') must be a state
             continue
         # a spell of two or more outage intervals times out; a spell of one only where the first
         # opportunity after it comes later than the last ACK of round k - 1 came in its interval
@@ -226,7 +227,7 @@ def burst_failure(before, after) -> np.ndarray:
     share = np.where(p > 0, before.burst_loss / np.where(p > 0, p, 1.0), 0.0)
     rows = np.repeat(np.arange(before.n_states), np.diff(before.ls_ptr))
     m = before.ls_m.astype(np.int64)
-    has_reg = np.all(before.reg.reshape(before.reg.shape[0], -1) >= 0, axis=1)   # (0, 0, m') is a state
+    has_reg = before.regenerations()   # (0, 0, m') is a state
     passed = (after.ls_m == before.ls_m) & (m > int(before.scenario_key[1])) & has_reg[np.maximum(m // 2, 2)]
     return np.where(passed, np.minimum(share[rows], 1.0), 0.0)
 

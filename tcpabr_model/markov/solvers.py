@@ -29,7 +29,7 @@ from .kernels.recovery import code_m, code_u
 from .kernels.structured import (backward_h, entry_vector, event_kernel, event_mass, forward_pi,
                           forward_pi_prepared, has_closed_lossfree_class, left_lossfree, loss_events,
                           prepare_forward)
-from .skeleton import Skeleton, rate_chain
+from .skeleton import Skeleton
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
 
@@ -412,7 +412,7 @@ def stationary_distribution(sk: Skeleton, rates, p10: float | None = None, metho
     """
     if method not in METHODS:
         raise ValueError(f"method={method!r} is invalid: must be one of {', '.join(METHODS)}")
-    Q = rate_chain(rates, p10, sk.n_levels)
+    Q = sk.chain(rates, p10)
     if P is None:
         P = sk.transition_matrix(Q)
     n = P.shape[0]
@@ -538,7 +538,7 @@ def structured_matrix_free(sk: Skeleton, rates, p10: float | None = None, method
     if method not in ("structured", "structured-direct"):
         raise ValueError(f"method={method!r} is invalid: the matrix-free solve is 'structured' or "
                          "'structured-direct'")
-    Q = rate_chain(rates, p10, sk.n_levels)
+    Q = sk.chain(rates, p10)
     s = _structure(sk)
     n = sk.n_states
     n_events = s.n_events
