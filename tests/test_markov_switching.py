@@ -275,3 +275,16 @@ def test_k_levels_with_zeros_drop_the_states_never_entered(P, fb):
     assert np.abs(pi_full[~keep]).max() < 1e-12
     r = analyze(sc)
     assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0
+
+
+def test_a_refusal_says_the_count_includes_the_states_never_entered():
+    """max_states is checked on the count, which includes the states dropped after the build: the
+    refusal says so (the solved chain has about half of them at two levels)."""
+    from tcpabr_model.errors import ChainTooLargeError
+
+    sc = Scenario(delta=8, bmax=2, psi=2.0, wmax=16, feedback="instcap", switch_time="uniform", max_states=200)
+    with pytest.raises(ChainTooLargeError, match="the count includes the states no pair chain enters"):
+        analyze(sc)
+    with pytest.raises(ChainTooLargeError) as info:
+        analyze(Scenario(delta=8, bmax=2, psi=2.0, wmax=16, feedback="instcap", max_states=20))
+    assert "pair chain" not in str(info.value)

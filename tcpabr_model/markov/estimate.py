@@ -325,6 +325,14 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
         count_seconds=t_count, states_found=found, bytes_per_state=per_state, memory_limited=memory_limited)
 
 
+def never_entered_note(key: tuple) -> str:
+    """What a refusal adds where the build drops the states no rate chain enters (docs/model.md sec. 10)."""
+    if key[12] is None or key[4] == "constant":
+        return ""
+    return ("; switch_time='uniform': the count includes the states no pair chain enters, dropped after the "
+            "build (about half at two levels)")
+
+
 def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeError:
     """The refusal of a chain with more than ``limit`` = max_states states, found by the count
     (:func:`check_fits`) or by a build that ran without one (``skeleton._build``)."""
@@ -337,7 +345,7 @@ def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeErro
 def check_fits(est: ChainEstimate, scenario) -> None:
     """Raise :class:`ChainTooLargeError` if ``est`` is over max_states or the memory."""
     where = (f"delta={scenario.delta:g}, bmax={scenario.bmax}, wmax={scenario.wmax}, "
-             f"feedback={scenario.feedback!r}")
+             f"feedback={scenario.feedback!r}") + never_entered_note(scenario.structure_key())
     if not est.complete and est.memory_limited:
         raise ChainTooLargeError(
             f"the embedded chain has more than {est.limit} reachable states ({where}; counted in "

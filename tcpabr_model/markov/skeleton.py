@@ -524,9 +524,10 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     if overflow and mem is not None and mem[4] == 1.0:
         return None
     if overflow:   # where the build ran without a count, it counted: the count's refusal
-        from .estimate import over_max_states
+        from .estimate import never_entered_note, over_max_states
 
-        raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}",
+        raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}"
+                              + never_entered_note(key),
                               time.perf_counter() - t0)
     col = [np.ascontiguousarray(fr[:, c]) for c in range(5)]   # P(FR) (or the burst's share), credits, E[J 1{FR}]
     sack = key[9] != "timeout-only"
