@@ -149,15 +149,18 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
     sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
     burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none
     counter = key[11] == "counter"    # ca_increment='counter': an ACK counter for eq. 1's coins (sec. 18)
-    if sack or mem is not None or burst or counter:
+    # switch_time='uniform': no state that the pair chain cannot enter (docs/model.md sec. 10)
+    allow = None if key[12] is None or key[4] == "constant" else np.array(key[12], dtype=np.bool_)
+    more = allow is not None
+    if sack or mem is not None or burst or counter or more:
         args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
-    if mem is not None or burst or counter:
+    if mem is not None or burst or counter or more:
         args += (mem,)
-    if burst or counter:
+    if burst or counter or more:
         args += (burst,)
-    if counter:
-        args += (True,)
-    return args
+    if counter or more:
+        args += (counter,)
+    return args + ((allow,) if more else ())
 
 
 def memory_budget(key: tuple, budget: float | None = None) -> np.ndarray:
@@ -325,14 +328,6 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
         count_seconds=t_count, states_found=found, bytes_per_state=per_state, memory_limited=memory_limited)
 
 
-def never_entered_note(key: tuple) -> str:
-    """What a refusal adds where the build drops the states no rate chain enters (docs/model.md sec. 10)."""
-    if key[12] is None or key[4] == "constant":
-        return ""
-    return ("; switch_time='uniform': the count includes the states no pair chain enters, dropped after the "
-            "build (about half at two levels)")
-
-
 def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeError:
     """The refusal of a chain with more than ``limit`` = max_states states, found by the count
     (:func:`check_fits`) or by a build that ran without one (``skeleton._build``)."""
@@ -345,7 +340,7 @@ def over_max_states(limit: int, where: str, seconds: float) -> ChainTooLargeErro
 def check_fits(est: ChainEstimate, scenario) -> None:
     """Raise :class:`ChainTooLargeError` if ``est`` is over max_states or the memory."""
     where = (f"delta={scenario.delta:g}, bmax={scenario.bmax}, wmax={scenario.wmax}, "
-             f"feedback={scenario.feedback!r}") + never_entered_note(scenario.structure_key())
+             f"feedback={scenario.feedback!r}")
     if not est.complete and est.memory_limited:
         raise ChainTooLargeError(
             f"the embedded chain has more than {est.limit} reachable states ({where}; counted in "

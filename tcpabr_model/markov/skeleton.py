@@ -15,7 +15,6 @@ from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario
-from .switching import entered_only
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds,  # noqa: F401
                       drain_queue_weight, recovery_expectations, recovery_queue_area, slow_start_failure,
                       slow_start_pipe, slow_start_queue_area)
@@ -105,7 +104,7 @@ class Skeleton:
 
     def regenerations(self) -> np.ndarray:
         """Per ``m``, whether ``(0, 0, m, R, S)`` is a state at every ``(R, S)`` a chain can enter
-        (``switch_time='uniform'``: the pairs that can follow, :func:`.switching.entered_only`)."""
+        (``switch_time='uniform'``: the pairs that can follow, docs/model.md sec. 10)."""
         pat = self.scenario_key[12]
         ok = (self.reg >= 0) | (False if pat is None or self.constant_s else ~np.asarray(pat, dtype=bool).T)
         return ok.reshape(ok.shape[0], -1).all(axis=1)
@@ -516,18 +515,15 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
     t0 = time.perf_counter()
     out = run_with_progress(build_skeleton, build_args(key, max_states, False, prog, mem), prog,
                             total, "building chain", progress)
-    if key[12] is not None and key[4] != "constant" and not out[12]:   # switch_time='uniform' (sec. 17)
-        out = entered_only(out, key[12])
     (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
      overflow, _, _, ev_j, fr, occ_q) = out
     delta, bmax, _, wmax, feedback = key[:5]
     if overflow and mem is not None and mem[4] == 1.0:
         return None
     if overflow:   # where the build ran without a count, it counted: the count's refusal
-        from .estimate import never_entered_note, over_max_states
+        from .estimate import over_max_states
 
-        raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}"
-                              + never_entered_note(key),
+        raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}",
                               time.perf_counter() - t0)
     col = [np.ascontiguousarray(fr[:, c]) for c in range(5)]   # P(FR) (or the burst's share), credits, E[J 1{FR}]
     sack = key[9] != "timeout-only"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SWITCH_TIMES", "level_opportunities", "pair_chain", "pair_pattern", "pair_stationary", "entered_only"]
+__all__ = ["SWITCH_TIMES", "level_opportunities", "pair_chain", "pair_pattern", "pair_stationary"]
 
 #: when the rate changes inside the round trip: at the connection's epochs (III-B.1, the paper's) or at a
 #: uniformly distributed instant inside it (docs/model.md sec. 17)
@@ -91,38 +91,3 @@ def pair_pattern(states) -> tuple:
     only where ``j' == j`` (M12).  A tuple of row tuples of bools (a part of the skeleton's key)."""
     return tuple(tuple(b[0] == a[1] for b in states) for a in states)
 
-
-def entered_only(out: tuple, pattern) -> tuple:
-    """The build's arrays (``build_skeleton``'s first 18 outputs) without the states that no rate
-    chain of the skeleton's ``pattern`` enters (docs/model.md sec. 10, "States never entered").
-
-    The source index ``S`` of a state is the level its previous interval served (INSTCAP's rate,
-    TCP alone's ACK clock; with ``switch_time='uniform'`` the pair), and the build makes a state for
-    every next level ``R`` of a target, as it does not know ``P``; but the chain moves from ``S`` to
-    ``R`` only where ``pattern[S][R]`` (``P > 0``; (M12) for the pairs).  The others have no entry
-    under any such ``P``, so their stationary mass is 0 and dropping them changes no law.  The kept
-    states keep their order, and ``X_0`` (level 0, ``S`` 0) is kept, entered or not.  A target of a
-    dropped state in the tail table (read only where ``Q[R, R'] = 0``) is given the first kept state
-    of the same tail, which has the same ``(A, B, D)`` (so readers of the table's first column stay
-    right); a regeneration entry of a dropped state is -1."""
-    (st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
-     overflow, c1, c2, ev_j, fr, occ_q) = out
-    allowed = np.asarray(pattern, dtype=bool)
-    keep = allowed[st[:, 4], st[:, 3]]
-    keep[0] = True   # X_0 (level 0, S 0) stays, entered or not: the enumeration's start
-    if keep.all():
-        return out
-    new = np.full(st.shape[0] + 1, -1, dtype=np.int64)    # new[-1] = -1 keeps -1 entries
-    new[:-1][keep] = np.arange(int(keep.sum()))
-    ent_nl = np.repeat(keep, np.diff(nl_ptr))
-    ent_ls = np.repeat(keep, np.diff(ls_ptr))
-    tail, tab = nl_t
-    tab2 = new[tab]
-    first = np.argmax(tab2 >= 0, axis=1)
-    fill = tab2[np.arange(tab2.shape[0]), first]
-    tab2 = np.where(tab2 >= 0, tab2, fill[:, None]).astype(tab.dtype)
-    ptr = lambda p: np.concatenate([[0], np.cumsum(np.diff(p)[keep])]).astype(p.dtype)  # noqa: E731
-    rows = lambda a: a if a is None or a.shape[0] != keep.size else np.ascontiguousarray(a[keep])  # noqa: E731
-    return (np.ascontiguousarray(st[keep]), ptr(nl_ptr), nl_prob[ent_nl], (tail[ent_nl], tab2), ptr(ls_ptr),
-            ls_m[ent_ls], ls_prob[ent_ls], rows(p_loss), rows(ev_post), rows(ev_ss), rows(eu),
-            new[reg].astype(reg.dtype), overflow, c1, c2, rows(ev_j), rows(fr), rows(occ_q))

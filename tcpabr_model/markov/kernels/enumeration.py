@@ -8,9 +8,6 @@ loss-window law; the rate chain (which carries psi) only multiplies in later
 costs O(nonzeros): the interval outcome of every (state, N) comes in O(1) over ABR and
 O(log d) for TCP alone, and the window laws only on their significant range (both in
 ``interval.py``).  States are indexed by an open-addressing hash set of int64 keys.
-
-The rate levels come from arrays (``r_vals``: bottleneck service time per level,
-``s_vals``: source service time per S index); the number of levels is ``len(r_vals)``.
 """
 
 from __future__ import annotations
@@ -28,8 +25,8 @@ from .patterns import ack_opportunity_table, pattern_tcp_alone_prefix, pattern_t
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
                        pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
                        tcp_alone_after_loss)
-from .stateset import (_add_state, _grow, _grow2n, _known_regenerations, _over_budget, _put_state, _rehash_for,
-                       _slot, _zkey)
+from .stateset import (_add_state, _fill_tail, _grow, _grow2n, _known_regenerations, _over_budget, _put_state,
+                       _rehash_for, _slot, _zkey)
 
 
 MW_CAP = 1 << 20     # entries of the per-state (J, N) loss-window cache at most (else computed at each use)
@@ -39,11 +36,11 @@ POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else compu
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False):
+                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False, allow=None):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
-    ``r_vals``: bottleneck service time per level; ``s_vals``: source service time per S index (r_vals
-    for INSTCAP / TCP alone; all 1/mu for a constant source, ``constant_s``, S always 0).
+    ``r_vals``: bottleneck service time per level (K = ``len(r_vals)``); ``s_vals``: source service time per
+    S index (r_vals for INSTCAP / TCP alone; all 1/mu for a constant source, ``constant_s``, S always 0).
 
     Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the numbers of (state, N) loss-free
     and (state, m) loss entries; ``count_only=True`` stores no transitions (the count is exact).
@@ -64,7 +61,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     state whose processing starts above the memory budget (``stateset._over_budget``).  ``burst`` (the
     timeout-only TCP alone under ``loss_cycle='timer'``, docs/model.md sec. 15b): the loss interval is
     replayed to its end as with ``fast_recovery``; ``fr``'s first column holds E[1{L >= B_max} 1{loss} | x],
-    L the arrivals lost in the loss interval.  ``counter``: an ACK counter for eq. 1's coins (sec. 18).
+    L the arrivals lost in the loss interval.  ``counter``: an ACK counter for eq. 1's coins (sec. 18).  ``allow``
+    (bool[K, K]; sec. 10): no state ``(R, S)`` where not ``allow[S, R]`` (``stateset._fill_tail``).
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
@@ -126,8 +124,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     cur_key = np.empty(256, dtype=np.int64)
     ptab_il = np.full((bmax + 1, npat, n_rs), -2, dtype=np.int64)
     ptab_k = np.zeros((bmax + 1, npat, n_rs), dtype=np.int64)
-    # TCP alone with patterns: per ACK pattern of the current (state, pattern), the replay of the
-    # single ACKs shared by every N (patterns.pattern_tcp_alone_prefix)
+    # TCP alone with patterns: per ACK pattern of the current (state, pattern), the replay of the single ACKs
+    # shared by every N (patterns.pattern_tcp_alone_prefix)
     nq = 1
     if patterned and mode != MODE_ABR:
         for lv in range(nlev):
@@ -147,10 +145,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     # fast recovery: the same for the whole loss interval (recovery.pattern_tcp_alone_loss_prefix)
     pre2 = np.empty((nq, wmax + 2 if (patterned and mode != MODE_ABR and tail) else 1, 5), dtype=np.int64)
     pre2_ok = np.zeros(nq, dtype=np.bool_)
-    # per state, filled on first use and valid while the stamp is the state's index (the same
-    # numbers as computing them at every use): the law of Binomial(b + J, 1/W) by b + J (pool
-    # bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window expectations by (J, N) (timeouts
-    # only: interval.loss_window_moments), and the loss-free entries by (A, B, D) (patterns)
+    # per state, filled on first use, valid while the stamp is the state's index (the numbers of every use):
+    # the law of Binomial(b + J, 1/W) by b + J (bpool[bc_off + k], k = bc_lo..bc_hi), the loss-window laws
+    # by (J, N) (timeouts only: interval.loss_window_moments), the loss-free entries by (A, B, D) (patterns)
     bc_stamp = np.full(bmax + 2 * wmax + 8, -1, dtype=np.int64)   # b + J <= bmax + wmax
     bc_off = np.empty(bc_stamp.shape[0], dtype=np.int64)
     bc_lo = np.empty(bc_stamp.shape[0], dtype=np.int64)
@@ -387,6 +384,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                 # the same states in the same order as without the tail index
                                 tid = n_tails
                                 for rj in range(nlev):
+                                    if allow is not None and not allow[si1, rj]:
+                                        continue
                                     kk = _zkey(a1, b1, d1, rj, si1, z1, bmax, wmax, nlev, patterned)
                                     j = _slot(hkeys, kk)
                                     if hkeys[j] == kk:
@@ -402,6 +401,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                         n_states += 1
                                     if store:
                                         tail_tab[tid, rj] = tgt
+                                if allow is not None and store:
+                                    _fill_tail(tail_tab, tid, allow[si1])
                                 tkeys[jt_] = tk
                                 tvals[jt_] = tid
                                 n_tails += 1
@@ -561,7 +562,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             m = code_m(c, mmax)
             for ri2 in range(nlev):
                 for si2 in range(n_rs):
-                    if reg[m, ri2, si2] >= 0:
+                    if reg[m, ri2, si2] >= 0 or (allow is not None and not allow[si2, ri2]):
                         continue
                     kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
                     j = _slot(hkeys, kk)
@@ -571,8 +572,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                     if n_states >= max_states:
                         overflow = True
                         return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j,
-                fr, occ_q)
+                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr, occ_q)
                     _put_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2, 0)
                     reg[m, ri2, si2] = n_states
                     n_states += 1

@@ -131,3 +131,17 @@ def _known_regenerations(reg, hkeys, hvals, bmax, wmax, nlev, patterned):
                     j = _slot(hkeys, kk)
                     if hkeys[j] == kk:
                         reg[m, ri2, si2] = hvals[j]
+
+
+@njit(cache=True, inline="always")
+def _fill_tail(tail_tab, tid, allowed):
+    """A new tail's entries at the next levels its source cannot reach (``allowed`` false; docs/model.md
+    sec. 10, "States never entered"): the tail's first allowed state, which has the same (A, B, D)."""
+    first = -1
+    for rj in range(allowed.shape[0]):
+        if allowed[rj]:
+            first = tail_tab[tid, rj]
+            break
+    for rj in range(allowed.shape[0]):
+        if not allowed[rj]:
+            tail_tab[tid, rj] = first
