@@ -41,7 +41,7 @@ POINTS = ["TMobile-LTE-short.down:0:5", "TMobile-UMTS-driving.down:0:5", "Verizo
 
 
 def measure(points: list[str], rtt: float, shared: str, cold: bool = False,
-            window_tail: float | None = None) -> list[dict]:
+            window_tail: float | None = None, max_states: int = 5_000_000) -> list[dict]:
     """One process: every point once, after a small analysis that compiles the kernels."""
     import resource
     import time
@@ -63,7 +63,7 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False,
         if not compiled:
             analyze(link_scenario(link, 2, fb, wmax=16))     # compile (or load) the kernels
             compiled = True
-        sc = link_scenario(link, int(bmax), fb, max_states=5_000_000)
+        sc = link_scenario(link, int(bmax), fb, max_states=max_states)
         _skeleton._CACHE.clear()
 
         def timed_analysis():
@@ -101,7 +101,8 @@ def measure(points: list[str], rtt: float, shared: str, cold: bool = False,
 def run_tree(tree: Path, args) -> list[dict]:
     return run_child(__file__, tree, ["--rtt", str(args.rtt), "--shared", str(args.shared), "--points", *args.points]
                      + (["--cold"] if args.cold else [])
-                     + (["--window-tail", str(args.window_tail)] if args.window_tail is not None else []))
+                     + (["--window-tail", str(args.window_tail)] if args.window_tail is not None else [])
+                     + ["--max-states", str(args.max_states)])
 
 
 def main(argv=None) -> int:
@@ -115,13 +116,15 @@ def main(argv=None) -> int:
     ap.add_argument("--cold", action="store_true",
                     help="time analyze() first, with no count made (its own count or probe in 'total', as a "
                          "user meets it); the count column is then timed apart")
+    ap.add_argument("--max-states", type=int, default=5_000_000,
+                    help="the chains' max_states (the study's INSTCAP limit is 2e7: analytics/traces.py)")
     ap.add_argument("--window-tail", type=float, default=None,
                     help="analyze(..., window_tail=) as the study runs it (1e-12; docs/model.md sec. 19): the "
                          "chains of the caps the search tries, all timed; 'W_max' is then the cap solved")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(measure(args.points, args.rtt, args.shared, args.cold, args.window_tail)))
+        print(json.dumps(measure(args.points, args.rtt, args.shared, args.cold, args.window_tail, args.max_states)))
         return 0
     trees = named_trees(args.baseline, HERE)
     best: dict[tuple, dict] = {}

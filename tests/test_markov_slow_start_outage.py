@@ -78,7 +78,7 @@ def test_the_split_keeps_each_loss_state_probability(outage_link):
     assert (new.ls_prob >= 0).all()
     added = set(np.unique(new.ls_m).tolist()) - set(np.unique(sk.ls_m).tolist())
     assert all(int(m) & (int(m) - 1) == 0 for m in added)        # m' = 2^(k-2) or 2
-    assert all(np.all(sk.reg[int(m)] >= 0) for m in np.unique(new.ls_m))
+    assert all(sk.regenerations()[int(m)] for m in np.unique(new.ls_m))   # at every (R, S) the chain enters
     P = new.transition_matrix(Q)                                 # raises unless rows sum to 1 (1e-12)
     assert P.shape == (sk.n_states, sk.n_states)
 

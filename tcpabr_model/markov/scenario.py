@@ -311,6 +311,8 @@ class Scenario:
         object.__setattr__(self, "_levels", tuple(float(c) for c in levels))
         object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(P, dtype=float))
         object.__setattr__(self, "_mean", float(cm.stationary @ levels))
+        if (P == 0).any():   # no state where P[S, R] = 0 is built (docs/model.md sec. 10, "States never entered")
+            object.__setattr__(self, "_level_pattern", _pattern(P))
 
     def _init_service(self, cm, cmax: float) -> np.ndarray:
         """Validate ``service`` against ``capacity``; the patterns in engine units (packet times
