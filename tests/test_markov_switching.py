@@ -273,14 +273,17 @@ def test_dropped_states_refuse_a_chain_that_enters_them():
 def test_k_levels_with_zeros_drop_the_states_never_entered(P, fb):
     """docs/model.md sec. 10, "States never entered": with ``'uniform'`` on a K-level chain whose
     ``P`` has zeros, no state is built at ``(R, S)`` where the pair chain cannot go from ``S`` to
-    ``R`` (``X_0`` apart), and the law is the full chain's.  With ``'epoch'`` every state is built
-    (the chain's stored results stay bit for bit)."""
+    ``R`` (``X_0`` apart), and the law is the full chain's; with ``'epoch'`` the same with ``P``'s
+    own zeros (``P[S, R] = 0``)."""
     cm = CapacityModel(np.array([8.0, 5.0, 3.0]), transition=np.array(P), epoch=1.0, time_unit=1.0)
-    assert Scenario(delta=8.0, bmax=2, wmax=12, feedback=fb, capacity=cm).structure_key()[12] is None
-    sc = Scenario(delta=8.0, bmax=2, wmax=12, feedback=fb, capacity=cm, switch_time="uniform", switch_phases=2)
-    _check_never_entered(sc)
-    r = analyze(sc)
-    assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0
+    for sw in ("epoch", "uniform"):
+        sc = Scenario(delta=8.0, bmax=2, wmax=12, feedback=fb, capacity=cm, switch_time=sw, switch_phases=2)
+        assert sc.structure_key()[12] is not None
+        _check_never_entered(sc)
+        r = analyze(sc)
+        assert 0.0 < r.conservative <= r.prediction <= r.optimistic <= 1.0
+    # the paper's two-state chain builds every state (its psi sweep shares one skeleton, psi 1 included)
+    assert Scenario(psi=1.0).structure_key()[12] is None
 
 
 def test_max_states_counts_the_states_solved():
