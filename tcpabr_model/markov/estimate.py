@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ChainTooLargeError
+from .scenario import allowed_levels
 
 __all__ = ["ChainEstimate", "estimate_chain", "available_memory", "check_fits"]
 
@@ -149,8 +150,7 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
     sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
     burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none
     counter = key[11] == "counter"    # ca_increment='counter': an ACK counter for eq. 1's coins (sec. 18)
-    # switch_time='uniform': no state that the pair chain cannot enter (docs/model.md sec. 10)
-    allow = None if key[12] is None or key[4] == "constant" else np.array(key[12], dtype=np.bool_)
+    allow = allowed_levels(key)   # no state that the chain cannot enter (docs/model.md sec. 10)
     more = allow is not None
     if sack or mem is not None or burst or counter or more:
         args += ((None, None, None, None) if key[7] is None else ()) + (sack,)

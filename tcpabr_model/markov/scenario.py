@@ -49,6 +49,13 @@ def _pattern(P) -> tuple:
     return tuple(tuple(bool(x) for x in row) for row in np.asarray(P) > 0)
 
 
+def allowed_levels(key: tuple) -> np.ndarray | None:
+    """``allow[S, R]`` of the structure ``key`` (:meth:`Scenario.structure_key`): whether a chain can be at
+    level ``R`` after serving level ``S`` (docs/model.md sec. 10, "States never entered"); None where every
+    pair is built (no pattern of zeros, or a constant source, whose ``S`` is always 0)."""
+    return None if key[12] is None or key[4] == "constant" else np.array(key[12], dtype=np.bool_)
+
+
 def switch_probability(psi: float) -> float:
     """Probability that the embedded rate chain changes state at an epoch ``t_k = k Delta``.
 
@@ -185,7 +192,7 @@ class Scenario:
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
         object.__setattr__(self, "bmax", check_int("bmax", self.bmax, 1, 100_000))
         object.__setattr__(self, "_service_key", None)
-        object.__setattr__(self, "_level_pattern", None)   # switch_time='uniform': which pairs can follow
+        object.__setattr__(self, "_level_pattern", None)   # which levels can follow which (P's zeros, M12)
         if self.service is not None and self.capacity is None:
             raise ValueError("service is invalid without capacity: the patterns belong to the levels of a "
                              "capacity model (tcpabr_model.capacity.fit_patterns)")

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
-from .scenario import Scenario
+from .scenario import Scenario, allowed_levels
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds,  # noqa: F401
                       drain_queue_weight, recovery_expectations, recovery_queue_area, slow_start_failure,
                       slow_start_pipe, slow_start_queue_area)
@@ -104,19 +104,20 @@ class Skeleton:
 
     def regenerations(self) -> np.ndarray:
         """Per ``m``, whether ``(0, 0, m, R, S)`` is a state at every ``(R, S)`` a chain can enter
-        (``switch_time='uniform'``: the pairs that can follow, docs/model.md sec. 10)."""
-        pat = self.scenario_key[12]
-        ok = (self.reg >= 0) | (False if pat is None or self.constant_s else ~np.asarray(pat, dtype=bool).T)
+        (:func:`.scenario.allowed_levels`; docs/model.md sec. 10)."""
+        allow = allowed_levels(self.scenario_key)
+        ok = (self.reg >= 0) | (False if allow is None else ~allow.T)
         return ok.reshape(ok.shape[0], -1).all(axis=1)
 
     def chain(self, rates, p10: float | None = None) -> np.ndarray:
-        """:func:`rate_chain` for this skeleton's levels; with ``switch_time='uniform'`` zero where
-        (M12) cannot go (docs/model.md sec. 17): the skeleton holds no state there."""
+        """:func:`rate_chain` for this skeleton's levels, refused where it is positive at a pair of
+        levels the skeleton built no state for (:func:`.scenario.allowed_levels`; docs/model.md sec. 10)."""
         Q = rate_chain(rates, p10, self.n_levels)
-        pat = self.scenario_key[12]
-        if pat is not None and not self.constant_s and np.any(Q[~np.asarray(pat, dtype=bool)] > 0):
-            raise ValueError("rates is invalid: positive where the pair chain of switch_time='uniform' cannot go "
-                             "(docs/model.md sec. 17, M12)")
+        allow = allowed_levels(self.scenario_key)
+        if allow is not None and np.any(Q[~allow] > 0):
+            raise ValueError("rates is invalid: positive where the pair chain of switch_time='uniform' (M12) or the "
+                             "capacity model's transition matrix is 0: the skeleton holds no state there "
+                             "(docs/model.md sec. 10)")
         return Q
 
     @property

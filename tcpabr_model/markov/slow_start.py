@@ -10,8 +10,7 @@ import dataclasses
 
 import numpy as np
 
-from .service import _service_sums
-from .service import slow_start_failure, slow_start_pipe
+from .service import _service_sums, slow_start_failure, slow_start_pipe
 
 # --------------------------------------------------------------------------------------------
 # An outage in the slow start (sec. 15a)
