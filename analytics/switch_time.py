@@ -7,12 +7,14 @@ This script checks it where the rate changes at times of its own: a three-level 
 chain (levels 1000, 600 and 300 packets per second, exponential sojourns of a given mean, the
 jump chain below) drawn as a trace at 1-ms steps (``capacity.synthetic_trace`` of the chain
 discretised at 1 ms: no grid at the round trip) and replayed with the study's simulator settings
-(``trace_study._simulate``: 1500-byte opportunities, timeout-only TCP, INSTCAP measured over each
-round trip and applied over the next), against the analysis of the continuous-time model with
-each placement of the change.  Nothing is fitted: the analysis gets the generator itself.
+(``trace_study._simulate``: 1500-byte opportunities, the timeout-only TCP or ``--tcp sack``, INSTCAP
+measured over each round trip and applied over the next), against the analysis of the continuous-time
+model with each placement of the change, and for TCP alone with the ACKs spread over the round trip
+(``ack_clock='spread'``, docs/model.md sec. 3a).  Nothing is fitted: the analysis gets the generator itself.
 
 Usage: ``python analytics/switch_time.py [--sojourns-ms 30,60,150,600] [--buffers 8,16]
-[--replications 4] [--duration 120] [--out DIR]`` (``--quick``: one sojourn, one buffer, 2 x 30 s).
+[--replications 4] [--duration 120] [--tcp timeout-only|sack] [--out DIR]`` (``--quick``: one
+sojourn, one buffer, 2 x 30 s).
 Writes ``switch_time.csv`` to DIR (default ``out/switch_time``) and prints the table.
 """
 
@@ -43,13 +45,23 @@ def link(sojourn_ms: float) -> CapacityModel:
     return CapacityModel(LEVELS, generator=q * (JUMPS - np.eye(3)), time_unit=1.0)
 
 
-def point(cm: CapacityModel, trace, bmax: int, feedback: str, replications: int, duration: float) -> dict:
-    sim, hw = _simulate(trace, RTT, bmax, 128, feedback, replications, duration, 1, 2)
+#: the analyses compared: the change at the epochs, inside the round trip, and at the epochs with TCP
+#: alone's ACKs spread over the round trip (docs/model.md sec. 3a; TCP alone only)
+PLACEMENTS = {"epoch": {}, "uniform": {"switch_time": "uniform"}, "spread": {"ack_clock": "spread"}}
+
+
+def point(cm: CapacityModel, trace, bmax: int, feedback: str, replications: int, duration: float,
+          tcp: str = "timeout-only") -> dict:
+    sim, hw = _simulate(trace, RTT, bmax, 128, feedback, replications, duration, 1, 2, tcp)
     row = {"bmax": bmax, "feedback": feedback, "sim": sim, "sim_half_width": hw}
     mean = float(cm.stationary @ LEVELS)
-    for st in ("epoch", "uniform"):
-        r = analyze(Scenario(delta=RTT * LEVELS.max(), bmax=bmax, wmax=128, feedback=feedback, capacity=cm,
-                             switch_time=st, loss_cycle="timer" if feedback == "none" else "paper"))
+    for st, kw in PLACEMENTS.items():
+        if "ack_clock" in kw and feedback != "none":
+            row.update({st: np.nan, f"{st}_error": np.nan, f"{st}_ok": np.nan, f"{st}_states": np.nan})
+            continue
+        timer = feedback == "none" and tcp == "timeout-only"
+        r = analyze(Scenario(delta=RTT * LEVELS.max(), bmax=bmax, wmax=128, feedback=feedback, capacity=cm, tcp=tcp,
+                             loss_cycle="timer" if timer else "paper", **kw))
         eff = r.prediction * r.mean_capacity * LEVELS.max() / mean
         row[st] = eff
         row[f"{st}_error"] = eff / sim - 1.0
@@ -65,6 +77,8 @@ def main(argv=None) -> int:
     p.add_argument("--replications", type=int, default=4)
     p.add_argument("--duration", type=float, default=120.0, help="seconds per replication")
     p.add_argument("--out", default=str(ROOT / "out" / "switch_time"))
+    p.add_argument("--tcp", choices=("timeout-only", "sack"), default="timeout-only",
+                   help="TCP of the replay and the analysis (default timeout-only)")
     p.add_argument("--quick", action="store_true", help="one sojourn (30 ms), B_max 8, 2 x 30 s")
     a = p.parse_args(argv)
     try:
@@ -82,20 +96,25 @@ def main(argv=None) -> int:
         trace = synthetic_trace(dm, int(max(a.duration * 1000 * 5, 60_000)), seed=3)
         for b in buffers:
             for fb in ("none", "instcap"):
-                row = {"sojourn_ms": s, "sojourn_rtts": s / (RTT * 1000), **point(cm, trace, b, fb, a.replications,
-                                                                                   a.duration)}
+                row = {"sojourn_ms": s, "sojourn_rtts": s / (RTT * 1000),
+                       **point(cm, trace, b, fb, a.replications, a.duration, a.tcp)}
                 rows.append(row)
                 print(f"sojourn {s:g} ms ({row['sojourn_rtts']:.1f} RTT) B_max {b} {fb}: simulated "
                       f"{row['sim']:.3f} +/- {row['sim_half_width']:.3f}; epoch {row['epoch']:.3f} "
                       f"({100 * row['epoch_error']:+.1f} %), uniform {row['uniform']:.3f} "
-                      f"({100 * row['uniform_error']:+.1f} %)", flush=True)
+                      f"({100 * row['uniform_error']:+.1f} %)"
+                      + (f", spread {row['spread']:.3f} ({100 * row['spread_error']:+.1f} %)" if fb == "none" else ""),
+                      flush=True)
     df = pd.DataFrame(rows)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     df.to_csv(out / "switch_time.csv", index=False)
-    for st in ("epoch", "uniform"):
-        print(f"{st}: within CI + 5 % at {int(df[f'{st}_ok'].sum())} of {len(df)}, median |error| "
-              f"{100 * df[f'{st}_error'].abs().median():.1f} %")
+    for st in PLACEMENTS:
+        for fb in ("none", "instcap"):
+            d = df[(df["feedback"] == fb) & df[f"{st}_ok"].notna()]
+            if len(d):
+                print(f"{st}, {fb}: within CI + 5 % at {int(d[f'{st}_ok'].astype(bool).sum())} of {len(d)}, "
+                      f"median |error| {100 * d[f'{st}_error'].abs().median():.1f} %")
     print(f"written to {out / 'switch_time.csv'}")
     return 0
 

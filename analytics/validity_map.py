@@ -38,7 +38,8 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
 from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
-from tcpabr_model.validity import CA_INCREMENTS, FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS, validity_map  # noqa: E402
+from tcpabr_model.validity import (ACK_CLOCKS, CA_INCREMENTS, FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS,  # noqa: E402
+                                   validity_map)
 
 
 def _delay_share(ok: pd.DataFrame) -> float:
@@ -90,6 +91,9 @@ def main(argv=None) -> int:
     p.add_argument("--ca-increment", choices=CA_INCREMENTS, default="binomial",
                    help="the analysis' congestion-avoidance growth (docs/model.md sec. 18; default binomial, eq. 1's "
                         "coin per ACK; counter: one packet per W ACKs, as the simulated TCP)")
+    p.add_argument("--ack-clock", choices=ACK_CLOCKS, default="at-epoch",
+                   help="TCP alone's returning ACKs in the analysis (docs/model.md sec. 3a; default at-epoch, at the "
+                        "previous level's spacing; spread: over the round trip); INSTCAP points ignore it")
     p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
                    help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
                         "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
@@ -108,6 +112,8 @@ def main(argv=None) -> int:
             spec["switch_time"] = [args.switch_time]
         if args.ca_increment != "binomial":
             spec["ca_increment"] = [args.ca_increment]
+        if args.ack_clock != "at-epoch":
+            spec["ack_clock"] = [args.ack_clock]
         df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
                           workers=args.workers, progress=True)
     except ValueError as exc:

@@ -38,7 +38,7 @@ import pandas as pd
 
 from ._validate import check_choice, check_int, check_real
 # the ca_increment axis (docs/model.md sec. 18; default the paper's coins); numpy and the validators only
-from .markov.scenario import CA_INCREMENTS
+from .markov.scenario import ACK_CLOCKS, CA_INCREMENTS
 from .markov.switching import SWITCH_TIMES  # the switch_time axis (docs/model.md sec. 17); numpy only
 
 __all__ = [
@@ -95,7 +95,7 @@ FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
 _AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time",
-         "ca_increment")
+         "ca_increment", "ack_clock")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
 #: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)
@@ -316,7 +316,9 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         simulation does not depend on it) and ``switch_time`` (when the analysis' rate changes inside
         the round trip: 'epoch', the default, or 'uniform', docs/model.md sec. 17; neither does it) and
         ``ca_increment`` (the analysis' congestion-avoidance growth: 'binomial', eq. 1's coins, the
-        default, or 'counter', docs/model.md sec. 18; nor does it).
+        default, or 'counter', docs/model.md sec. 18; nor does it) and ``ack_clock`` (TCP alone's
+        returning ACKs in the analysis: 'at-epoch', the default, or 'spread', docs/model.md sec.
+        3a; INSTCAP points ignore it, their source being paced at its rate, eq. 10).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -359,11 +361,13 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     loss_cycle = check_choice("loss_cycle", p.get("loss_cycle", "paper"), LOSS_CYCLES)
     switch_time = check_choice("switch_time", p.get("switch_time", "epoch"), SWITCH_TIMES)
     ca_increment = check_choice("ca_increment", p.get("ca_increment", "binomial"), CA_INCREMENTS)
+    ack_clock = check_choice("ack_clock", p.get("ack_clock", "at-epoch"), ACK_CLOCKS)
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
     a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp,
-                          loss_cycle=loss_cycle, switch_time=switch_time, ca_increment=ca_increment))
+                          loss_cycle=loss_cycle, switch_time=switch_time, ca_increment=ca_increment,
+                          ack_clock=ack_clock if feedback == "none" else "at-epoch"))
     kw = {"duration_units": duration_units}
     diag = diagnostics and feedback == "none"
     if diag:
@@ -471,6 +475,8 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
         check_choice("switch_time", v, SWITCH_TIMES)
     for v in base.get("ca_increment", []):
         check_choice("ca_increment", v, CA_INCREMENTS)
+    for v in base.get("ack_clock", []):
+        check_choice("ack_clock", v, ACK_CLOCKS)
     return Grid(base)
 
 

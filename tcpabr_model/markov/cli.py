@@ -6,7 +6,7 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import CA_INCREMENTS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
+from .scenario import ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
@@ -70,8 +70,9 @@ def register(sub) -> None:
                    help="packets per time unit of the constant-rate source (feedback 'constant')")
     p.add_argument("--bmax-excludes-service", action="store_true",
                    help="the paper's buffer count: bmax waiting places plus the packet in service")
-    p.add_argument("--ack-clock", choices=("at-epoch", "after-service"), default="at-epoch",
-                   help="TCP alone: returning ACKs at i*g from the epoch (default) or one spacing later")
+    p.add_argument("--ack-clock", choices=ACK_CLOCKS, default="at-epoch",
+                   help="TCP alone: returning ACKs at i*g from the epoch (default), one spacing later, or "
+                        "'spread' over the round trip (i*Delta/d; docs/model.md sec. 3a)")
     p.add_argument("--variant", dest="tcp", choices=TCP_MODELS, default="timeout-only",
                    help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
                         "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")

@@ -175,6 +175,8 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     else:
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
     phase = 1.0 if scenario.ack_clock == "after-service" else 0.0
+    if scenario.ack_clock == "spread":   # docs/model.md sec. 3a: every d >= 1 has d s > Delta, so g = Delta / d
+        s_vals = np.full(r_vals.size, float(scenario.delta) + 1.0)
     if scenario.capacity is None:  # the paper's chain (same random stream as before K levels)
         pswitch, cum = np.array([scenario.p_switch, scenario.p_switch]), np.empty((0, 0))
     else:

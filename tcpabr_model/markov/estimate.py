@@ -151,7 +151,8 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
     burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none
     counter = key[11] == "counter"    # ca_increment='counter': an ACK counter for eq. 1's coins (sec. 18)
     allow = allowed_levels(key)   # no state that the chain cannot enter (docs/model.md sec. 10)
-    more = allow is not None
+    spread = key[6] == "spread"   # ack_clock='spread' (TCP alone): the ACKs spread over the interval (sec. 3a)
+    more = allow is not None or spread
     if sack or mem is not None or burst or counter or more:
         args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
     if mem is not None or burst or counter or more:
@@ -160,7 +161,7 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
         args += (burst,)
     if counter or more:
         args += (counter,)
-    return args + ((allow,) if more else ())
+    return args + ((allow,) if more else ()) + ((True,) if spread else ())
 
 
 def memory_budget(key: tuple, budget: float | None = None) -> np.ndarray:
@@ -176,7 +177,7 @@ def memory_budget(key: tuple, budget: float | None = None) -> np.ndarray:
 
 
 def ack_phase(key: tuple) -> float:
-    """The kernel's ACK-clock phase for ``Scenario.ack_clock`` (last element of the key)."""
+    """The kernel's ACK-clock phase for ``Scenario.ack_clock`` (``key[6]``; 'spread' starts at T_k too)."""
     return 1.0 if key[6] == "after-service" else 0.0
 
 

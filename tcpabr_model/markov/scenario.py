@@ -30,7 +30,7 @@ __all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MOD
            "SWITCH_TIMES", "CA_INCREMENTS"]
 
 FEEDBACKS = ("instcap", "none", "constant")
-ACK_CLOCKS = ("at-epoch", "after-service")
+ACK_CLOCKS = ("at-epoch", "after-service", "spread")
 #: The TCPs the embedded chain models, named as the simulator's ``--variant``: the paper's
 #: timeout-only TCP (III-A.7) and SACK with fast retransmit and PRR (docs/model.md sec. 12).
 TCP_MODELS = ("timeout-only", "sack")
@@ -102,11 +102,15 @@ class Scenario:
         ``bmax`` packets in all.  False: the paper's count (Sec. III-C), ``bmax`` waiting
         places plus the one in service (``bmax + 1`` in all); this moves eq. 18 by up to
         0.1 in small pipes (docs/model.md sec. 3).
-    ack_clock : {'at-epoch', 'after-service'}
+    ack_clock : {'at-epoch', 'after-service', 'spread'}
         TCP alone only: the d returning ACKs of an interval arrive at ``i g`` ('at-epoch',
         the default: the first at T_k, the pessimistic phase) or at ``(i + 1) g``
-        ('after-service': one ACK spacing later), ``g = min(S, Delta/d)``
-        (docs/model.md sec. 3; moves TCP alone by about one buffer slot in small pipes).
+        ('after-service': one ACK spacing later), ``g = min(S, Delta/d)``, the spacing of the
+        previous interval's level (docs/model.md sec. 3; moves TCP alone by about one buffer
+        slot in small pipes); or at ``i Delta / d`` ('spread': the flow's packets spread over
+        the round trip, whatever the level that served them; no ACK pattern with service
+        patterns or ``switch_time='uniform'``; docs/model.md sec. 3a, the closer to the
+        simulator and to Lakshman-Madhow for ``tcp='sack'``).
     capacity : CapacityModel, optional
         A K-level capacity chain in place of the two-state one (docs/model.md, "K capacity
         states").  Its levels are normalised by the largest (the time unit is one packet

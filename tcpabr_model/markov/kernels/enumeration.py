@@ -36,7 +36,7 @@ POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else compu
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False, allow=None):
+                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False, allow=None, spread=False):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time per level (K = ``len(r_vals)``); ``s_vals``: source service time per
@@ -45,7 +45,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the numbers of (state, N) loss-free
     and (state, m) loss entries; ``count_only=True`` stores no transitions (the count is exact).
     ``progress`` (int64[2], optional): states processed and found, for a bar polled from another thread
-    (the kernel releases the GIL).  ``ack_phase`` (TCP alone): ACKs at ``(i + ack_phase) g`` (sec. 3).
+    (the kernel releases the GIL).  ``ack_phase`` (TCP alone): ACKs at ``(i + ack_phase) g`` (sec. 3); ``spread``:
+    ``g = Delta / d`` whatever S, and no ACK pattern (``ack_clock='spread'``, sec. 3a).
 
     Service inside the interval (``pat_ptr`` given; docs/model.md sec. 11): level ``k`` serves at the
     times of its patterns ``pat_ptr[k]..pat_ptr[k + 1] - 1`` (weights ``pat_w``, times ``opp_t[opp_ptr[p]:
@@ -179,15 +180,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 occ_q = _grow(occ_q, newcap)
             if tail:
                 fr = _grow2n(fr, newcap)
-        a = st[i, 0]
-        b = st[i, 1]
-        d = st[i, 2]
-        ri = st[i, 3]
-        si = st[i, 4]
-        z = st[i, 5]
+        a, b, d, ri, si, z = st[i, 0], st[i, 1], st[i, 2], st[i, 3], st[i, 4], st[i, 5]
         w0 = a + b + d
         r = r_vals[ri]
-        s = s_vals[si]
+        s = delta + 1.0 if spread and mode != MODE_ABR else s_vals[si]   # spread: d s > Delta, g = Delta / d
         pinc = 1.0 / w0
         nlo, nhi = increment_law(d, w0, wmax, pmf_n, counter)
         nn = nhi - nlo + 1
@@ -223,7 +219,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             v_ss = ess
             u_loss = eul
             p_hi = p_lo           # no interval outcome
-        ack_patterned = patterned and mode != MODE_ABR   # TCP alone: S is the ACK clock
+        ack_patterned = patterned and mode != MODE_ABR and not spread   # TCP alone: S is the ACK clock
         q_lo = pat_ptr[si] if ack_patterned else 0
         q_hi = pat_ptr[si + 1] if ack_patterned else 1
         nout = (p_hi - p_lo) * nn * (q_hi - q_lo)   # room for every outcome, grown here, not in the loops
@@ -292,7 +288,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 if patterned:
                     for qq in range(q_lo, q_hi):
                         pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
-                                                                       bmax, ack_phase, opp_ptr[qq], opp_ptr[qq + 1],
+                                                                       bmax, ack_phase, opp_ptr[qq] * ack_patterned,
+                                                                       opp_ptr[qq + 1] * ack_patterned,
                                                                        d - nhi, d - nlo, pre, jt, qq - q_lo, at_t,
                                                                        pre_area, cs, atab, (pp, qq))
                         pre2_ok[qq - q_lo] = False      # the loss interval's prefix: on its first loss
