@@ -151,6 +151,10 @@ CASES = [
     (["analyze", "--feedback", "constant", "--source-rate", "0"], 2, "--source-rate=0.0 is invalid"),
     (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--switch-time", "uniform"], 2,
      "--switch-time='uniform' is invalid with --trace"),
+    (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--feedback", "none", "--ack-clock",
+      "spread"], 2, "--ack-clock='spread' is invalid with --trace"),
+    (["analyze", "--feedback", "instcap", "--ack-clock", "spread"], 2,
+     "--ack-clock='spread' is invalid with feedback='instcap'"),
     (["analyze", "--switch-time", "middle"], 2, "invalid choice: 'middle'"),
     (["analyze", "--ca-increment", "coin"], 2, "invalid choice: 'coin'"),
     # the top level -----------------------------------------------------------------

@@ -231,7 +231,8 @@ class Scenario:
                              "is the INSTCAP source's (give mcr=0)")
         if self.ack_clock != "at-epoch" and self.feedback != "none":
             raise ValueError(f"ack_clock={self.ack_clock!r} is invalid with feedback={self.feedback!r}: "
-                             "the ACK-clock phase is a TCP-alone convention (feedback='none')")
+                             "the ACK clock is a TCP-alone convention (feedback='none'); an ABR source paces its "
+                             "packets at its rate")
         if self.service is None and math.floor(self.delta * low + 1e-9) < 1:
             what = ("low rate", "rate_ratio") if self.capacity is None else ("lowest (normalised) level",
                                                                              "min(levels)")
