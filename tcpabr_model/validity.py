@@ -441,9 +441,10 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
     """The sweep grid of a validity map.
 
     ``grid_spec`` maps axis names (``psi``, ``bmax``, ``delta``, ``wmax``, ``feedback``,
-    ``mode``, ``rate_ratio``) to lists of values; missing axes take :data:`DEFAULT_GRID`
-    (or :data:`QUICK_GRID` with ``quick=True``).  Points with psi < 1 are refused (the
-    analysis needs psi >= 1).
+    ``mode``, ``rate_ratio``, and the analysis' options ``tcp``, ``loss_cycle``, ``switch_time``,
+    ``ca_increment``, ``ack_clock`` of :func:`validity_point`) to lists of values; missing axes
+    take :data:`DEFAULT_GRID` (or :data:`QUICK_GRID` with ``quick=True``).  Points with psi < 1
+    are refused (the analysis needs psi >= 1).
 
     Returns
     -------
