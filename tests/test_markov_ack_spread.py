@@ -81,6 +81,16 @@ def test_spread_matches_lakshman_madhow_at_constant_capacity(delta, beta):
     assert r.conservative - 1e-9 <= lm <= r.optimistic + 0.005
 
 
+@pytest.mark.parametrize("switch", ["epoch", "uniform"])
+def test_the_count_is_the_chain_solved(switch):
+    """estimate_chain runs the same kernel with the spread flag: its count is the chain's."""
+    from tcpabr_model.markov import estimate_chain
+
+    sc = Scenario(psi=3, bmax=8, delta=20, wmax=48, feedback="none", tcp="sack", ack_clock="spread",
+                  switch_time=switch)
+    assert estimate_chain(sc).n_states == analyze(sc).n_states
+
+
 def test_spread_bounds_are_ordered_and_below_capacity():
     for psi in (1.0, 1.5, 5.0, 100.0):
         r = analyze(Scenario(psi=psi, bmax=10, feedback="none", tcp="sack", ack_clock="spread"))
