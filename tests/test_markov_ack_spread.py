@@ -91,6 +91,17 @@ def test_the_count_is_the_chain_solved(switch):
     assert estimate_chain(sc).n_states == analyze(sc).n_states
 
 
+@pytest.mark.parametrize("clock", ["at-epoch", "spread"])
+def test_a_window_below_the_pipe_without_loss_delivers_w_per_delta(clock):
+    """B_max 40 holds every window (no loss): the flow delivers W_max per round trip of Delta, 18 / 40
+    packets per time unit at both levels (the simulator's round trip adds the transmission: 0.5769,
+    docs/model.md sec. 3a)."""
+    r = analyze(Scenario(psi=1.5, bmax=40, wmax=18, feedback="none", tcp="sack", ack_clock=clock))
+    assert r.loss_probability == 0.0
+    assert r.prediction == pytest.approx(18 / 40 / 0.75, rel=1e-12)
+    assert r.conservative == pytest.approx(r.optimistic, rel=1e-12)
+
+
 def test_spread_bounds_are_ordered_and_below_capacity():
     for psi in (1.0, 1.5, 5.0, 100.0):
         r = analyze(Scenario(psi=psi, bmax=10, feedback="none", tcp="sack", ack_clock="spread"))
