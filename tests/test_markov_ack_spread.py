@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tcpabr_model.closed_forms import reno_efficiency
-from tcpabr_model.markov import Scenario, analyze, simulate_embedded, skeleton_for
+from _embedded_mc import assert_agrees_with_embedded_mc
+from tcpabr_model.markov import Scenario, analyze, skeleton_for
 from tcpabr_model.markov.kernels.interval import MODE_TCP_ALONE, fill_arrivals, interval_outcome
 
 
@@ -61,11 +62,8 @@ def test_with_spread_the_level_that_served_the_acks_no_longer_matters(bmax, tcp,
 def test_spread_chain_agrees_with_embedded_monte_carlo(tcp, psi):
     """The Monte Carlo samples the process with its own interval replay (s = Delta + 1, so every
     d ACKs come at Delta / d) and never reads the matrix."""
-    sc = Scenario(delta=40, bmax=10, psi=psi, feedback="none", tcp=tcp, ack_clock="spread")
-    r = analyze(sc)
-    mc = simulate_embedded(sc, n_cycles=200_000, seed=11)
-    assert abs(mc.optimistic_eq18 - r.optimistic_eq18) < 4 * mc.optimistic_eq18_halfwidth
-    assert abs(mc.conservative - r.conservative) < 4 * mc.conservative_halfwidth
+    assert_agrees_with_embedded_mc(Scenario(delta=40, bmax=10, psi=psi, feedback="none", tcp=tcp,
+                                            ack_clock="spread"), n_cycles=200_000, seed=11)
 
 
 @pytest.mark.parametrize("delta", [40, 80])

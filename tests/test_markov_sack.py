@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _embedded_mc import assert_agrees_with_embedded_mc
 from tcpabr_model.capacity import from_arrays
 from tcpabr_model.closed_forms import reno_efficiency
-from tcpabr_model.markov import Scenario, analyze, simulate_embedded, skeleton_for
+from tcpabr_model.markov import Scenario, analyze, skeleton_for
 from tcpabr_model.markov.kernels.interval import MODE_ABR, MODE_TCP_ALONE, interval_outcome
 from tcpabr_model.markov.kernels.recovery import add_recovery_windows, code_m, code_u, loss_interval_counts
 from tcpabr_model.markov.solvers import stationary_distribution
@@ -98,21 +99,15 @@ def test_sack_chain_is_stochastic_and_solvers_agree(fb):
 def test_sack_agrees_with_embedded_monte_carlo(feedback, psi):
     """The Monte Carlo samples the process with its own loss replay and never reads the
     matrix: the uncapped optimistic and the conservative rewards within 4 half-widths."""
-    sc = Scenario(delta=40, bmax=10, psi=psi, feedback=feedback, tcp="sack")
-    r = analyze(sc)
-    mc = simulate_embedded(sc, n_cycles=200_000, seed=7)
-    assert abs(mc.optimistic_eq18 - r.optimistic_eq18) < 4 * mc.optimistic_eq18_halfwidth
-    assert abs(mc.conservative - r.conservative) < 4 * mc.conservative_halfwidth
+    assert_agrees_with_embedded_mc(Scenario(delta=40, bmax=10, psi=psi, feedback=feedback, tcp="sack"),
+                                   n_cycles=200_000, seed=7)
 
 
 @pytest.mark.parametrize("fb", ["instcap", "none"])
 def test_sack_three_levels_agree_with_embedded_monte_carlo(fb):
     sc = Scenario(delta=10, bmax=3, wmax=16, capacity=from_arrays([1.0, 0.6, 0.3], Q3, epoch=10.0),
                   feedback=fb, tcp="sack")
-    r = analyze(sc)
-    mc = simulate_embedded(sc, n_cycles=100_000, seed=3)
-    assert abs(mc.optimistic_eq18 - r.optimistic_eq18) < 4 * mc.optimistic_eq18_halfwidth
-    assert abs(mc.conservative - r.conservative) < 4 * mc.conservative_halfwidth
+    assert_agrees_with_embedded_mc(sc, n_cycles=100_000, seed=3)
 
 
 @pytest.mark.parametrize("delta", [40, 80])
