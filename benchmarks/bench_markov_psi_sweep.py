@@ -11,8 +11,9 @@ repeats is reported, and the predictions and bounds of every psi are compared.
 
     python benchmarks/bench_markov_psi_sweep.py [--baseline DIR ...] [--repeat 2] [--cases SPEC ...]
 
-``SPEC`` is ``tcp:feedback:switch_time:ca_increment`` (default: both TCPs and feedbacks with
-``'uniform'`` and the counter, and ``'epoch'`` with the paper's coins).
+``SPEC`` is ``tcp:feedback:switch_time:ca_increment[:ack_clock]`` (default: both TCPs and feedbacks
+with ``'uniform'`` and the counter, and ``'epoch'`` with the paper's coins; ``ack_clock`` TCP alone's,
+docs/model.md sec. 3a, given only where it is not the default, so that older trees run the defaults).
 """
 
 from __future__ import annotations
@@ -41,13 +42,14 @@ def measure(cases: list[str]) -> list[dict]:
         analyze(Scenario(delta=8, bmax=2, psi=2, wmax=16, feedback=fb, tcp="sack", switch_time="uniform"))
     out = []
     for spec in cases:
-        tcp, fb, sw, inc = spec.split(":")
+        tcp, fb, sw, inc, *clock = spec.split(":")
+        extra = {"ack_clock": clock[0]} if clock and clock[0] != "at-epoch" else {}
         _skeleton._CACHE.clear()
         times, bits = [], []
         for psi in PSI:
             t0 = time.perf_counter()
             r = analyze(Scenario(delta=40, bmax=10, psi=psi, wmax=128, feedback=fb, tcp=tcp, switch_time=sw,
-                                 ca_increment=inc))
+                                 ca_increment=inc, **extra))
             times.append(time.perf_counter() - t0)
             bits.append([float(r.prediction).hex(), float(r.conservative).hex(), float(r.optimistic).hex()])
         out.append({"case": spec, "states": r.n_states, "first": times[0], "per_point": times[1:], "bits": bits})
@@ -77,7 +79,7 @@ def main(argv=None) -> int:
                 best[key] = row
     print("Delta 40, B_max 10, W_max 128; psi " + ", ".join(f"{p:g}" for p in PSI) + f"; best of {args.repeat}; trees: "
           + ", ".join(f"{n} = {t}" for n, t in trees))
-    print("| case (tcp:feedback:switch_time:ca_increment) | tree | states | first s | per point: median ms "
+    print("| case (tcp:feedback:switch_time:ca_increment[:ack_clock]) | tree | states | first s | per point: median ms "
           "| largest ms |")
     print("|---|---|---|---|---|---|")
     for c in args.cases:
