@@ -38,8 +38,8 @@ import pandas as pd  # noqa: E402
 
 from tcpabr_model.plot._validity import plot_gap_heatmap  # noqa: E402
 from tcpabr_model.runtime.atomic import save_figure, write_table  # noqa: E402
-from tcpabr_model.validity import (ACK_CLOCKS, CA_INCREMENTS, FIG89_GRID, LOSS_CYCLES, SWITCH_TIMES, TCPS,  # noqa: E402
-                                   validity_map)
+from tcpabr_model.validity import (ACK_CLOCKS, CA_INCREMENTS, FIG89_GRID, LOSS_CYCLES, ROUND_TRIPS,  # noqa: E402
+                                   SWITCH_TIMES, TCPS, validity_map)
 
 
 def _delay_share(ok: pd.DataFrame) -> float:
@@ -94,6 +94,9 @@ def main(argv=None) -> int:
     p.add_argument("--ack-clock", choices=ACK_CLOCKS, default="at-epoch",
                    help="TCP alone's returning ACKs in the analysis (docs/model.md sec. 3a; default at-epoch, at the "
                         "previous level's spacing; spread: over the round trip); INSTCAP points ignore it")
+    p.add_argument("--round-trip", choices=ROUND_TRIPS, default="propagation",
+                   help="the analysis' epoch (docs/model.md sec. 3b; default propagation, eq. 5's Delta; "
+                        "transmission: Delta plus one transmission at the high rate)")
     p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
                    help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
                         "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
@@ -114,6 +117,8 @@ def main(argv=None) -> int:
             spec["ca_increment"] = [args.ca_increment]
         if args.ack_clock != "at-epoch":
             spec["ack_clock"] = [args.ack_clock]
+        if args.round_trip != "propagation":
+            spec["round_trip"] = [args.round_trip]
         df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
                           workers=args.workers, progress=True)
     except ValueError as exc:

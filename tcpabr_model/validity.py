@@ -38,7 +38,7 @@ import pandas as pd
 
 from ._validate import check_choice, check_int, check_real
 # the ca_increment axis (docs/model.md sec. 18; default the paper's coins); numpy and the validators only
-from .markov.scenario import ACK_CLOCKS, CA_INCREMENTS
+from .markov.scenario import ACK_CLOCKS, CA_INCREMENTS, ROUND_TRIPS
 from .markov.switching import SWITCH_TIMES  # the switch_time axis (docs/model.md sec. 17); numpy only
 
 __all__ = [
@@ -95,7 +95,7 @@ FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
 _AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time",
-         "ca_increment", "ack_clock")
+         "ca_increment", "ack_clock", "round_trip")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
 #: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)
@@ -318,7 +318,9 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         ``ca_increment`` (the analysis' congestion-avoidance growth: 'binomial', eq. 1's coins, the
         default, or 'counter', docs/model.md sec. 18; nor does it) and ``ack_clock`` (TCP alone's
         returning ACKs in the analysis: 'at-epoch', the default, or 'spread', docs/model.md sec.
-        3a; INSTCAP points ignore it, their source being paced at its rate, eq. 10).
+        3a; INSTCAP points ignore it, their source being paced at its rate, eq. 10) and ``round_trip``
+        (the chain's epoch: 'propagation', the default, or 'transmission', docs/model.md sec. 3b; the
+        simulator's ``delta`` is the propagation in both).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -362,12 +364,13 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     switch_time = check_choice("switch_time", p.get("switch_time", "epoch"), SWITCH_TIMES)
     ca_increment = check_choice("ca_increment", p.get("ca_increment", "binomial"), CA_INCREMENTS)
     ack_clock = check_choice("ack_clock", p.get("ack_clock", "at-epoch"), ACK_CLOCKS)
+    round_trip = check_choice("round_trip", p.get("round_trip", "propagation"), ROUND_TRIPS)
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
     a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp,
                           loss_cycle=loss_cycle, switch_time=switch_time, ca_increment=ca_increment,
-                          ack_clock=ack_clock if feedback == "none" else "at-epoch"))
+                          ack_clock=ack_clock if feedback == "none" else "at-epoch", round_trip=round_trip))
     kw = {"duration_units": duration_units}
     diag = diagnostics and feedback == "none"
     if diag:
@@ -442,7 +445,7 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
 
     ``grid_spec`` maps axis names (``psi``, ``bmax``, ``delta``, ``wmax``, ``feedback``,
     ``mode``, ``rate_ratio``, and the analysis' options ``tcp``, ``loss_cycle``, ``switch_time``,
-    ``ca_increment``, ``ack_clock`` of :func:`validity_point`) to lists of values; missing axes
+    ``ca_increment``, ``ack_clock``, ``round_trip`` of :func:`validity_point`) to lists of values; missing axes
     take :data:`DEFAULT_GRID` (or :data:`QUICK_GRID` with ``quick=True``).  Points with psi < 1
     are refused (the analysis needs psi >= 1).
 
@@ -478,6 +481,8 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
         check_choice("ca_increment", v, CA_INCREMENTS)
     for v in base.get("ack_clock", []):
         check_choice("ack_clock", v, ACK_CLOCKS)
+    for v in base.get("round_trip", []):
+        check_choice("round_trip", v, ROUND_TRIPS)
     return Grid(base)
 
 

@@ -149,3 +149,54 @@ def test_ack_clock_script_measures_both_sides(tmp_path, capsys):
     assert spread["loss_events_per_kunit"] < clustered["loss_events_per_kunit"]
     assert "| simulator |" in capsys.readouterr().out
     assert mod.main(["--psi", "0.5"]) == 2
+
+
+# --- the chain's round trip with the transmission (round_trip='transmission', docs/model.md sec. 3b) ---
+
+def test_transmission_round_trip_delivers_w_per_delta_plus_one():
+    """Without loss a window below the pipe delivers W_max per round trip of Delta + 1: 18 / 41."""
+    r = analyze(Scenario(psi=1.5, bmax=40, wmax=18, feedback="none", tcp="sack", ack_clock="spread",
+                         round_trip="transmission"))
+    assert r.loss_probability == 0.0
+    assert r.prediction == pytest.approx(18 / 41 / 0.75, rel=1e-12)
+    assert r.scenario["round_trip"] == "transmission" and r.scenario["epoch"] == 41.0
+
+
+@pytest.mark.parametrize("fb,kw", [("none", {"ack_clock": "spread"}), ("instcap", {"switch_time": "uniform"})])
+def test_transmission_round_trip_is_the_chain_of_delta_plus_one(fb, kw):
+    """The option is the chain whose epoch is Delta + 1, with the same mean sojourn psi Delta."""
+    a = analyze(Scenario(delta=40, psi=5.0, bmax=10, feedback=fb, tcp="sack", round_trip="transmission", **kw))
+    b = analyze(Scenario(delta=41, psi=5.0 * 40 / 41, bmax=10, feedback=fb, tcp="sack", **kw))
+    for k in ("prediction", "conservative", "optimistic", "mean_queue"):
+        assert getattr(a, k) == pytest.approx(getattr(b, k), rel=1e-11)
+    assert a.n_states == b.n_states
+
+
+def test_transmission_round_trip_switch_probability():
+    sc = Scenario(delta=40, psi=20.0, round_trip="transmission")
+    assert sc.p_switch == pytest.approx(41 / 800) and sc.epoch == 41.0
+    assert Scenario(delta=40, psi=1.0, round_trip="transmission").p_switch == 1.0   # capped: a change every epoch
+    assert Scenario(delta=40, psi=20.0).epoch == 40.0
+
+
+def test_transmission_round_trip_agrees_with_embedded_monte_carlo():
+    assert_agrees_with_embedded_mc(Scenario(delta=40, bmax=10, psi=3.0, feedback="none", tcp="sack",
+                                            ack_clock="spread", round_trip="transmission"),
+                                   n_cycles=200_000, seed=13)
+
+
+@pytest.mark.parametrize("kwargs,word", [
+    (dict(round_trip="physical"), "round_trip"),
+    (dict(round_trip="transmission", loss_cycle="timer", feedback="none"), "loss_cycle"),
+])
+def test_transmission_round_trip_refusals(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        Scenario(**kwargs)
+
+
+def test_transmission_round_trip_refused_with_a_capacity_model():
+    from tcpabr_model.capacity import from_arrays
+
+    cm = from_arrays([1.0, 0.5], np.array([[0.9, 0.1], [0.1, 0.9]]), epoch=40.0)
+    with pytest.raises(ValueError, match="round_trip"):
+        Scenario(capacity=cm, round_trip="transmission")

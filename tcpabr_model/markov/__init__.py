@@ -23,7 +23,7 @@ _WHERE = {
     "AnalysisResult": "analysis", "analyze": "analysis", "sweep_psi": "analysis",
     "EmbeddedMCResult": "embedded_mc", "simulate_embedded": "embedded_mc",
     "ChainEstimate": "estimate", "estimate_chain": "estimate",
-    "FEEDBACKS": "scenario", "ACK_CLOCKS": "scenario", "Scenario": "scenario",
+    "FEEDBACKS": "scenario", "ACK_CLOCKS": "scenario", "ROUND_TRIPS": "scenario", "Scenario": "scenario",
     "switch_probability": "scenario", "SWITCH_TIMES": "switching", "pair_chain": "switching",
     "Skeleton": "skeleton", "skeleton_for": "skeleton",
     "METHODS": "solvers", "stationary_distribution": "solvers",

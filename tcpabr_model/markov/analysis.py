@@ -187,7 +187,7 @@ def first_window(scenario: Scenario) -> int:
     fraction of the others, and below its cap its time per window is the full chain's, from which
     :func:`next_window` extrapolates (docs/model.md sec. 19: a first try at ``ceil(delta) + bmax``
     itself fell short at 2 BDP and cost a whole chain before the chain of ``wmax``)."""
-    return int(min(scenario.wmax, max(2, math.ceil((math.ceil(scenario.delta - 1e-9) + scenario.bmax) / 2))))
+    return int(min(scenario.wmax, max(2, math.ceil((math.ceil(scenario.epoch - 1e-9) + scenario.bmax) / 2))))
 
 
 def next_window(w: int, wmax: int, shares: np.ndarray, share: float, margin: int, tail: float) -> int:
@@ -288,7 +288,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             # docs/model.md sec. 13: the queue a fast recovery, or a timeout, holds and drains after
             # the loss interval (and the timeout's slow start)
             drain_queue = sk.recovery_queue(Q)
-    delta = scenario.delta
+    delta = scenario.epoch      # the chain's round trip (docs/model.md sec. 3b)
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
     desc = {"delta": scenario.delta, "bmax": scenario.bmax, "psi": scenario.psi,
@@ -299,6 +299,9 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             "switch_time": scenario.switch_time}
     if scenario.switch_time != "epoch":
         desc["switch_phases"] = scenario.switch_phases
+    if scenario.round_trip != "propagation":   # docs/model.md sec. 3b: the chain's epoch
+        desc["round_trip"] = scenario.round_trip
+        desc["epoch"] = scenario.epoch
     if scenario.ca_increment != "binomial":   # docs/model.md sec. 18; the paper's coins need no mention
         desc["ca_increment"] = scenario.ca_increment
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip

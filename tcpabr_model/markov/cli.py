@@ -6,7 +6,7 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
+from .scenario import ACK_CLOCKS, CA_INCREMENTS, ROUND_TRIPS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
@@ -73,6 +73,10 @@ def register(sub) -> None:
     p.add_argument("--ack-clock", choices=ACK_CLOCKS, default="at-epoch",
                    help="TCP alone: returning ACKs at i*g from the epoch (default), one spacing later, or "
                         "'spread' over the round trip (i*Delta/d; docs/model.md sec. 3a)")
+    p.add_argument("--round-trip", choices=ROUND_TRIPS, default="propagation",
+                   help="the chain's epoch: delta, the round-trip propagation (default, the paper's), or delta plus "
+                        "one transmission at the high rate, a packet's round trip through an empty pipe "
+                        "(docs/model.md sec. 3b; two-state chain, loss cycle 'paper')")
     p.add_argument("--variant", dest="tcp", choices=TCP_MODELS, default="timeout-only",
                    help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
                         "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")
@@ -128,6 +132,9 @@ def _run_trace(args: argparse.Namespace) -> int:
             f"switch_phases={args.switch_phases}"
         raise ValueError(f"{what} is invalid with --trace: the fitted within-epoch patterns "
                          "already hold the changes of level inside an epoch (docs/model.md sec. 17)")
+    if args.round_trip != "propagation":
+        raise ValueError(f"round_trip={args.round_trip!r} is invalid with --trace: the fitted chain steps once per "
+                         "round trip of the fit (docs/model.md sec. 3b)")
     if args.ack_clock != "at-epoch":
         raise ValueError(f"ack_clock={args.ack_clock!r} is invalid with --trace: TCP alone's ACKs return at the times "
                          "of the fitted patterns, which hold the link's bursts (docs/model.md secs. 3a and 11)")
@@ -219,7 +226,7 @@ def _run(args: argparse.Namespace) -> int:
         model = load_model(args.capacity)  # ValueError (one line, exit 2) for a missing or bad file
     sc = Scenario(delta=args.delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
                   wmax=args.wmax, feedback=args.feedback, source_rate=args.source_rate,
-                  max_states=args.max_states, ack_clock=args.ack_clock,
+                  max_states=args.max_states, ack_clock=args.ack_clock, round_trip=args.round_trip,
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
                   **({} if args.switch_phases is None else {"switch_phases": args.switch_phases}),
@@ -238,6 +245,7 @@ def _run(args: argparse.Namespace) -> int:
         + (f" loss_cycle={sc.loss_cycle}" if sc.loss_cycle != "paper" else "")
         + (f" switch_time={sc.switch_time} ({sc.switch_phases} phases)" if sc.switch_time != "epoch" else "")
         + (f" ack_clock={sc.ack_clock}" if sc.ack_clock != "at-epoch" else "")
+        + (f" round_trip={sc.round_trip} (epoch {sc.epoch:g})" if sc.round_trip != "propagation" else "")
         + (f" ca_increment={sc.ca_increment}" if sc.ca_increment != "binomial" else "") + "\n"
         f"  efficiency optimistic   {r.optimistic:.4f}   (eq. 18 uncapped {r.optimistic_eq18:.4f}"
         f"{', above capacity: quote the capped bound' if r.eq18_above_capacity else ''})\n"

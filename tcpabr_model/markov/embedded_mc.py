@@ -176,17 +176,17 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
         mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
     phase = 1.0 if scenario.ack_clock == "after-service" else 0.0
     if scenario.ack_clock == "spread":   # docs/model.md sec. 3a: every d >= 1 has d s > Delta, so g = Delta / d
-        s_vals = np.full(r_vals.size, float(scenario.delta) + 1.0)
+        s_vals = np.full(r_vals.size, float(scenario.epoch) + 1.0)
     if scenario.capacity is None:  # the paper's chain (same random stream as before K levels)
         pswitch, cum = np.array([scenario.p_switch, scenario.p_switch]), np.empty((0, 0))
     else:
         pswitch, cum = np.empty(0), np.cumsum(scenario.rate_matrix, axis=1)
-    v18, vc, u, nloss = _run(mode, constant_s, float(scenario.delta), scenario.buffer_capacity, scenario.wmax,
+    v18, vc, u, nloss = _run(mode, constant_s, float(scenario.epoch), scenario.buffer_capacity, scenario.wmax,
                              r_vals, s_vals, pswitch, cum, a0, b0, d0, n_cycles, burn_in, n_batches, seed, phase,
                              scenario.tcp == "sack", scenario.ca_increment == "counter")
     from scipy import stats
 
-    scale = scenario.delta * scenario.mean_capacity
+    scale = scenario.epoch * scenario.mean_capacity
     tq = stats.t.ppf(0.975, n_batches - 1)
 
     def ratio_ci(v):

@@ -27,10 +27,13 @@ if TYPE_CHECKING:  # the capacity package is imported only when a model is given
     from ..capacity import CapacityModel, ServicePatterns
 
 __all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "LOSS_CYCLES", "MAX_PSI",
-           "SWITCH_TIMES", "CA_INCREMENTS"]
+           "SWITCH_TIMES", "CA_INCREMENTS", "ROUND_TRIPS"]
 
 FEEDBACKS = ("instcap", "none", "constant")
 ACK_CLOCKS = ("at-epoch", "after-service", "spread")
+#: the round trip the chain steps by: eq. 5's propagation delay Delta, or Delta plus one packet's
+#: transmission at the high rate (docs/model.md sec. 3b)
+ROUND_TRIPS = ("propagation", "transmission")
 #: The TCPs the embedded chain models, named as the simulator's ``--variant``: the paper's
 #: timeout-only TCP (III-A.7) and SACK with fast retransmit and PRR (docs/model.md sec. 12).
 TCP_MODELS = ("timeout-only", "sack")
@@ -164,6 +167,12 @@ class Scenario:
         ``switch_time='uniform'``: the instants ``u = (m + 1/2) / switch_phases`` (default 4;
         8 moves the prediction by 0.6-0.7 % at psi 1.5, Delta 40, B_max 10, for 3.3-3.5 times the
         states).
+    round_trip : {'propagation', 'transmission'}
+        The chain's epoch (eq. 5's interval): ``delta``, the round-trip propagation delay (default,
+        the paper's), or ``delta`` plus one packet's transmission at the high rate, the round trip of
+        a packet through an empty pipe, as the simulator and a real link have it (docs/model.md sec.
+        3b; the two-state chain only, with ``loss_cycle='paper'``; the per-epoch switch probability
+        is then ``(delta + 1) / (psi delta)``, at most 1, so that ``psi`` keeps meaning ``tau / delta``).
     ca_increment : {'binomial', 'counter'}
         How congestion avoidance grows the window (docs/model.md sec. 18).  'binomial' (default): the
         paper's III-A.6, each ACK grows it by one with probability 1/W (eq. 1), so the d ACKs of an
@@ -191,12 +200,19 @@ class Scenario:
     switch_time: str = "epoch"
     switch_phases: int = 4
     ca_increment: str = "binomial"
+    round_trip: str = "propagation"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
         object.__setattr__(self, "bmax", check_int("bmax", self.bmax, 1, 100_000))
         object.__setattr__(self, "_service_key", None)
         object.__setattr__(self, "_level_pattern", None)   # which levels can follow which (P's zeros, M12)
+        check_choice("round_trip", self.round_trip, ROUND_TRIPS)
+        if self.round_trip != "propagation" and self.capacity is not None:
+            raise ValueError(f"round_trip={self.round_trip!r} is invalid with capacity: a K-level model's matrix is "
+                             "per round trip of the fit (give round_trip='propagation')")
+        # docs/model.md sec. 3b: the chain's epoch, Delta or Delta plus one transmission at the high rate
+        object.__setattr__(self, "_epoch", self.delta + (1.0 if self.round_trip == "transmission" else 0.0))
         if self.service is not None and self.capacity is None:
             raise ValueError("service is invalid without capacity: the patterns belong to the levels of a "
                              "capacity model (tcpabr_model.capacity.fit_patterns)")
@@ -222,6 +238,10 @@ class Scenario:
         check_choice("ack_clock", self.ack_clock, ACK_CLOCKS)
         check_choice("tcp", self.tcp, TCP_MODELS)
         check_choice("loss_cycle", self.loss_cycle, LOSS_CYCLES)
+        if self.round_trip != "propagation" and self.loss_cycle != "paper":
+            raise ValueError(f"round_trip={self.round_trip!r} is invalid with loss_cycle={self.loss_cycle!r}: that "
+                             "cycle already counts a transmission per slow-start round (docs/model.md secs. 3b, 15; "
+                             "give loss_cycle='paper')")
         if self.loss_cycle != "paper" and self.tcp != "timeout-only":
             raise ValueError(f"loss_cycle={self.loss_cycle!r} is invalid with tcp={self.tcp!r}: the drained loss "
                              "cycle is derived for the timeout-only TCP (give loss_cycle='paper')")
@@ -255,7 +275,7 @@ class Scenario:
         if self.service is not None:
             raise ValueError("switch_time='uniform' is invalid with service: the measured patterns already hold what "
                              "the link serves inside an epoch, changes of level included (give switch_time='epoch')")
-        states, levels, Pp, key = pair_chain(self._levels, self._rate_matrix, self.delta, self.switch_phases)
+        states, levels, Pp, key = pair_chain(self._levels, self._rate_matrix, self._epoch, self.switch_phases)
         # the pair chain's law from the rate chain's (pair_stationary): at psi 1 the pairs (i, i)
         # are never taken, and the pair chain, reducible there, has no law of its own to solve for
         pi = pair_stationary(states, stationary_distribution(self._rate_matrix), self._rate_matrix,
@@ -282,7 +302,7 @@ class Scenario:
         object.__setattr__(
             self, "rate_ratio", check_real("rate_ratio", self.rate_ratio, 0.0, 1.0, low_open=True)
         )
-        p = switch_probability(self.psi)
+        p = self._switch_per_epoch()
         object.__setattr__(self, "_levels", (1.0, float(self.rate_ratio)))
         object.__setattr__(self, "_rate_matrix", np.array([[1.0 - p, p], [p, 1.0 - p]]))
         object.__setattr__(self, "_mean", 0.5 * (1.0 + self.rate_ratio))
@@ -385,11 +405,23 @@ class Scenario:
 
     @property
     def p_switch(self) -> float:
-        """Per-epoch switch probability of the embedded two-state rate chain (1/psi)."""
+        """Per-epoch switch probability of the embedded two-state rate chain (1/psi; with
+        ``round_trip='transmission'`` the epoch over the mean sojourn ``psi Delta``, at most 1)."""
         if self.capacity is not None:
             raise ValueError("p_switch is invalid with capacity: a K-level model has a transition matrix, "
                              "see rate_matrix")
-        return switch_probability(self.psi)
+        return self._switch_per_epoch()
+
+    def _switch_per_epoch(self) -> float:
+        if self.round_trip == "propagation":
+            return switch_probability(self.psi)
+        return min(1.0, self._epoch / (self.psi * self.delta))   # sec. 3b [choice: 1 below psi (Delta + 1) / Delta]
+
+    @property
+    def epoch(self) -> float:
+        """The chain's round trip in time units: ``delta``, or ``delta + 1`` with ``round_trip='transmission'``
+        (docs/model.md sec. 3b); eq. 5's interval, the time unit of the rewards' cycle lengths."""
+        return self._epoch
 
     @property
     def mean_capacity(self) -> float:
@@ -404,7 +436,7 @@ class Scenario:
 
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
-        return (self.delta, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
+        return (self._epoch, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
                 self.ack_clock, self._service_key, self.mcr, self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
                 self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
