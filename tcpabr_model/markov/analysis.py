@@ -1,8 +1,9 @@
 """Markov renewal-reward throughput of TCP over INSTCAP ABR and of TCP alone.
 
 gamma = E_pi V / E_pi U  (eq. 14), with E_pi V from eqs. 15-18 and E_pi U from eq. 21;
-U is in units of Delta, so the throughput in packets per time unit is
-E_pi V / (Delta E_pi U), and the efficiency divides it by the mean bottleneck capacity
+U is in units of the chain's epoch (Delta, or Delta + 1 with
+``round_trip='transmission'``: ``Scenario.epoch``), so the throughput in packets per time unit
+is E_pi V / (epoch E_pi U), and the efficiency divides it by the mean bottleneck capacity
 (packets per time unit).  Packets are whole TCP packets including their TCP/IP
 headers; ATM cell overhead is *not* charged (multiply by the cell-tax factor of
 :mod:`tcpabr_model.closed_forms` to compare with cell-level efficiencies).
@@ -40,7 +41,9 @@ class AnalysisResult(ResultMixin):
     """Throughput bounds of one scenario.
 
     Efficiencies are throughput / mean capacity (dimensionless); throughputs are in
-    packets per time unit (one time unit = one packet time at the high rate).
+    packets per time unit (one time unit = one packet time at the high rate);
+    ``mean_cycle_length`` is in units of the chain's epoch (``Scenario.epoch``: Delta, or Delta + 1
+    with ``round_trip='transmission'``).
     ``optimistic`` is eq. 18 with the post-loss credit capped by what the bottleneck can
     carry (two caps the paper does not have, docs/model.md sec. 6); ``optimistic_eq18``
     is the paper's eq. 18 uncapped, which exceeds 1 when the regeneration state credits

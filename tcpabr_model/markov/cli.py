@@ -6,7 +6,8 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import ACK_CLOCKS, CA_INCREMENTS, ROUND_TRIPS, LOSS_CYCLES, SWITCH_TIMES, TCP_MODELS  # numpy and the validators only
+from .scenario import (ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, ROUND_TRIPS, SWITCH_TIMES,  # numpy and the validators
+                       TCP_MODELS)
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 

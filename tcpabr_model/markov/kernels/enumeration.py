@@ -287,9 +287,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 lost_single = 0 if patterned else tcp_alone_first_loss(b, d, g, r, bmax, ack_phase)
                 if patterned:
                     for qq in range(q_lo, q_hi):
+                        a_lo, a_hi = (opp_ptr[qq], opp_ptr[qq + 1]) if ack_patterned else (0, 0)   # no ACK pattern
                         pre_loss[qq - q_lo] = pattern_tcp_alone_prefix(b, d, g, opp_t, opp_ptr[pp], opp_ptr[pp + 1],
-                                                                       bmax, ack_phase, opp_ptr[qq] * ack_patterned,
-                                                                       opp_ptr[qq + 1] * ack_patterned,
+                                                                       bmax, ack_phase, a_lo, a_hi,
                                                                        d - nhi, d - nlo, pre, jt, qq - q_lo, at_t,
                                                                        pre_area, cs, atab, (pp, qq))
                         pre2_ok[qq - q_lo] = False      # the loss interval's prefix: on its first loss
