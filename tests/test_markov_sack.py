@@ -255,7 +255,7 @@ def test_recovery_queue_area_by_hand():
     ri = np.zeros(3, dtype=np.int64)
     # T_a = 20 / 40 = 0.5: B_max Delta T_a = 10 x 40 x 0.5 = 200; w / 2 = 25 < the pipe 40, so the
     # queue drains from 10 to 0 at 1/2 per time unit over tau = 20: 10 x 20 - 20^2 / 4 = 100
-    got = recovery_queue_area(C, ri, np.array([20.0, 20.0, 20.0]), np.array([50.0, 50.0, 96.0]),
+    got = recovery_queue_area(C, np.ones((1, 1)), ri, np.array([20.0, 20.0, 20.0]), np.array([50.0, 50.0, 96.0]),
                               np.array([0.3, 0.0, 1.0]), np.array([40.0]), 10.0, 40.0)
     # w / 2 = 48: q_end = 8, tau = 2 x (10 - 8) = 4: 200 + 40 - 4 + 8 x 36 = 524
     np.testing.assert_allclose(got, [0.3 * 300.0, 0.0, 524.0], rtol=0, atol=1e-12)
@@ -267,15 +267,15 @@ def test_recovery_queue_area_is_the_integral_of_its_path(bmax, pipe, w, ahead):
     from tcpabr_model.markov.service import recovery_queue_area
 
     delta = 40.0
-    C = float(pipe) * np.arange(12.0)[:, None]
+    C = float(pipe) * np.arange(201.0)[:, None]
     r = delta / pipe
-    t_a = min(ahead / pipe, 11.0)
+    t_a = ahead / pipe
     q_end = min(max(math.ceil(w / 2.0) - pipe, 0.0), bmax)
     t = (np.arange(200_000) + 0.5) * (delta / 200_000)          # midpoint rule over the recovery's round trip
     path = np.maximum(bmax - t / (2.0 * r), q_end)
     want = bmax * delta * t_a + path.sum() * (delta / 200_000)
-    got = recovery_queue_area(C, np.zeros(1, dtype=np.int64), np.array([ahead]), np.array([w]), np.array([1.0]),
-                              np.array([float(pipe)]), float(bmax), delta)[0]
+    got = recovery_queue_area(C, np.ones((1, 1)), np.zeros(1, dtype=np.int64), np.array([ahead]), np.array([w]),
+                              np.array([1.0]), np.array([float(pipe)]), float(bmax), delta)[0]
     assert got == pytest.approx(want, rel=1e-6, abs=1e-6)
     assert 0.0 <= got <= bmax * delta * (t_a + 1.0) + 1e-9
 
@@ -295,6 +295,50 @@ def test_recovery_queue_reads_j_and_w_of_the_fast_recovery():
     np.testing.assert_allclose(ahead[lossy], 49.0, rtol=0, atol=1e-9)
     np.testing.assert_allclose(wbar[lossy], 51.0, rtol=0, atol=1e-9)
     assert np.all(ahead[sk.recovery[0] == 0] == sk.states[sk.recovery[0] == 0, 1])
+
+
+def test_recovery_queue_drains_when_the_next_level_is_faster_by_hand():
+    """Loss interval at the low level (20 packets per interval, r = 2), B_max 10, 30 packets ahead:
+    next level low (P 0.75): T_a = 1.5, the queue full for 1.5 intervals (600) and PRR's drain from
+    10 to 0 at 1/4 per time unit over 40 (10 x 40 - 40^2 / 8 = 200); next level high (P 0.25, 40
+    packets per interval): T_a = 1 + 10 / 40 = 1.25, the queue falls by 20 packets per interval (1/2 per
+    time unit) and is empty after half of one (10 x 20 / 2 = 100), and PRR starts from an empty queue at the high
+    level, whose pipe holds half the window (0)."""
+    from tcpabr_model.markov.service import _service_sums, recovery_queue_area
+
+    P = np.array([[0.5, 0.5], [0.25, 0.75]])
+    served = np.array([40.0, 20.0])
+    C = _service_sums(P, served, 16)
+    got = recovery_queue_area(C, P, np.array([1]), np.array([30.0]), np.array([36.0]), np.array([1.0]), served,
+                              10.0, 40.0)
+    np.testing.assert_allclose(got, [0.75 * (600.0 + 200.0) + 0.25 * 100.0], rtol=0, atol=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(bmax=st.integers(1, 40), c0=st.integers(1, 60), c1=st.integers(1, 60), w=st.floats(2.0, 200.0),
+       ahead=st.floats(0.0, 150.0))
+def test_recovery_queue_is_the_integral_of_its_path_on_two_levels(bmax, c0, c1, w, ahead):
+    """Loss interval at level 0, every later interval at level 1 (P = [[0, 1], [0, 1]]): the area is the
+    integral of the path q(t) = min(B_max, W - departures in (t - Delta, t]) with W = B_max + c0 (the
+    window the ACK clock keeps) until the duplicate ACKs return, then PRR towards ceil(w / 2) - c1."""
+    from tcpabr_model.markov.service import _service_sums, recovery_queue_area
+
+    delta, n = 40.0, 100_000
+    P = np.array([[0.0, 1.0], [0.0, 1.0]])
+    served = np.array([float(c0), float(c1)])
+    C = _service_sums(P, served, 200)
+    t_a = ahead / c0 if ahead <= c0 else 1.0 + (ahead - c0) / c1
+    dt = delta * t_a / n
+    t = (np.arange(n) + 0.5) * dt
+    q = np.clip(bmax - np.maximum(c1 - c0, 0) * np.minimum(t / delta, 1.0), 0.0, bmax)   # the held queue
+    q0 = np.clip(bmax - np.maximum(c1 - c0, 0) * min(t_a, 1.0), 0.0, bmax)
+    r1, q_end = delta / c1, min(max(math.ceil(w / 2.0) - c1, 0.0), bmax)
+    u = (np.arange(n) + 0.5) * (delta / n)
+    prr = np.maximum(q0 - u / (2 * r1), q_end) if q0 >= q_end else np.minimum(q0 + u / r1, q_end)
+    want = q.sum() * dt + prr.sum() * (delta / n)
+    got = recovery_queue_area(C, P, np.zeros(1, dtype=np.int64), np.array([ahead]), np.array([w]), np.array([1.0]),
+                              served, float(bmax), delta)[0]
+    assert got == pytest.approx(want, rel=1e-4, abs=1e-3)
 
 
 @pytest.mark.parametrize("bmax", [10, 12])

@@ -64,29 +64,78 @@ def slow_start_queue_area(m) -> np.ndarray:
     return 1.0 + full + dbl * dbl + 2.0 * dbl + (prev - dbl) * (dbl + 1.0)
 
 
-def recovery_queue_area(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray, p_fr: np.ndarray,
-                        served: np.ndarray, bmax: float, delta: float) -> np.ndarray:
+def _held_area(bmax: float, k: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The queue held by the ACK clock after a loss interval, in units of ``Delta`` x packets, and
+    its level at the end: ``q(x) = max(B_max - k x, 0)`` over the first interval after it and
+    ``max(B_max - k, 0)`` from then on, for ``x`` in ``[0, T_a]`` intervals (``k`` packets per
+    interval: the next level's service less the loss interval's, 0 or more)."""
+    a1 = np.minimum(t_a, 1.0)
+    kk = np.where(k > 0, k, 1.0)
+    x0 = bmax / kk
+    first = np.where(k > 0, np.where(a1 <= x0, bmax * a1 - 0.5 * k * a1 * a1, 0.5 * bmax * x0), bmax * a1)
+    flat = np.maximum(bmax - k, 0.0)
+    area = first + np.maximum(t_a - 1.0, 0.0) * flat
+    return area, np.where(t_a >= 1.0, flat, np.maximum(bmax - k * t_a, 0.0))
+
+
+def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, delta: float) -> np.ndarray:
+    """The queue over the recovery's round trip ``Delta`` from ``q0``: PRR sends one packet per two
+    delivered, so above ``q_end`` it falls at half the service rate ``1 / r`` and then holds
+    ``q_end``; below it PRR's slow-start reduction bound sends two per delivered, so it rises at
+    ``1 / r`` to ``q_end`` (RFC 6937)."""
+    down = q0 >= q_end
+    tau_d = np.minimum(2.0 * r * (q0 - q_end), delta)
+    a_down = q0 * tau_d - tau_d * tau_d / (4.0 * r) + q_end * (delta - tau_d)
+    tau_u = r * np.maximum(q_end - q0, 0.0)
+    a_up = np.where(tau_u <= delta, q_end * delta - 0.5 * (q_end - q0) * tau_u,
+                    q0 * delta + 0.5 * delta * delta / r)
+    return np.where(down, a_down, a_up)
+
+
+def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,
+                        p_fr: np.ndarray, served: np.ndarray, bmax: float, delta: float) -> np.ndarray:
     """``tcp='sack'``, TCP alone (docs/model.md sec. 13): ``p_FR(x)`` times the integral of the
-    bottleneck queue after the loss interval of a fast recovery, packets x time units.
+    bottleneck queue after the loss interval of a fast recovery, packets x time units; ``P`` is the
+    rate chain per interval, ``C`` its service sums (:func:`_service_sums`).
 
     The duplicate ACKs that start the recovery return one round trip after the lost packet's
-    turn, ``T_a = S^-1(b + J)`` intervals after ``T_k`` (:func:`_service_time`); until then the
-    ACK clock keeps the window full and the queue at ``B_max`` (``B_max Delta T_a`` beyond the
-    loss interval's end).  PRR then sends about one packet per two delivered (ssthresh over
-    RecoverFS, RFC 6937): the queue falls at half the service rate ``1 / r`` (``r = Delta /``
-    the level's packets per interval) from ``B_max`` to ``q_end = ceil(w / 2) - `` the level's
-    pipe (0 or more), for at most the recovery's round trip ``Delta``, and holds ``q_end`` for the
-    rest of it.  **Choices**: ``J`` and ``w`` at their expectations given a loss (as the timer
-    cycle), the loss interval's level throughout, the three duplicate ACKs' service times
-    neglected."""
-    lost = p_fr > 0
-    pipe = served[ri]
-    r = delta / np.maximum(pipe, 1.0)
-    t_a = _service_time(C, ri, ahead)
-    q_end = np.clip(np.ceil(wbar / 2.0) - pipe, 0.0, bmax)
-    tau = np.minimum(2.0 * r * (bmax - q_end), delta)
-    area = bmax * delta * t_a + bmax * tau - tau * tau / (4.0 * r) + q_end * (delta - tau)
-    return np.where(lost, p_fr * area, 0.0)
+    turn, ``T_a`` intervals after ``T_k`` (the ``b + J`` packets ahead served by the loss interval
+    at level ``R`` and then by the chain from the next level ``R'``, :func:`_service_time`).  Until
+    then each returning ACK releases one packet, so the window is constant and the queue is
+    ``B_max`` less what the pipe gains: over the first interval after the loss interval it falls
+    by ``c' - c`` packets (``c``, ``c'`` the packets served per interval at ``R`` and ``R'``) when
+    the next level is faster, and stays full otherwise (the excess is dropped); from then on it
+    holds (arrivals and service both at ``c'``).  PRR then takes it from that level ``q0`` towards
+    ``q_end = ceil(w / 2) -`` the pipe at ``R'`` (0 or more) over the recovery's round trip
+    (:func:`_prr_area`), and the result is weighted by ``P[R, R']``.  **Choices**: ``J`` and ``w``
+    at their expectations given a fast recovery; the level ``R'`` kept from the first interval
+    after the loss interval to the end of the recovery; the three duplicate ACKs' service times
+    neglected.  With one level it is the earlier rule, the queue full for ``T_a`` and PRR's drain
+    from ``B_max``."""
+    out = np.zeros(p_fr.shape[0])
+    idx = np.nonzero(p_fr > 0)[0]
+    if idx.size == 0:
+        return out
+    r0 = ri[idx]
+    ah = ahead[idx]
+    half = np.ceil(wbar[idx] / 2.0)
+    c = served[r0]
+    rest = ah - c
+    in_loss = np.divide(ah, c, out=np.zeros_like(ah), where=c > 0)       # served inside the loss interval
+    area = np.zeros(idx.size)
+    for lvl in range(P.shape[0]):
+        p = P[r0, lvl]
+        if not np.any(p > 0):
+            continue
+        c1 = served[lvl]
+        t_a = np.where(rest <= 0, in_loss,
+                       1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
+        held, q0 = _held_area(bmax, np.maximum(c1 - c, 0.0), t_a)
+        r1 = delta / max(c1, 1.0)
+        q_end = np.clip(half - c1, 0.0, bmax)
+        area += p * (delta * held + _prr_area(q0, q_end, np.full(idx.size, r1), delta))
+    out[idx] = p_fr[idx] * area
+    return out
 
 
 def drain_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ack_clocked: bool) -> np.ndarray:

@@ -257,13 +257,14 @@ class Skeleton:
         recovery's (``tcp='sack'``, :func:`.service.recovery_queue_area`), else the timeout's, held and
         drained by epoch 3 (:func:`.service.drain_queue_weight`), and its slow start's."""
         served = self._served()
-        C = self.drain_sums(self.chain(rates, None), served, 8)
+        P = self.chain(rates, None)
+        C = self.drain_sums(P, served, 8)
         if self.recovery is None:
             t_a, _, t_e = self.recovery_times(C)
             return (0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * drain_queue_weight(
                 self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), True) + self.slow_start_queue(C))
         ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
-        return recovery_queue_area(C, self.states[:, 3], ahead, wbar, self.recovery[0], served,
+        return recovery_queue_area(C, P, self.states[:, 3], ahead, wbar, self.recovery[0], served,
                                    float(self.scenario_key[1]), float(self.scenario_key[0]))
 
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
