@@ -341,6 +341,36 @@ def test_recovery_queue_is_the_integral_of_its_path_on_two_levels(bmax, c0, c1, 
     assert got == pytest.approx(want, rel=1e-4, abs=1e-3)
 
 
+def test_recovery_queue_is_cut_to_the_cycles_timeline_by_hand():
+    """One level, 40 packets per interval (r = 1), B_max 10, 48 packets ahead: T_a = 1.2; w = 96, so
+    PRR takes the queue to q_end = 48 - 40 = 8 in 2 x (10 - 8) = 4 time units (area 10 x 4 - 4^2 / 4 =
+    36) and holds it.  With the cycle's U = 3 (room 2) the queue is full for 1.2 intervals (480) and PRR
+    runs for 0.8 of its round trip, 32 time units (36 + 8 x 28 = 260); with room 1 the path stops at the
+    cycle's end, full for 1 interval (400); with room 1.2, 480; without room the whole round trip
+    (480 + 36 + 8 x 36 = 804)."""
+    from tcpabr_model.markov.service import recovery_queue_area
+
+    C = 40.0 * np.arange(9.0)[:, None]
+    args = (C, np.ones((1, 1)), np.zeros(3, dtype=np.int64), np.full(3, 48.0), np.full(3, 96.0), np.ones(3),
+            np.array([40.0]), 10.0, 40.0)
+    np.testing.assert_allclose(recovery_queue_area(*args, np.array([2.0, 1.0, 1.2])), [740.0, 400.0, 480.0],
+                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(recovery_queue_area(*args), [804.0] * 3, rtol=0, atol=1e-9)
+
+
+def test_recovery_room_is_the_cycles_rounds_after_the_loss_interval():
+    """At constant capacity (Delta 40, B_max 10) the loss comes with the interval's last ACK, so no
+    packet is admitted behind the hole (J2 = 0) and the recovery takes U = 3 round trips, (M9): 2
+    after the loss interval; 0 where no fast recovery follows."""
+    sk = skeleton_for(Scenario(delta=40, bmax=10, psi=1e6, rate_ratio=1.0, feedback="none", tcp="sack",
+                               ca_increment="counter"))
+    room = sk.recovery_room()
+    lossy = sk.recovery[0] > 0.5
+    np.testing.assert_allclose(room[lossy], 2.0, rtol=0, atol=1e-12)
+    assert np.all(room[sk.recovery[0] == 0] == 0.0)
+    assert np.all((room >= 0.0) & (room <= 2.0))
+
+
 @pytest.mark.parametrize("bmax", [10, 12])
 def test_sack_sojourn_at_constant_capacity_matches_the_cell_simulator(bmax):
     """TCP alone, constant capacity: the simulated `sack` runs one deterministic sawtooth, so one

@@ -78,22 +78,23 @@ def _held_area(bmax: float, k: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray,
     return area, np.where(t_a >= 1.0, flat, np.maximum(bmax - k * t_a, 0.0))
 
 
-def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, delta: float) -> np.ndarray:
-    """The queue over the recovery's round trip ``Delta`` from ``q0``: PRR sends one packet per two
-    delivered, so above ``q_end`` it falls at half the service rate ``1 / r`` and then holds
-    ``q_end``; below it PRR's slow-start reduction bound sends two per delivered, so it rises at
-    ``1 / r`` to ``q_end`` (RFC 6937)."""
+def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, length) -> np.ndarray:
+    """The queue over the first ``length`` (at most ``Delta``) of the recovery's round trip from ``q0``:
+    PRR sends one packet per two delivered, so above ``q_end`` it falls at half the service rate
+    ``1 / r`` and then holds ``q_end``; below it PRR's slow-start reduction bound sends two per
+    delivered, so it rises at ``1 / r`` to ``q_end`` (RFC 6937)."""
     down = q0 >= q_end
-    tau_d = np.minimum(2.0 * r * (q0 - q_end), delta)
-    a_down = q0 * tau_d - tau_d * tau_d / (4.0 * r) + q_end * (delta - tau_d)
+    tau_d = np.minimum(2.0 * r * (q0 - q_end), length)
+    a_down = q0 * tau_d - tau_d * tau_d / (4.0 * r) + q_end * (length - tau_d)
     tau_u = r * np.maximum(q_end - q0, 0.0)
-    a_up = np.where(tau_u <= delta, q_end * delta - 0.5 * (q_end - q0) * tau_u,
-                    q0 * delta + 0.5 * delta * delta / r)
+    a_up = np.where(tau_u <= length, q_end * length - 0.5 * (q_end - q0) * tau_u,
+                    q0 * length + 0.5 * length * length / r)
     return np.where(down, a_down, a_up)
 
 
 def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,
-                        p_fr: np.ndarray, served: np.ndarray, bmax: float, delta: float) -> np.ndarray:
+                        p_fr: np.ndarray, served: np.ndarray, bmax: float, delta: float,
+                        room: np.ndarray | None = None) -> np.ndarray:
     """``tcp='sack'``, TCP alone (docs/model.md sec. 13): ``p_FR(x)`` times the integral of the
     bottleneck queue after the loss interval of a fast recovery, packets x time units; ``P`` is the
     rate chain per interval, ``C`` its service sums (:func:`_service_sums`).
@@ -107,7 +108,9 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
     the next level is faster, and stays full otherwise (the excess is dropped); from then on it
     holds (arrivals and service both at ``c'``).  PRR then takes it from that level ``q0`` towards
     ``q_end = ceil(w / 2) -`` the pipe at ``R'`` (0 or more) over the recovery's round trip
-    (:func:`_prr_area`), and the result is weighted by ``P[R, R']``.  **Choices**: ``J`` and ``w``
+    (:func:`_prr_area`), and the result is weighted by ``P[R, R']``.  ``room`` (intervals after the
+    loss interval, per state): the cycle's own timeline, ``E[U - 1 | FR]`` (sec. 12, (M9)); the path
+    is cut there, as III-B.4's timeout cycle cuts its queue (None: not cut).  **Choices**: ``J`` and ``w``
     at their expectations given a fast recovery; the level ``R'`` kept from the first interval
     after the loss interval to the end of the recovery; the three duplicate ACKs' service times
     neglected.  With one level it is the earlier rule, the queue full for ``T_a`` and PRR's drain
@@ -130,10 +133,13 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
         c1 = served[lvl]
         t_a = np.where(rest <= 0, in_loss,
                        1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
-        held, q0 = _held_area(bmax, np.maximum(c1 - c, 0.0), t_a)
+        t_h = t_a if room is None else np.minimum(t_a, room[idx])
+        held, _ = _held_area(bmax, np.maximum(c1 - c, 0.0), t_h)
+        _, q0 = _held_area(bmax, np.maximum(c1 - c, 0.0), t_a)
+        length = delta if room is None else delta * np.clip(room[idx] - t_a, 0.0, 1.0)
         r1 = delta / max(c1, 1.0)
         q_end = np.clip(half - c1, 0.0, bmax)
-        area += p * (delta * held + _prr_area(q0, q_end, np.full(idx.size, r1), delta))
+        area += p * (delta * held + _prr_area(q0, q_end, np.full(idx.size, r1), length))
     out[idx] = p_fr[idx] * area
     return out
 

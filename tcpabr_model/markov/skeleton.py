@@ -265,7 +265,18 @@ class Skeleton:
                 self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), True) + self.slow_start_queue(C))
         ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
         return recovery_queue_area(C, P, self.states[:, 3], ahead, wbar, self.recovery[0], served,
-                                   float(self.scenario_key[1]), float(self.scenario_key[0]))
+                                   float(self.scenario_key[1]), float(self.scenario_key[0]), self.recovery_room())
+
+    def recovery_room(self) -> np.ndarray:
+        """``E[U - 1 | FR, x]``: the intervals a fast recovery's cycle spends after its loss interval
+        (1 or 2, (M9) of docs/model.md sec. 12, from the loss-event codes); 0 where none follows."""
+        mm = self.mmax
+        kind = (self.ls_m - 1) // mm                     # 0 timeout, 1 or 2: U = 1 + kind
+        rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
+        fr = kind > 0
+        num = np.bincount(rows[fr], self.ls_prob[fr] * kind[fr], minlength=self.n_states)
+        den = np.bincount(rows[fr], self.ls_prob[fr], minlength=self.n_states)
+        return np.divide(num, den, out=np.zeros(self.n_states), where=den > 0)
 
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
