@@ -196,3 +196,50 @@ def test_timer_sojourn_at_constant_capacity_matches_the_cell_simulator(bmax):
     assert a.mean_queueing_delay == pytest.approx(sim, rel=0.03)
     paper = markov.analyze(markov.Scenario(delta=40, bmax=bmax, psi=1e6, rate_ratio=1.0, feedback="none"))
     assert paper.mean_queueing_delay == pytest.approx(sim, rel=0.10)
+
+
+# ------------------------------------------------ the held queue follows the next level (docs/model.md sec. 13)
+def test_held_queue_weight_is_the_one_level_rule_when_the_level_stays():
+    from tcpabr_model.markov.service import drain_queue_weight, held_queue_weight
+
+    rng = np.random.default_rng(3)
+    p = rng.uniform(0.0, 1.0, 50) * (rng.uniform(size=50) > 0.2)
+    t_a, t_e = rng.uniform(0.0, 3.0, 50), rng.uniform(0.0, 4.0, 50)
+    ri = rng.integers(0, 2, 50)
+    got = held_queue_weight(p, t_a, t_e, ri, np.eye(2), np.array([40.0, 20.0]), 10.0)
+    np.testing.assert_allclose(got, drain_queue_weight(p, t_a, t_e, True), rtol=1e-12, atol=1e-12)
+
+
+def test_held_queue_weight_by_hand():
+    """Loss interval at the low level (20 packets per interval), B_max 10, T_a 1.5, T_e 2.5: with the
+    next level low (P 0.75) the queue is full for 1.5 intervals and falls linearly to 0 over the last
+    0 (T_e - 1 = 1.5): 15 packet-intervals; with the next level high (P 0.25, 40 packets per interval)
+    it falls by 20 per interval and is empty after half of one (2.5) and stays so: 2.5.  In units of
+    B_max Delta / 2 = 5 packet-intervals: 0.75 x 3 + 0.25 x 0.5."""
+    from tcpabr_model.markov.service import held_queue_weight
+
+    P = np.array([[0.5, 0.5], [0.25, 0.75]])
+    got = held_queue_weight(np.array([1.0]), np.array([1.5]), np.array([2.5]), np.array([1]), P,
+                            np.array([40.0, 20.0]), 10.0)
+    np.testing.assert_allclose(got, [0.75 * 3.0 + 0.25 * 0.5], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("cycle", ["paper", "timer"])
+def test_the_next_level_moves_the_queue_and_not_the_throughput(cycle, monkeypatch):
+    """Timeout-only TCP alone at psi 2: the held queue falls when the level rises, so the mean queue is
+    lower than with the one-level rule (the rate chain not passed), and the bounds do not move."""
+    from tcpabr_model.markov import skeleton as skm
+
+    sc = _sc(loss_cycle=cycle, psi=2.0)
+    a = markov.analyze(sc)
+    sk = skeleton_for(sc)
+    P = sk.chain(sc.rate_matrix, None)
+    t_a, _, t_e = sk.recovery_times(sk.drain_sums(P, sk._served(), 8))
+    lost = sk.p_loss > 0
+    one, two = sk._queue_weight(sk.p_loss, t_a, t_e, None), sk._queue_weight(sk.p_loss, t_a, t_e, P)
+    assert np.all(two[lost] <= one[lost] + 1e-12) and np.any(two[lost] < one[lost] - 1e-6)
+    orig = skm.Skeleton._queue_weight
+    monkeypatch.setattr(skm.Skeleton, "_queue_weight", lambda self, p, ta, te, P: orig(self, p, ta, te, None))
+    b = markov.analyze(_sc(loss_cycle=cycle, psi=2.0, bmax=15))
+    assert (a.optimistic, a.conservative, a.prediction) == (b.optimistic, b.conservative, b.prediction)
+    assert b.mean_queue > a.mean_queue

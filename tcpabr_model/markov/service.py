@@ -158,6 +158,28 @@ def drain_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ack_cloc
     return np.where(p > 0, p * (tail + hold), 0.0)
 
 
+def held_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ri: np.ndarray, P: np.ndarray,
+                      served: np.ndarray, bmax: float) -> np.ndarray:
+    """TCP alone's :func:`drain_queue_weight` with the next level (docs/model.md sec. 13, "The next
+    level"): while the ACK clock runs (``min(T_a, T_e - 1)`` intervals after the loss interval) the
+    window is constant, so the queue falls by ``c' - c`` packets over the first interval when the
+    next level ``R'`` is faster and holds from then on (:func:`_held_area`); it then falls linearly
+    from that level to 0 at ``T_e``.  Weighted by ``P[R, R']``; in units of ``B_max Delta / 2`` as
+    :func:`drain_queue_weight`, which it is when ``P[R, R] = 1``.  **Choices**: ``T_a``, ``T_e`` are
+    the cycle's (expectations over the rate chain, as its length), not conditioned on ``R'``."""
+    tail = np.maximum(t_e - 1.0, 0.0)
+    hold = np.clip(t_a, 0.0, tail)
+    c = served[ri]
+    area = np.zeros(p.shape[0])
+    for lvl in range(P.shape[0]):
+        pl = P[ri, lvl]
+        if not np.any(pl > 0):
+            continue
+        held, qh = _held_area(bmax, np.maximum(served[lvl] - c, 0.0), hold)
+        area += pl * (held + 0.5 * qh * (tail - hold))
+    return np.where(p > 0, p * area * (2.0 / bmax), 0.0)
+
+
 def recovery_expectations(b: np.ndarray, recovery: tuple, recovery_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(b + E[J | FR], E[w | FR])`` per state (0 where no fast recovery follows): the packets ahead of
     the lost one and the loss window of a fast recovery (docs/model.md sec. 13), from the build's

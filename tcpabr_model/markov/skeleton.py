@@ -16,8 +16,8 @@ from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario, allowed_levels
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds,  # noqa: F401
-                      drain_queue_weight, recovery_expectations, recovery_queue_area, slow_start_failure,
-                      slow_start_pipe, slow_start_queue_area)
+                      drain_queue_weight, held_queue_weight, recovery_expectations, recovery_queue_area,
+                      slow_start_failure, slow_start_pipe, slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -162,7 +162,7 @@ class Skeleton:
         wbar = np.where(lost, (self.post - self.j_loss) / ps, 0.0)
         return p, lost, self.states[:, 3], wbar, self.states[:, 1] + jbar
 
-    def drain_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def drain_terms(self, C: np.ndarray, P: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``loss_cycle='drain'`` (docs/model.md sec. 14): per state, the extra round trips E(x) of a
         timeout cycle and ``E[behind 1{loss} | x]``, the packets sent after the lost one that pass
         the bottleneck before recovery (a receiver that keeps out-of-order segments delivers them
@@ -177,7 +177,8 @@ class Skeleton:
         expires two intervals after ``n_a`` (III-B.4 with ``n_a = 1``) and the retransmission is
         served once the queue is empty, so recovery starts at epoch ``max(n_a + 2, n_e)`` instead of
         3: ``E = max(n_a + 2, n_e) - 3`` (**choice**: expected service, not a sampled rate path).
-        Third: the queue after the loss interval, :func:`.service.drain_queue_weight` at (n_a, n_e)."""
+        Third: the queue after the loss interval, :func:`.service.drain_queue_weight` at (n_a, n_e)
+        (TCP alone with the rate chain ``P``: :func:`.service.held_queue_weight`, the next level)."""
         if self.recovery is not None:
             raise ModelError("loss_cycle='drain' is derived for the timeout-only TCP")
         bmax = float(self.scenario_key[1])
@@ -199,9 +200,9 @@ class Skeleton:
         n_e = first_n(ahead + behind)
         extra = np.maximum(np.maximum(n_a + 2, n_e) - 3, 0)
         return (np.where(lost, extra, 0).astype(np.int64), np.where(lost, p * behind, 0.0),
-                drain_queue_weight(p, n_a.astype(float), n_e.astype(float), self.scenario_key[4] == "none"))
+                self._queue_weight(p, n_a.astype(float), n_e.astype(float), P))
 
-    def timer_terms(self, C: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def timer_terms(self, C: np.ndarray, P: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``loss_cycle='timer'`` (docs/model.md sec. 15): the drained cycle of
         :meth:`drain_terms` in continuous time.  ``S_i(t)``, the expected packets served in the
         first ``t`` intervals from one at level ``i``, is ``C[:, i]`` joined linearly.  The
@@ -220,7 +221,8 @@ class Skeleton:
         cycle is ``U + E`` round trips with ``E = max(T_a, T_e - 3) + 1 + (L + 1) rbar``, a real
         number (**choice**: expectations given the loss for ``J`` and ``w`` as in
         :meth:`drain_terms`; ``m = ceil(E[w | loss] / 2)``).
-        Returns ``(E, E[behind 1{loss} | x], drain_queue_weight(p, T_a, T_e))``.
+        Returns ``(E, E[behind 1{loss} | x], drain_queue_weight(p, T_a, T_e))`` (TCP alone with the rate
+        chain ``P``: :func:`.service.held_queue_weight`).
         """
         if self.recovery is not None:
             raise ModelError("loss_cycle='timer' is derived for the timeout-only TCP")
@@ -228,8 +230,14 @@ class Skeleton:
         t_a, behind, t_e = self.recovery_times(C)
         _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
         extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * rbar
-        return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0),
-                drain_queue_weight(p, t_a, t_e, self.scenario_key[4] == "none"))
+        return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0), self._queue_weight(p, t_a, t_e, P))
+
+    def _queue_weight(self, p, t_a, t_e, P):
+        """The timeout cycles' queue after the loss interval in units of ``B_max Delta / 2``: TCP
+        alone's held by the ACK clock with the next level where ``P`` is given, else one level."""
+        if self.scenario_key[4] == "none" and P is not None:
+            return held_queue_weight(p, t_a, t_e, self.states[:, 3], P, self._served(), float(self.scenario_key[1]))
+        return drain_queue_weight(p, t_a, t_e, self.scenario_key[4] == "none")
 
     def drain_sums(self, P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
         """:func:`_service_sums` from ``n`` rows, doubled until every drain fits (``b + J + behind
@@ -261,8 +269,8 @@ class Skeleton:
         C = self.drain_sums(P, served, 8)
         if self.recovery is None:
             t_a, _, t_e = self.recovery_times(C)
-            return (0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * drain_queue_weight(
-                self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), True) + self.slow_start_queue(C))
+            return (0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * self._queue_weight(
+                self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), P) + self.slow_start_queue(C))
         ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
         return recovery_queue_area(C, P, self.states[:, 3], ahead, wbar, self.recovery[0], served,
                                    float(self.scenario_key[1]), float(self.scenario_key[0]), self.recovery_room())
@@ -396,7 +404,7 @@ class Skeleton:
         extra = behind = None
         if drain:
             C = self.drain_sums(P, served, umax)
-            extra, behind, draining = self.timer_terms(C) if timer else self.drain_terms(C)
+            extra, behind, draining = self.timer_terms(C, P) if timer else self.drain_terms(C, P)
             if timer and self.slow_start_time is not None:     # failed slow starts (with_slow_start_loss)
                 lost = self.p_loss > 0
                 extra = extra + np.where(lost, self.slow_start_time / np.where(lost, self.p_loss, 1.0), 0.0)
