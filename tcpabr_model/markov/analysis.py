@@ -291,6 +291,9 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             # docs/model.md sec. 13: the queue a fast recovery, or a timeout, holds and drains after
             # the loss interval (and the timeout's slow start)
             drain_queue = sk.recovery_queue(Q)
+        elif sk.recovery is None:
+            # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A
+            drain_source = sk.slow_start_source(Q)
     delta = scenario.epoch      # the chain's round trip (docs/model.md sec. 3b)
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}

@@ -286,6 +286,13 @@ class Skeleton:
         den = np.bincount(rows[fr], self.ls_prob[fr], minlength=self.n_states)
         return np.divide(num, den, out=np.zeros(self.n_states), where=den > 0)
 
+    def slow_start_source(self, rates) -> np.ndarray:
+        """III-B.4's cycle over ABR, timeout-only (docs/model.md sec. 13): the slow start's pairs
+        in the segmentation buffer, :meth:`slow_start_queue` on the rate chain ``rates``, as the
+        timer cycle adds them to ``R_A``."""
+        P = self.chain(rates, None)
+        return self.slow_start_queue(self.drain_sums(P, self._served(), 8))
+
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
         of the bottleneck queue (the packet in service included, packets x time units) over the
