@@ -387,3 +387,48 @@ def test_sack_sojourn_at_constant_capacity_matches_the_cell_simulator(bmax):
     unit = 500 / 100e3
     sim = r.delay.queue.mean.mean / unit
     assert a.mean_queueing_delay == pytest.approx(sim, rel=0.05)
+
+
+def _replay_queue_area(b, n, s, r, bmax, delta):
+    """Integral over (0, Delta] of a FIFO queue (service r, B_max places with the packet in service)
+    holding b at 0 and offered arrivals at 0, s, 2s, ... (n of them); arrivals to a full queue are
+    dropped.  Returns (area, index of the first drop or -1)."""
+    deps = [r * (k + 1) for k in range(b)]          # departure times of the packets present
+    area, first = 0.0, -1
+    for i in range(n):
+        t = i * s
+        deps = [c for c in deps if c > t + 1e-12]
+        if len(deps) >= bmax:
+            first = i if first < 0 else first
+            continue
+        deps.append((deps[-1] if deps else t) + r)
+        area += min(deps[-1], delta) - t
+    return area + sum(min(r * (k + 1), delta) for k in range(b)), first
+
+
+@pytest.mark.parametrize("b,bmax,s,r", [(0, 10, 1.0, 2.0), (4, 10, 1.0, 2.0), (2, 12, 0.5, 1.0), (0, 5, 1.0, 4.0)])
+def test_loss_interval_queue_fills_and_stays_full(b, bmax, s, r):
+    """Over ABR a loss interval's queue rises from b to B_max at the first drop, t_l = J s, and stays
+    full to the interval's end (arrivals faster than service): Delta B_max - t_l (B_max - b) / 2, the
+    replay's integral to within the staircase (one packet over the rise); the trapezoid that the rule
+    replaced, Delta (b + B_max) / 2, is short by (Delta - t_l)(B_max - b) / 2."""
+    delta = 40.0
+    n = int(delta / s)
+    area, first = _replay_queue_area(b, n, s, r, bmax, delta)
+    assert first >= 0
+    t_l = first * s
+    rule = delta * bmax - 0.5 * t_l * (bmax - b)
+    assert abs(rule - area) <= t_l + r + 1e-9
+    assert rule - 0.5 * delta * (b + bmax) == pytest.approx(0.5 * (delta - t_l) * (bmax - b))
+
+
+@pytest.mark.parametrize("kw", [dict(feedback="instcap"), dict(feedback="none"), dict(feedback="none", tcp="sack"),
+                                dict(feedback="none", tcp="sack", ack_clock="spread")])
+def test_loss_interval_queue_is_between_the_trapezoid_and_a_full_queue(kw):
+    sk = skeleton_for(Scenario(delta=40, bmax=10, psi=5, **kw))
+    lost = sk.p_loss > 0
+    b = sk.states[:, 1].astype(float)
+    got = sk._loss_interval_queue()
+    trap = 0.5 * 40.0 * (b + 10.0)
+    assert np.all(got[lost] >= trap[lost] - 1e-9) and np.all(got[lost] <= 400.0 + 1e-9)
+    assert np.any(got[lost] > trap[lost] + 1.0)         # some losses come early in the interval

@@ -475,15 +475,15 @@ class Skeleton:
         patterns ``occupancy.pattern_abr_queue_integral``), for A the trapezoid ``Delta (x_k +
         E[x_{k+1} | x, no loss]) / 2`` on the embedded values (**choice**: the source buffer's path
         inside the interval is not kept).
-        Loss interval: the queue rises to ``B_max`` at the loss, ``Delta (b + B_max) / 2``, and
+        Loss interval: the queue rises to ``B_max`` at the loss and stays full
+        (:meth:`_loss_interval_queue`), and
         the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
         the rest of the cycle is added by ``analyze`` (:meth:`recovery_queue`, :meth:`timer_terms`,
-        :meth:`slow_start_queue`; over ABR III-B.4's cycle adds nothing), docs/model.md sec. 13.
+        :meth:`slow_start_queue`, :meth:`slow_start_source`), docs/model.md sec. 13.
         Divided by ``Delta E_pi U`` these are the time-average occupancies (renewal reward,
         as eqs. 14 and 21), and by the throughput the mean delays (Little's law).
         """
         delta = float(self.scenario_key[0])
-        bmax = float(self.scenario_key[1])
         a = self.states[:, 0].astype(float)
         b = self.states[:, 1].astype(float)
         nl = 1.0 - self.p_loss
@@ -501,7 +501,37 @@ class Skeleton:
         else:
             lossfree_q = 0.5 * delta * (nl * b + next_mean(1))
         source = 0.5 * delta * (nl * a + next_mean(0) + self.p_loss * a) if a.any() else np.zeros(self.n_states)
-        return {"queue": lossfree_q + 0.5 * delta * self.p_loss * (b + bmax), "source": source}
+        return {"queue": lossfree_q + self.p_loss * self._loss_interval_queue(), "source": source}
+
+    def _loss_interval_queue(self) -> np.ndarray:
+        """The queue's integral over a loss interval, packets x time units (docs/model.md sec. 13):
+        from ``b`` it reaches ``B_max`` with the first loss, at ``t_l = E[J | loss] g`` (``g`` the
+        arrivals' spacing: the source's ``s`` over ABR, the ACK clock's for TCP alone), and stays full
+        to the interval's end where the arrivals come faster than the level serves (``g < r``):
+        ``Delta B_max - t_l (B_max - b) / 2``.  Elsewhere, and over service patterns, the trapezoid
+        ``Delta (b + B_max) / 2``."""
+        from .estimate import _kernel_args, ack_phase
+
+        delta = float(self.scenario_key[0])
+        bmax = float(self.scenario_key[1])
+        b = self.states[:, 1].astype(float)
+        trap = 0.5 * delta * (b + bmax)
+        if self.scenario_key[7] is not None or not np.any(self.p_loss > 0):
+            return trap
+        mode, _, _, _, _, r_vals, s_vals = _kernel_args(self.scenario_key)[:7]
+        lost = self.p_loss > 0
+        jtot = self.j_loss + (self.recovery_j if self.recovery_j is not None else 0.0)
+        jbar = np.divide(jtot, self.p_loss, out=np.zeros(self.n_states), where=lost)
+        g = s_vals[self.states[:, 4]]
+        r = r_vals[self.states[:, 3]]
+        if self.scenario_key[4] == "none":      # TCP alone: the ACK clock (docs/model.md secs. 3, 3a)
+            d = self.states[:, 2].astype(float)
+            spread = (self.scenario_key[6] == "spread") | (d * g > delta + 1e-9)
+            g = np.where(spread & (d > 0), delta / np.maximum(d, 1.0), g)
+            jbar = jbar + ack_phase(self.scenario_key)
+        t_l = np.clip(jbar * g, 0.0, delta)
+        full = delta * bmax - 0.5 * t_l * (bmax - b)
+        return np.where(lost & (g < r - 1e-12), full, trap)
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
