@@ -247,15 +247,15 @@ def test_the_next_level_moves_the_queue_and_not_the_throughput(cycle, monkeypatc
 
 def test_paper_cycle_over_abr_counts_the_slow_starts_pairs_in_the_source_buffer():
     """III-B.4's cycle over INSTCAP (timeout-only): the source buffer's time average is the timer
-    cycle's slow-start pairs (Skeleton.slow_start_source) added to the loss-free and loss-interval
+    cycle's slow-start pairs (analysis.slow_start_source) added to the loss-free and loss-interval
     trapezoids, renewal reward over the same cycles; the bounds do not depend on it."""
-    from tcpabr_model.markov.analysis import stationary_distribution
+    from tcpabr_model.markov.analysis import slow_start_source, stationary_distribution
 
     sc = _sc(feedback="instcap", psi=2.0, bmax=10, delta=40)
     a = markov.analyze(sc)
     sk = skeleton_for(sc)
     pi = stationary_distribution(sk, sc.rate_matrix).pi
-    extra = sk.slow_start_source(sc.rate_matrix)
+    extra = slow_start_source(sk, sc.rate_matrix)
     assert np.all(extra >= 0.0) and np.all(extra[sk.p_loss == 0] == 0.0) and extra.max() > 0.0
     base = float(pi @ sk.occupancy_rewards()["source"])
     want = (base + float(pi @ extra)) / (float(pi @ sk.u) * sc.epoch)

@@ -293,7 +293,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             drain_queue = sk.recovery_queue(Q)
         elif sk.recovery is None:
             # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A
-            drain_source = sk.slow_start_source(Q)
+            drain_source = slow_start_source(sk, Q)
     delta = scenario.epoch      # the chain's round trip (docs/model.md sec. 3b)
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
@@ -388,3 +388,10 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
         row.update(r.scenario)
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def slow_start_source(sk, rates) -> np.ndarray:
+    """III-B.4's cycle over ABR, timeout-only (docs/model.md sec. 13): the slow start's pairs in the
+    segmentation buffer, :meth:`~.skeleton.Skeleton.slow_start_queue` on the rate chain ``rates``, as
+    the timer cycle adds them to ``R_A``."""
+    return sk.slow_start_queue(sk.drain_sums(sk.chain(rates, None), sk._served(), 8))

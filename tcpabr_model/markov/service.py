@@ -233,3 +233,40 @@ def _slow_start_rounds(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray):
     span = C[np.minimum(3 + rounds, nmax), ri] - C[np.minimum(3, nmax), ri]
     rbar = np.minimum(np.where(span > 0, rounds / np.where(span > 0, span, 1.0), 1.0), 1.0)
     return m, rounds, rbar
+
+
+def recovery_room(ls_ptr: np.ndarray, ls_m: np.ndarray, ls_prob: np.ndarray, mmax: int, n: int) -> np.ndarray:
+    """``E[U - 1 | FR, x]`` per state from the loss-event codes (kind 1 or 2: a fast recovery of ``U =
+    1 + kind`` round trips, (M9) of docs/model.md sec. 12); 0 where no fast recovery follows."""
+    kind = (ls_m - 1) // mmax                     # 0 timeout, 1 or 2: U = 1 + kind
+    rows = np.repeat(np.arange(n), np.diff(ls_ptr))
+    fr = kind > 0
+    num = np.bincount(rows[fr], ls_prob[fr] * kind[fr], minlength=n)
+    den = np.bincount(rows[fr], ls_prob[fr], minlength=n)
+    return np.divide(num, den, out=np.zeros(n), where=den > 0)
+
+
+def loss_interval_queue(states: np.ndarray, p_loss: np.ndarray, jtot: np.ndarray, r_vals: np.ndarray,
+                        s_vals: np.ndarray, delta: float, bmax: float, tcp_alone: bool, spread: bool,
+                        phase: float, patterned: bool) -> np.ndarray:
+    """The queue's integral over a loss interval, packets x time units (docs/model.md sec. 13): from
+    ``b`` it reaches ``B_max`` with the first loss, at ``t_l = E[J | loss] g`` (``jtot`` = ``E[J
+    1{loss} | x]``; ``g`` the arrivals' spacing: the source's ``s`` over ABR, the ACK clock's for TCP
+    alone, sec. 3 or 3a, ``phase`` added), and stays full to the interval's end where the arrivals
+    come faster than the level serves (``g < r``): ``Delta B_max - t_l (B_max - b) / 2``.  Elsewhere,
+    and over service patterns, the trapezoid ``Delta (b + B_max) / 2``."""
+    b = states[:, 1].astype(float)
+    trap = 0.5 * delta * (b + bmax)
+    lost = p_loss > 0
+    if patterned or not np.any(lost):
+        return trap
+    jbar = np.divide(jtot, p_loss, out=np.zeros(p_loss.shape[0]), where=lost)
+    g = s_vals[states[:, 4]]
+    r = r_vals[states[:, 3]]
+    if tcp_alone:      # the ACK clock: the previous level's spacing, or Delta / d where it does not fit
+        d = states[:, 2].astype(float)
+        even = spread | (d * g > delta + 1e-9)
+        g = np.where(even & (d > 0), delta / np.maximum(d, 1.0), g)
+        jbar = jbar + phase
+    t_l = np.clip(jbar * g, 0.0, delta)
+    return np.where(lost & (g < r - 1e-12), delta * bmax - 0.5 * t_l * (bmax - b), trap)

@@ -16,8 +16,9 @@ from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario, allowed_levels
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds,  # noqa: F401
-                      drain_queue_weight, held_queue_weight, recovery_expectations, recovery_queue_area,
-                      slow_start_failure, slow_start_pipe, slow_start_queue_area)
+                      drain_queue_weight, held_queue_weight, loss_interval_queue, recovery_expectations,
+                      recovery_queue_area, recovery_room, slow_start_failure, slow_start_pipe,
+                      slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -278,20 +279,7 @@ class Skeleton:
     def recovery_room(self) -> np.ndarray:
         """``E[U - 1 | FR, x]``: the intervals a fast recovery's cycle spends after its loss interval
         (1 or 2, (M9) of docs/model.md sec. 12, from the loss-event codes); 0 where none follows."""
-        mm = self.mmax
-        kind = (self.ls_m - 1) // mm                     # 0 timeout, 1 or 2: U = 1 + kind
-        rows = np.repeat(np.arange(self.n_states), np.diff(self.ls_ptr))
-        fr = kind > 0
-        num = np.bincount(rows[fr], self.ls_prob[fr] * kind[fr], minlength=self.n_states)
-        den = np.bincount(rows[fr], self.ls_prob[fr], minlength=self.n_states)
-        return np.divide(num, den, out=np.zeros(self.n_states), where=den > 0)
-
-    def slow_start_source(self, rates) -> np.ndarray:
-        """III-B.4's cycle over ABR, timeout-only (docs/model.md sec. 13): the slow start's pairs
-        in the segmentation buffer, :meth:`slow_start_queue` on the rate chain ``rates``, as the
-        timer cycle adds them to ``R_A``."""
-        P = self.chain(rates, None)
-        return self.slow_start_queue(self.drain_sums(P, self._served(), 8))
+        return recovery_room(self.ls_ptr, self.ls_m, self.ls_prob, self.mmax, self.n_states)
 
     def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
@@ -479,7 +467,7 @@ class Skeleton:
         (:meth:`_loss_interval_queue`), and
         the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
         the rest of the cycle is added by ``analyze`` (:meth:`recovery_queue`, :meth:`timer_terms`,
-        :meth:`slow_start_queue`, :meth:`slow_start_source`), docs/model.md sec. 13.
+        :meth:`slow_start_queue`, ``analysis.slow_start_source``), docs/model.md sec. 13.
         Divided by ``Delta E_pi U`` these are the time-average occupancies (renewal reward,
         as eqs. 14 and 21), and by the throughput the mean delays (Little's law).
         """
@@ -504,34 +492,14 @@ class Skeleton:
         return {"queue": lossfree_q + self.p_loss * self._loss_interval_queue(), "source": source}
 
     def _loss_interval_queue(self) -> np.ndarray:
-        """The queue's integral over a loss interval, packets x time units (docs/model.md sec. 13):
-        from ``b`` it reaches ``B_max`` with the first loss, at ``t_l = E[J | loss] g`` (``g`` the
-        arrivals' spacing: the source's ``s`` over ABR, the ACK clock's for TCP alone), and stays full
-        to the interval's end where the arrivals come faster than the level serves (``g < r``):
-        ``Delta B_max - t_l (B_max - b) / 2``.  Elsewhere, and over service patterns, the trapezoid
-        ``Delta (b + B_max) / 2``."""
+        """:func:`.service.loss_interval_queue` for this chain (docs/model.md sec. 13)."""
         from .estimate import _kernel_args, ack_phase
 
-        delta = float(self.scenario_key[0])
-        bmax = float(self.scenario_key[1])
-        b = self.states[:, 1].astype(float)
-        trap = 0.5 * delta * (b + bmax)
-        if self.scenario_key[7] is not None or not np.any(self.p_loss > 0):
-            return trap
-        mode, _, _, _, _, r_vals, s_vals = _kernel_args(self.scenario_key)[:7]
-        lost = self.p_loss > 0
+        key = self.scenario_key
+        _, _, _, _, _, r_vals, s_vals = _kernel_args(key)[:7]
         jtot = self.j_loss + (self.recovery_j if self.recovery_j is not None else 0.0)
-        jbar = np.divide(jtot, self.p_loss, out=np.zeros(self.n_states), where=lost)
-        g = s_vals[self.states[:, 4]]
-        r = r_vals[self.states[:, 3]]
-        if self.scenario_key[4] == "none":      # TCP alone: the ACK clock (docs/model.md secs. 3, 3a)
-            d = self.states[:, 2].astype(float)
-            spread = (self.scenario_key[6] == "spread") | (d * g > delta + 1e-9)
-            g = np.where(spread & (d > 0), delta / np.maximum(d, 1.0), g)
-            jbar = jbar + ack_phase(self.scenario_key)
-        t_l = np.clip(jbar * g, 0.0, delta)
-        full = delta * bmax - 0.5 * t_l * (bmax - b)
-        return np.where(lost & (g < r - 1e-12), full, trap)
+        return loss_interval_queue(self.states, self.p_loss, jtot, r_vals, s_vals, float(key[0]), float(key[1]),
+                                   key[4] == "none", key[6] == "spread", ack_phase(key), key[7] is not None)
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
