@@ -423,8 +423,11 @@ def test_loss_interval_queue_fills_and_stays_full(b, bmax, s, r):
 
 
 @pytest.mark.parametrize("kw", [dict(feedback="instcap"), dict(feedback="none"), dict(feedback="none", tcp="sack"),
-                                dict(feedback="none", tcp="sack", ack_clock="spread")])
+                                dict(feedback="none", tcp="sack", ack_clock="spread"),
+                                dict(feedback="instcap", switch_time="uniform"),
+                                dict(feedback="none", switch_time="uniform")])
 def test_loss_interval_queue_is_between_the_trapezoid_and_a_full_queue(kw):
+    """Every feedback and TCP, with and without service patterns ('uniform': the patterns' mean spacings)."""
     sk = skeleton_for(Scenario(delta=40, bmax=10, psi=5, **kw))
     lost = sk.p_loss > 0
     b = sk.states[:, 1].astype(float)

@@ -248,25 +248,37 @@ def recovery_room(ls_ptr: np.ndarray, ls_m: np.ndarray, ls_prob: np.ndarray, mma
 
 def loss_interval_queue(states: np.ndarray, p_loss: np.ndarray, jtot: np.ndarray, r_vals: np.ndarray,
                         s_vals: np.ndarray, delta: float, bmax: float, tcp_alone: bool, spread: bool,
-                        phase: float, patterned: bool) -> np.ndarray:
+                        phase: float, served: np.ndarray | None = None) -> np.ndarray:
     """The queue's integral over a loss interval, packets x time units (docs/model.md sec. 13): from
     ``b`` it reaches ``B_max`` with the first loss, at ``t_l = E[J | loss] g`` (``jtot`` = ``E[J
     1{loss} | x]``; ``g`` the arrivals' spacing: the source's ``s`` over ABR, the ACK clock's for TCP
     alone, sec. 3 or 3a, ``phase`` added), and stays full to the interval's end where the arrivals
-    come faster than the level serves (``g < r``): ``Delta B_max - t_l (B_max - b) / 2``.  Elsewhere,
-    and over service patterns, the trapezoid ``Delta (b + B_max) / 2``."""
+    come faster than the level serves (``g < r``): ``Delta B_max - t_l (B_max - b) / 2``; elsewhere
+    the trapezoid ``Delta (b + B_max) / 2``.  Over service patterns (``served``: the expected
+    opportunities per interval of each level, sec. 11) the spacings are their means, ``r = Delta /
+    served[R]`` and, for TCP alone's ACKs at the opportunities of a pattern of ``S``, ``g = Delta /
+    served[S]``."""
     b = states[:, 1].astype(float)
     trap = 0.5 * delta * (b + bmax)
     lost = p_loss > 0
-    if patterned or not np.any(lost):
+    if not np.any(lost):
         return trap
     jbar = np.divide(jtot, p_loss, out=np.zeros(p_loss.shape[0]), where=lost)
     g = s_vals[states[:, 4]]
-    r = r_vals[states[:, 3]]
-    if tcp_alone:      # the ACK clock: the previous level's spacing, or Delta / d where it does not fit
+    if served is not None:
+        with np.errstate(divide="ignore"):
+            mean_gap = delta / np.asarray(served, dtype=float)      # an outage: inf
+        r = mean_gap[states[:, 3]]
+        if tcp_alone:
+            g = mean_gap[states[:, 4]]
+    else:
+        r = r_vals[states[:, 3]]
+    if tcp_alone and served is None:      # the ACK clock: the previous level's spacing, or Delta / d
         d = states[:, 2].astype(float)
         even = spread | (d * g > delta + 1e-9)
         g = np.where(even & (d > 0), delta / np.maximum(d, 1.0), g)
+    if tcp_alone:
         jbar = jbar + phase
-    t_l = np.clip(jbar * g, 0.0, delta)
+    with np.errstate(invalid="ignore"):
+        t_l = np.where(np.isfinite(g), np.clip(jbar * g, 0.0, delta), delta)    # no arrivals: the trapezoid
     return np.where(lost & (g < r - 1e-12), delta * bmax - 0.5 * t_l * (bmax - b), trap)

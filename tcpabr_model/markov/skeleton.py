@@ -495,11 +495,11 @@ class Skeleton:
         """:func:`.service.loss_interval_queue` for this chain (docs/model.md sec. 13)."""
         from .estimate import _kernel_args, ack_phase
 
-        key = self.scenario_key
-        _, _, _, _, _, r_vals, s_vals = _kernel_args(key)[:7]
+        key, (r_vals, s_vals) = self.scenario_key, _kernel_args(self.scenario_key)[5:7]
         jtot = self.j_loss + (self.recovery_j if self.recovery_j is not None else 0.0)
         return loss_interval_queue(self.states, self.p_loss, jtot, r_vals, s_vals, float(key[0]), float(key[1]),
-                                   key[4] == "none", key[6] == "spread", ack_phase(key), key[7] is not None)
+                                   key[4] == "none", key[6] == "spread", ack_phase(key),
+                                   self._served() if key[7] is not None else None)
 
     def transition_parts(self, rates, p10: float | None = None):
         """(T, L) as scipy CSR matrices for the rate chain ``rates`` (K x K per round trip,
