@@ -435,3 +435,32 @@ def test_loss_interval_queue_is_between_the_trapezoid_and_a_full_queue(kw):
     trap = 0.5 * 40.0 * (b + 10.0)
     assert np.all(got[lost] >= trap[lost] - 1e-9) and np.all(got[lost] <= 400.0 + 1e-9)
     assert np.any(got[lost] > trap[lost] + 1.0)         # some losses come early in the interval
+
+
+@settings(max_examples=40, deadline=None)
+@given(bmax=st.integers(1, 30), c0=st.floats(0.0, 60.0), c1=st.floats(0.0, 60.0), t_a=st.floats(0.0, 3.0))
+def test_held_path_on_an_even_curve_is_the_closed_form(bmax, c0, c1, t_a):
+    """The held queue stepped along the next interval's service curve (service patterns) equals the
+    closed form of an even rate when the curve is a line, to the grid's step."""
+    from tcpabr_model.markov.service import _held_area, _held_path
+
+    steps = 512
+    curve = c1 * np.linspace(0.0, 1.0, steps + 1)
+    a_path, q_path = _held_path(float(bmax), np.array([c0]), curve, np.array([t_a]))
+    a_form, q_form = _held_area(float(bmax), np.array([max(c1 - c0, 0.0)]), np.array([t_a]))
+    assert a_path[0] == pytest.approx(a_form[0], abs=2.0 * bmax / steps + 1e-9)
+    assert q_path[0] == pytest.approx(q_form[0], abs=1e-6 + abs(c1 - c0) / steps)
+
+
+def test_held_path_waits_for_the_switch_inside_the_next_interval():
+    """A next interval that serves at the low level's 20 packets per interval until its middle and at 40
+    after: from B_max 10 with the loss interval's 20 leaving the window, the queue stays full for half an
+    interval and then falls by 20 per interval, empty at its end: 10 x 0.5 + 10 x 0.5 / 2 = 7.5 less up to
+    half a packet over the interval, the staircase of whole opportunities (each takes one packet that the
+    arrivals put back before the next); an even rate of 30 would give 10 x 1 / 2 = 5."""
+    from tcpabr_model.markov.service import _held_path, service_curves
+
+    opp = np.r_[np.arange(10) * 2.0 + 1.0, 20.0 + np.arange(20) * 1.0 + 0.5]     # 10 in the first half, 20 after
+    curves = service_curves(((0, 1), (1.0,), (0, opp.size), tuple(opp)), 40.0, 400)
+    area, q = _held_path(10.0, np.array([20.0]), curves[0], np.array([1.0]))
+    assert 7.0 <= area[0] <= 7.5 and 0.0 <= q[0] <= 0.5

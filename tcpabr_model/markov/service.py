@@ -78,6 +78,44 @@ def _held_area(bmax: float, k: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray,
     return area, np.where(t_a >= 1.0, flat, np.maximum(bmax - k * t_a, 0.0))
 
 
+CURVE_STEPS = 64   # grid of the next interval's expected service curve (a held queue over service patterns)
+
+
+def service_curves(patterns, delta: float, steps: int = CURVE_STEPS) -> np.ndarray | None:
+    """``E_l(x)``, the expected opportunities of level ``l`` in the first ``x Delta`` of an interval, at
+    ``x = 0, 1/steps, .., 1`` (``(K, steps + 1)``), from the service patterns ``(pat_ptr, pat_w, opp_ptr,
+    opp_t)`` of docs/model.md sec. 11 (their weights per level); None without patterns."""
+    if patterns is None:
+        return None
+    pat_ptr, pat_w, opp_ptr, opp_t = (np.asarray(a) for a in patterns)
+    grid = np.linspace(0.0, float(delta), steps + 1)
+    out = np.zeros((len(pat_ptr) - 1, steps + 1))
+    for lvl in range(len(pat_ptr) - 1):
+        w = np.asarray(pat_w[pat_ptr[lvl]:pat_ptr[lvl + 1]], dtype=float)
+        for pp, wp in zip(range(pat_ptr[lvl], pat_ptr[lvl + 1]), w / max(w.sum(), 1e-300)):
+            out[lvl] += wp * np.searchsorted(np.sort(opp_t[opp_ptr[pp]:opp_ptr[pp + 1]]), grid + 1e-9, side="right")
+    return out
+
+
+def _held_path(bmax: float, c: np.ndarray, curve: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_held_area` over service patterns: the queue from ``B_max`` gains the loss interval's
+    departures as they leave the window (``c`` per interval, evenly) and loses the next interval's
+    expected service ``curve`` (:func:`service_curves`), held in ``[0, B_max]``, step by step; flat
+    after the first interval.  Returns the area in units of ``Delta`` x packets up to ``T_a`` and the
+    queue at ``T_a``."""
+    steps = curve.shape[0] - 1
+    q = np.full(c.shape[0], float(bmax))
+    area = np.zeros(c.shape[0])
+    q_at = np.where(t_a <= 0.0, q, 0.0)
+    for j in range(steps):
+        q1 = np.clip(q + c / steps - (curve[j + 1] - curve[j]), 0.0, bmax)
+        f = np.clip(t_a * steps - j, 0.0, 1.0)
+        area += f * (q + 0.5 * f * (q1 - q)) / steps
+        q_at = np.where((t_a > j / steps) & (t_a <= (j + 1) / steps), q + f * (q1 - q), q_at)
+        q = q1
+    return area + np.maximum(t_a - 1.0, 0.0) * q, np.where(t_a > 1.0, q, q_at)
+
+
 def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, length) -> np.ndarray:
     """The queue over the first ``length`` (at most ``Delta``) of the recovery's round trip from ``q0``:
     PRR sends one packet per two delivered, so above ``q_end`` it falls at half the service rate
@@ -94,7 +132,7 @@ def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, length) -> np.nd
 
 def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,
                         p_fr: np.ndarray, served: np.ndarray, bmax: float, delta: float,
-                        room: np.ndarray | None = None) -> np.ndarray:
+                        room: np.ndarray | None = None, curves: np.ndarray | None = None) -> np.ndarray:
     """``tcp='sack'``, TCP alone (docs/model.md sec. 13): ``p_FR(x)`` times the integral of the
     bottleneck queue after the loss interval of a fast recovery, packets x time units; ``P`` is the
     rate chain per interval, ``C`` its service sums (:func:`_service_sums`).
@@ -110,7 +148,9 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
     ``q_end = ceil(w / 2) -`` the pipe at ``R'`` (0 or more) over the recovery's round trip
     (:func:`_prr_area`), and the result is weighted by ``P[R, R']``.  ``room`` (intervals after the
     loss interval, per state): the cycle's own timeline, ``E[U - 1 | FR]`` (sec. 12, (M9)); the path
-    is cut there, as III-B.4's timeout cycle cuts its queue (None: not cut).  **Choices**: ``J`` and ``w``
+    is cut there, as III-B.4's timeout cycle cuts its queue (None: not cut).  ``curves``: over service
+    patterns, the next interval's expected service curve per level (:func:`service_curves`), which
+    the held queue follows (:func:`_held_path`) instead of an even rate.  **Choices**: ``J`` and ``w``
     at their expectations given a fast recovery; the level ``R'`` kept from the first interval
     after the loss interval to the end of the recovery; the three duplicate ACKs' service times
     neglected.  With one level it is the earlier rule, the queue full for ``T_a`` and PRR's drain
@@ -134,8 +174,12 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
         t_a = np.where(rest <= 0, in_loss,
                        1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
         t_h = t_a if room is None else np.minimum(t_a, room[idx])
-        held, _ = _held_area(bmax, np.maximum(c1 - c, 0.0), t_h)
-        _, q0 = _held_area(bmax, np.maximum(c1 - c, 0.0), t_a)
+        if curves is None:
+            held, _ = _held_area(bmax, np.maximum(c1 - c, 0.0), t_h)
+            _, q0 = _held_area(bmax, np.maximum(c1 - c, 0.0), t_a)
+        else:
+            held, _ = _held_path(bmax, c, curves[lvl], t_h)
+            _, q0 = _held_path(bmax, c, curves[lvl], t_a)
         length = delta if room is None else delta * np.clip(room[idx] - t_a, 0.0, 1.0)
         r1 = delta / max(c1, 1.0)
         q_end = np.clip(half - c1, 0.0, bmax)
@@ -159,13 +203,14 @@ def drain_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ack_cloc
 
 
 def held_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ri: np.ndarray, P: np.ndarray,
-                      served: np.ndarray, bmax: float) -> np.ndarray:
+                      served: np.ndarray, bmax: float, curves: np.ndarray | None = None) -> np.ndarray:
     """TCP alone's :func:`drain_queue_weight` with the next level (docs/model.md sec. 13, "The next
     level"): while the ACK clock runs (``min(T_a, T_e - 1)`` intervals after the loss interval) the
     window is constant, so the queue falls by ``c' - c`` packets over the first interval when the
     next level ``R'`` is faster and holds from then on (:func:`_held_area`); it then falls linearly
     from that level to 0 at ``T_e``.  Weighted by ``P[R, R']``; in units of ``B_max Delta / 2`` as
-    :func:`drain_queue_weight`, which it is when ``P[R, R] = 1``.  **Choices**: ``T_a``, ``T_e`` are
+    :func:`drain_queue_weight`, which it is when ``P[R, R] = 1``; ``curves`` as
+    :func:`recovery_queue_area`'s.  **Choices**: ``T_a``, ``T_e`` are
     the cycle's (expectations over the rate chain, as its length), not conditioned on ``R'``."""
     tail = np.maximum(t_e - 1.0, 0.0)
     hold = np.clip(t_a, 0.0, tail)
@@ -175,7 +220,8 @@ def held_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ri: np.nd
         pl = P[ri, lvl]
         if not np.any(pl > 0):
             continue
-        held, qh = _held_area(bmax, np.maximum(served[lvl] - c, 0.0), hold)
+        held, qh = (_held_area(bmax, np.maximum(served[lvl] - c, 0.0), hold) if curves is None
+                    else _held_path(bmax, c, curves[lvl], hold))
         area += pl * (held + 0.5 * qh * (tail - hold))
     return np.where(p > 0, p * area * (2.0 / bmax), 0.0)
 

@@ -15,10 +15,9 @@ from ..errors import ChainTooLargeError, ModelError
 from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario, allowed_levels
-from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds,  # noqa: F401
-                      drain_queue_weight, held_queue_weight, loss_interval_queue, recovery_expectations,
-                      recovery_queue_area, recovery_room, slow_start_failure, slow_start_pipe,
-                      slow_start_queue_area)
+from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds, drain_queue_weight,  # noqa: F401
+                      held_queue_weight, loss_interval_queue, recovery_expectations, recovery_queue_area,
+                      recovery_room, service_curves, slow_start_failure, slow_start_pipe, slow_start_queue_area)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -234,10 +233,12 @@ class Skeleton:
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0), self._queue_weight(p, t_a, t_e, P))
 
     def _queue_weight(self, p, t_a, t_e, P):
-        """The timeout cycles' queue after the loss interval in units of ``B_max Delta / 2``: TCP
-        alone's held by the ACK clock with the next level where ``P`` is given, else one level."""
+        """The timeout cycles' queue after the loss interval in units of ``B_max Delta / 2`` (TCP alone: held
+        by the ACK clock with the next level where ``P`` is given, :func:`.service.held_queue_weight`)."""
         if self.scenario_key[4] == "none" and P is not None:
-            return held_queue_weight(p, t_a, t_e, self.states[:, 3], P, self._served(), float(self.scenario_key[1]))
+            key = self.scenario_key
+            return held_queue_weight(p, t_a, t_e, self.states[:, 3], P, self._served(), float(key[1]),
+                                     service_curves(key[7], key[0]))
         return drain_queue_weight(p, t_a, t_e, self.scenario_key[4] == "none")
 
     def drain_sums(self, P: np.ndarray, served: np.ndarray, n: int) -> np.ndarray:
@@ -265,16 +266,15 @@ class Skeleton:
         """TCP alone's queue after the loss interval in III-B.4's cycle (docs/model.md sec. 13): a fast
         recovery's (``tcp='sack'``, :func:`.service.recovery_queue_area`), else the timeout's, held and
         drained by epoch 3 (:func:`.service.drain_queue_weight`), and its slow start's."""
-        served = self._served()
-        P = self.chain(rates, None)
+        served, P, key = self._served(), self.chain(rates, None), self.scenario_key
         C = self.drain_sums(P, served, 8)
         if self.recovery is None:
             t_a, _, t_e = self.recovery_times(C)
-            return (0.5 * float(self.scenario_key[1]) * float(self.scenario_key[0]) * self._queue_weight(
+            return (0.5 * float(key[1]) * float(key[0]) * self._queue_weight(
                 self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), P) + self.slow_start_queue(C))
         ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
-        return recovery_queue_area(C, P, self.states[:, 3], ahead, wbar, self.recovery[0], served,
-                                   float(self.scenario_key[1]), float(self.scenario_key[0]), self.recovery_room())
+        return recovery_queue_area(C, P, self.states[:, 3], ahead, wbar, self.recovery[0], served, float(key[1]),
+                                   float(key[0]), self.recovery_room(), service_curves(key[7], key[0]))
 
     def recovery_room(self) -> np.ndarray:
         """``E[U - 1 | FR, x]``: the intervals a fast recovery's cycle spends after its loss interval
