@@ -183,8 +183,9 @@ def test_timer_sojourn_at_constant_capacity_matches_the_cell_simulator(bmax):
     the slow-start rounds) is within 3 % of the simulator's per-packet queueing delay (measured
     -1.0 / +0.2 / +0.2 % at B_max 10 / 12 / 20; -7.1 / -5.7 / -4.2 % with the queue drained
     linearly from the loss interval's end).  III-B.4's cycle (the default), with the same queue cut to
-    its timeline, within 10 % (measured +9.5 / +6.8 / +5.1 %: its cycle is shorter than the system's;
-    -15.6 / -15.0 / -9.5 % when it counted nothing after the loss interval)."""
+    its timeline, within 10 % (measured +3.4 / +1.8 / +2.5 % since it counts its L slow-start rounds and
+    not the round of m, for which U = 3 + L has no time; +9.5 / +6.8 / +5.1 % with that round; -15.6 /
+    -15.0 / -9.5 % when it counted nothing after the loss interval)."""
     from tcpabr_model.sim import TcpConfig, simulate
     from tcpabr_model.validity import embedded_sim_scenario
 
@@ -261,3 +262,16 @@ def test_paper_cycle_over_abr_counts_the_slow_starts_pairs_in_the_source_buffer(
     want = (base + float(pi @ extra)) / (float(pi @ sk.u) * sc.epoch)
     assert a.mean_source_buffer == pytest.approx(want, rel=1e-9)
     assert a.mean_source_buffer > base / (float(pi @ sk.u) * sc.epoch)
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 8, 9, 26, 64, 100])
+def test_iii_b4s_cycle_counts_its_l_rounds_only(m):
+    """III-B.4's cycle (U = 3 + L) has no time for the round of window m: its slow-start queue is the
+    replay's rounds up to window 2^(L-1), the timer cycle's L + 1 rounds less the last; for m a power
+    of two that last round is the doubling to m itself."""
+    from tcpabr_model.markov.skeleton import slow_start_queue_area
+
+    L = int(np.ceil(np.log2(m))) if m > 1 else 0
+    want = _slow_start_queue_replay(2 ** (L - 1)) if L >= 1 else 1.0
+    assert float(slow_start_queue_area(m, last_round=False)) == pytest.approx(want, abs=1e-9)
+    assert float(slow_start_queue_area(m, last_round=False)) <= float(slow_start_queue_area(m))

@@ -393,5 +393,5 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
 def slow_start_source(sk, rates) -> np.ndarray:
     """III-B.4's cycle over ABR, timeout-only (docs/model.md sec. 13): the slow start's pairs in the
     segmentation buffer, :meth:`~.skeleton.Skeleton.slow_start_queue` on the rate chain ``rates``, as
-    the timer cycle adds them to ``R_A``."""
-    return sk.slow_start_queue(sk.drain_sums(sk.chain(rates, None), sk._served(), 8))
+    the timer cycle adds them to ``R_A``, over the cycle's ``L`` rounds (not the round of ``m``)."""
+    return sk.slow_start_queue(sk.drain_sums(sk.chain(rates, None), sk._served(), 8), False)

@@ -48,20 +48,21 @@ def _service_time(C: np.ndarray, ri: np.ndarray, need: np.ndarray) -> np.ndarray
     return t
 
 
-def slow_start_queue_area(m) -> np.ndarray:
+def slow_start_queue_area(m, last_round: bool = True) -> np.ndarray:
     """The integral of the bottleneck queue (the packet in service included) over slow start
     to the window ``m``, in packets x packet times (:meth:`Skeleton.slow_start_queue`): round 1
     the retransmission alone (1); rounds ``k = 2..L``, ``L = ceil(log2 m)``, ``p = 2^(k-2)``
     ACKs one service time apart each releasing two packets (``p^2 + 2 p``); the last round, its
     first ``dbl = m - 2^(L-1)`` ACKs releasing two and the other ``2^(L-1) - dbl`` one
-    (``dbl^2 + 2 dbl + (2^(L-1) - dbl)(dbl + 1)``)."""
+    (``dbl^2 + 2 dbl + (2^(L-1) - dbl)(dbl + 1)``), left out with ``last_round=False`` (III-B.4's
+    cycle, whose ``U = 3 + L`` has no time for it, docs/model.md sec. 13)."""
     m = np.maximum(np.asarray(m, dtype=float), 1.0)
     L = np.frexp(m - 1.0)[1].astype(np.int64)                           # ceil(log2 m)
     top = np.maximum(L - 1, 0).astype(float)                            # full doublings k = 2..L
     full = (4.0 ** top - 1.0) / 3.0 + 2.0 * (2.0 ** top - 1.0)          # sum p^2 + 2 sum p, p = 1..2^(L-2)
     prev = np.where(L >= 1, 2.0 ** np.maximum(L - 1, 0), 0.0)
     dbl = np.where(L >= 1, m - prev, 0.0)
-    return 1.0 + full + dbl * dbl + 2.0 * dbl + (prev - dbl) * (dbl + 1.0)
+    return 1.0 + full + (dbl * dbl + 2.0 * dbl + (prev - dbl) * (dbl + 1.0) if last_round else 0.0)
 
 
 def _held_area(bmax: float, k: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

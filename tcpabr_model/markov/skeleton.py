@@ -271,7 +271,7 @@ class Skeleton:
         if self.recovery is None:
             t_a, _, t_e = self.recovery_times(C)
             return (0.5 * float(key[1]) * float(key[0]) * self._queue_weight(
-                self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), P) + self.slow_start_queue(C))
+                self.p_loss, np.minimum(t_a, 2.0), np.minimum(t_e, 3.0), P) + self.slow_start_queue(C, False))
         ahead, wbar = recovery_expectations(self.states[:, 1], self.recovery, self.recovery_j)
         return recovery_queue_area(C, P, self.states[:, 3], ahead, wbar, self.recovery[0], served, float(key[1]),
                                    float(key[0]), self.recovery_room(), service_curves(key[7], key[0]))
@@ -281,7 +281,7 @@ class Skeleton:
         (1 or 2, (M9) of docs/model.md sec. 12, from the loss-event codes); 0 where none follows."""
         return recovery_room(self.ls_ptr, self.ls_m, self.ls_prob, self.mmax, self.n_states)
 
-    def slow_start_queue(self, C: np.ndarray) -> np.ndarray:
+    def slow_start_queue(self, C: np.ndarray, last_round: bool = True) -> np.ndarray:
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 13): ``p(x)`` times the integral
         of the bottleneck queue (the packet in service included, packets x time units) over the
         ``L + 1`` slow-start rounds of :meth:`timer_terms` that sec. 13's rule counted as empty.
@@ -295,11 +295,11 @@ class Skeleton:
         ``dbl = m - 2^(L-1)``.  **[choice]** The pattern is that of a round whose window the
         pipe carries within the round; where a window passes the pipe the standing queue is
         left to the chain's next interval from the regeneration state (as the credit of eq. 17).
-        ``m``, ``L`` and ``rbar`` are :meth:`timer_terms`'s (expectations given the loss).
-        """
+        ``m``, ``L`` and ``rbar`` are :meth:`timer_terms`'s (expectations given the loss); without
+        ``last_round`` the ``L`` rounds of III-B.4's cycle only.  """
         p, lost, ri, wbar, _ = self._loss_expectations()
         m, _, rbar = _slow_start_rounds(C, ri, wbar)
-        return np.where(lost, p * slow_start_queue_area(m) * rbar * float(self.scenario_key[0]), 0.0)
+        return np.where(lost, p * slow_start_queue_area(m, last_round) * rbar * float(self.scenario_key[0]), 0.0)
 
     def with_slow_start_loss(self, rates, p10: float | None = None) -> "Skeleton":
         """``loss_cycle='timer'``, TCP alone (docs/model.md sec. 15, III-B.3 relaxed): the skeleton
