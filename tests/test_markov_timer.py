@@ -275,3 +275,21 @@ def test_iii_b4s_cycle_counts_its_l_rounds_only(m):
     want = _slow_start_queue_replay(2 ** (L - 1)) if L >= 1 else 1.0
     assert float(slow_start_queue_area(m, last_round=False)) == pytest.approx(want, abs=1e-9)
     assert float(slow_start_queue_area(m, last_round=False)) <= float(slow_start_queue_area(m))
+
+
+@pytest.mark.parametrize("tcp", ["timeout-only", "sack"])
+def test_paper_cycle_over_abr_drains_the_full_bottleneck_after_the_loss(tcp):
+    """III-B.4's cycle over INSTCAP: the bottleneck, full at the loss interval's end, drains at the loss
+    interval's level once the source's supply falls, p(x) B_max^2 r / 2 (analysis.abr_loss_drain),
+    added to the queue's renewal reward; r = 1 / 0.5 = 2 time units at the low level, 1 at the high."""
+    from tcpabr_model.markov.analysis import abr_loss_drain, stationary_distribution
+
+    sc = _sc(feedback="instcap", psi=10.0, bmax=10, delta=40, tcp=tcp)
+    sk = skeleton_for(sc)
+    extra = abr_loss_drain(sk)
+    r = np.where(sk.states[:, 3] == 0, 1.0, 2.0)
+    np.testing.assert_allclose(extra, sk.p_loss * 50.0 * r, rtol=1e-12)
+    pi = stationary_distribution(sk, sc.rate_matrix).pi
+    a = markov.analyze(sc)
+    want = (float(pi @ sk.occupancy_rewards()["queue"]) + float(pi @ extra)) / (float(pi @ sk.u) * sc.epoch)
+    assert a.mean_queue == pytest.approx(want, rel=1e-9)

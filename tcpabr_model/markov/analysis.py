@@ -291,9 +291,11 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             # docs/model.md sec. 13: the queue a fast recovery, or a timeout, holds and drains after
             # the loss interval (and the timeout's slow start)
             drain_queue = sk.recovery_queue(Q)
-        elif sk.recovery is None:
-            # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A
-            drain_source = slow_start_source(sk, Q)
+        else:
+            if sk.recovery is None:
+                # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A
+                drain_source = slow_start_source(sk, Q)
+            drain_queue = abr_loss_drain(sk)   # sec. 13: the full bottleneck drains after the loss interval
     delta = scenario.epoch      # the chain's round trip (docs/model.md sec. 3b)
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
@@ -395,3 +397,13 @@ def slow_start_source(sk, rates) -> np.ndarray:
     segmentation buffer, :meth:`~.skeleton.Skeleton.slow_start_queue` on the rate chain ``rates``, as
     the timer cycle adds them to ``R_A``, over the cycle's ``L`` rounds (not the round of ``m``)."""
     return sk.slow_start_queue(sk.drain_sums(sk.chain(rates, None), sk._served(), 8), False)
+
+
+def abr_loss_drain(sk) -> np.ndarray:
+    """III-B.4's cycle over ABR (docs/model.md sec. 13): ``p(x) B_max^2 r / 2``, the bottleneck queue,
+    full at the loss interval's end, draining at the loss interval's level (service time ``r``) once
+    the source's supply falls after the loss; a lower bound (no hold while the segmentation buffer's
+    backlog keeps the source sending)."""
+    key = sk.scenario_key
+    r = float(key[0]) / np.maximum(sk._served()[sk.states[:, 3]], 1.0)
+    return sk.p_loss * 0.5 * float(key[1]) ** 2 * r
