@@ -65,17 +65,19 @@ def slow_start_queue_area(m, last_round: bool = True) -> np.ndarray:
     return 1.0 + full + (dbl * dbl + 2.0 * dbl + (prev - dbl) * (dbl + 1.0) if last_round else 0.0)
 
 
-def _held_area(bmax: float, k: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The queue held by the ACK clock after a loss interval, in units of ``Delta`` x packets, and
-    its level at the end: ``q(x) = max(B_max - k x, 0)`` over the first interval after it and
-    ``max(B_max - k, 0)`` from then on, for ``x`` in ``[0, T_a]`` intervals (``k`` packets per
-    interval: the next level's service less the loss interval's, 0 or more)."""
-    a1 = np.minimum(t_a, 1.0)
+def _held_area(bmax: float, k: np.ndarray, t_h: np.ndarray, t_a: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The queue held by the ACK clock after a loss interval: its area over ``[0, T_h]`` intervals, in
+    units of ``Delta`` x packets, and its level at ``T_a`` (default ``T_h``), for ``q(x) = max(B_max -
+    k x, 0)`` over the first interval after it and ``max(B_max - k, 0)`` from then on (``k`` packets
+    per interval: the next level's service less the loss interval's, 0 or more)."""
+    t_a = t_h if t_a is None else t_a
+    a1 = np.minimum(t_h, 1.0)
     kk = np.where(k > 0, k, 1.0)
     x0 = bmax / kk
     first = np.where(k > 0, np.where(a1 <= x0, bmax * a1 - 0.5 * k * a1 * a1, 0.5 * bmax * x0), bmax * a1)
     flat = np.maximum(bmax - k, 0.0)
-    area = first + np.maximum(t_a - 1.0, 0.0) * flat
+    area = first + np.maximum(t_h - 1.0, 0.0) * flat
     return area, np.where(t_a >= 1.0, flat, np.maximum(bmax - k * t_a, 0.0))
 
 
@@ -98,23 +100,26 @@ def service_curves(patterns, delta: float, steps: int = CURVE_STEPS) -> np.ndarr
     return out
 
 
-def _held_path(bmax: float, c: np.ndarray, curve: np.ndarray, t_a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _held_path(bmax: float, c: np.ndarray, curve: np.ndarray, t_h: np.ndarray, t_a: np.ndarray | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_held_area` over service patterns: the queue from ``B_max`` gains the loss interval's
     departures as they leave the window (``c`` per interval, evenly) and loses the next interval's
     expected service ``curve`` (:func:`service_curves`), held in ``[0, B_max]``, step by step; flat
-    after the first interval.  Returns the area in units of ``Delta`` x packets up to ``T_a`` and the
-    queue at ``T_a``."""
+    after the first interval.  Returns the area in units of ``Delta`` x packets up to ``T_h`` and the
+    queue at ``T_a`` (default ``T_h``), from one pass over the steps."""
+    t_a = t_h if t_a is None else t_a
     steps = curve.shape[0] - 1
     q = np.full(c.shape[0], float(bmax))
     area = np.zeros(c.shape[0])
     q_at = np.where(t_a <= 0.0, q, 0.0)
     for j in range(steps):
         q1 = np.clip(q + c / steps - (curve[j + 1] - curve[j]), 0.0, bmax)
-        f = np.clip(t_a * steps - j, 0.0, 1.0)
+        f = np.clip(t_h * steps - j, 0.0, 1.0)
         area += f * (q + 0.5 * f * (q1 - q)) / steps
-        q_at = np.where((t_a > j / steps) & (t_a <= (j + 1) / steps), q + f * (q1 - q), q_at)
+        fa = np.clip(t_a * steps - j, 0.0, 1.0)
+        q_at = np.where((t_a > j / steps) & (t_a <= (j + 1) / steps), q + fa * (q1 - q), q_at)
         q = q1
-    return area + np.maximum(t_a - 1.0, 0.0) * q, np.where(t_a > 1.0, q, q_at)
+    return area + np.maximum(t_h - 1.0, 0.0) * q, np.where(t_a > 1.0, q, q_at)
 
 
 def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, length) -> np.ndarray:
@@ -175,12 +180,8 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
         t_a = np.where(rest <= 0, in_loss,
                        1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
         t_h = t_a if room is None else np.minimum(t_a, room[idx])
-        if curves is None:
-            held, _ = _held_area(bmax, np.maximum(c1 - c, 0.0), t_h)
-            _, q0 = _held_area(bmax, np.maximum(c1 - c, 0.0), t_a)
-        else:
-            held, _ = _held_path(bmax, c, curves[lvl], t_h)
-            _, q0 = _held_path(bmax, c, curves[lvl], t_a)
+        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
+                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
         length = delta if room is None else delta * np.clip(room[idx] - t_a, 0.0, 1.0)
         r1 = delta / max(c1, 1.0)
         q_end = np.clip(half - c1, 0.0, bmax)
