@@ -14,7 +14,9 @@ start came into the timer cycle (docs/model.md sec. 15a: the TCP-alone analyses'
 band and delays), and when go-back-N's burst came into it (sec. 15b: the same fields; the designs
 are the same), and when the held queue after a loss followed the next level and III-B.4's cycle over
 ABR counted the slow start's pairs, and when a loss interval's queue stayed full after the loss
-(docs/model.md sec. 13, Nov 28: only the analysis' mean delays of TCP alone and INSTCAP moved).  Floats are compared to 1e-10 (``_assert_close``: the last bits of a solve depend on
+(docs/model.md sec. 13, Nov 28: only the analysis' mean delays of TCP alone and INSTCAP moved), and
+when a timeout cycle over ABR held both buffers' backlog while the ACK clock runs (sec. 13, "Over ABR,
+the backlog held": only INSTCAP's analysis delays moved, the designs are the same).  Floats are compared to 1e-10 (``_assert_close``: the last bits of a solve depend on
 the CPU);
 regenerate it on purpose only, with
 ``PYTHONPATH=$PWD python tests/test_design_speed.py`` (docs/design.md "Time").

@@ -248,9 +248,10 @@ def test_the_next_level_moves_the_queue_and_not_the_throughput(cycle, monkeypatc
 
 def test_paper_cycle_over_abr_counts_the_slow_starts_pairs_in_the_source_buffer():
     """III-B.4's cycle over INSTCAP (timeout-only): the source buffer's time average is the timer
-    cycle's slow-start pairs (analysis.slow_start_source) added to the loss-free and loss-interval
-    trapezoids, renewal reward over the same cycles; the bounds do not depend on it."""
-    from tcpabr_model.markov.analysis import slow_start_source, stationary_distribution
+    cycle's slow-start pairs (analysis.slow_start_source) and the backlog held after the loss interval
+    (analysis.abr_held_backlog) added to the loss-free and loss-interval trapezoids, renewal reward over
+    the same cycles; the bounds do not depend on it."""
+    from tcpabr_model.markov.analysis import abr_held_backlog, slow_start_source, stationary_distribution
 
     sc = _sc(feedback="instcap", psi=2.0, bmax=10, delta=40)
     a = markov.analyze(sc)
@@ -258,6 +259,9 @@ def test_paper_cycle_over_abr_counts_the_slow_starts_pairs_in_the_source_buffer(
     pi = stationary_distribution(sk, sc.rate_matrix).pi
     extra = slow_start_source(sk, sc.rate_matrix)
     assert np.all(extra >= 0.0) and np.all(extra[sk.p_loss == 0] == 0.0) and extra.max() > 0.0
+    held = abr_held_backlog(sk, sc.rate_matrix, timer=False)[1]
+    assert np.all(held >= 0.0) and np.all(held[sk.p_loss == 0] == 0.0) and held.max() > 0.0
+    extra = extra + held
     base = float(pi @ sk.occupancy_rewards()["source"])
     want = (base + float(pi @ extra)) / (float(pi @ sk.u) * sc.epoch)
     assert a.mean_source_buffer == pytest.approx(want, rel=1e-9)
@@ -277,11 +281,12 @@ def test_iii_b4s_cycle_counts_its_l_rounds_only(m):
     assert float(slow_start_queue_area(m, last_round=False)) <= float(slow_start_queue_area(m))
 
 
-@pytest.mark.parametrize("tcp", ["timeout-only", "sack"])
+@pytest.mark.parametrize("tcp", ["sack"])
 def test_paper_cycle_over_abr_drains_the_full_bottleneck_after_the_loss(tcp):
-    """III-B.4's cycle over INSTCAP: the bottleneck, full at the loss interval's end, drains at the loss
-    interval's level once the source's supply falls, p(x) B_max^2 r / 2 (analysis.abr_loss_drain),
-    added to the queue's renewal reward; r = 1 / 0.5 = 2 time units at the low level, 1 at the high."""
+    """III-B.4's cycle over INSTCAP with fast recovery: the bottleneck, full at the loss interval's end,
+    drains at the loss interval's level once the source's supply falls, p(x) B_max^2 r / 2
+    (analysis.abr_loss_drain), added to the queue's renewal reward; r = 1 / 0.5 = 2 time units at the
+    low level, 1 at the high.  (The timeout-only TCP holds the backlog first: the tests below.)"""
     from tcpabr_model.markov.analysis import abr_loss_drain, stationary_distribution
 
     sc = _sc(feedback="instcap", psi=10.0, bmax=10, delta=40, tcp=tcp)
@@ -293,3 +298,40 @@ def test_paper_cycle_over_abr_drains_the_full_bottleneck_after_the_loss(tcp):
     a = markov.analyze(sc)
     want = (float(pi @ sk.occupancy_rewards()["queue"]) + float(pi @ extra)) / (float(pi @ sk.u) * sc.epoch)
     assert a.mean_queue == pytest.approx(want, rel=1e-9)
+
+
+def test_abr_held_occupancy_by_hand():
+    """docs/model.md sec. 13, "Over ABR, the backlog held": one level serving 20 packets per interval,
+    the source sending 20; a_end = 5 held for T_a = 1.5 intervals then drained in 5 / 20 = 0.25, the
+    bottleneck full (B_max 10) until the source stops (1.75) and drained in 10 / 20 = 0.5; areas in
+    Delta x packets, times p = 0.5, and cut at the retransmission's service (``room``)."""
+    from tcpabr_model.markov.service import abr_held_occupancy
+
+    one = np.array([[1.0]])
+    args = (np.array([0.5, 0.0]), np.array([0, 0]), np.array([5.0, 5.0]), np.array([1.5, 1.5]))
+    q, a = abr_held_occupancy(*args, np.array([10.0, 10.0]), one, np.array([20.0]), np.array([20.0]), 10.0)
+    assert a[0] == pytest.approx(0.5 * (5 * 1.5 + 25 / 40)) and a[1] == 0.0
+    assert q[0] == pytest.approx(0.5 * (10 * 1.75 + 0.5 * 10 * 0.5)) and q[1] == 0.0
+    q, a = abr_held_occupancy(*args, np.array([1.6, 1.6]), one, np.array([20.0]), np.array([20.0]), 10.0)
+    assert a[0] == pytest.approx(0.5 * (5 * 1.5 + 5 * 0.1 - 0.5 * 5 * 0.01 / 0.25))   # cut in the drain
+    assert q[0] == pytest.approx(0.5 * 10 * 1.6)                                        # cut while held
+    # the next level twice as fast: the bottleneck (from the low level, 10 per interval) loses 10 in
+    # the first interval and is empty from then on; the source buffer drains at 20 per interval
+    P = np.array([[1.0, 0.0], [1.0, 0.0]])
+    q, a = abr_held_occupancy(np.array([1.0]), np.array([1]), np.array([5.0]), np.array([1.5]), np.array([10.0]),
+                              P, np.array([20.0, 10.0]), np.array([20.0, 10.0]), 10.0)
+    assert q[0] == pytest.approx(0.5 * 10 * 1.0) and a[0] == pytest.approx(5 * 1.5 + 25 / 40)
+
+
+@pytest.mark.parametrize("cycle", ["paper", "timer"])
+def test_abr_held_backlog_moves_the_occupancy_only(cycle, monkeypatch):
+    """Over INSTCAP (timeout-only) the held backlog raises both buffers' time averages and leaves
+    every throughput and bound unchanged (docs/model.md sec. 13)."""
+    from tcpabr_model.markov import analysis as an
+
+    sc = _sc(feedback="instcap", psi=3.0, bmax=10, delta=20, wmax=48, loss_cycle=cycle)
+    a = markov.analyze(sc)
+    monkeypatch.setattr(an, "abr_held_backlog", lambda sk, rates, timer: (np.zeros(sk.n_states),) * 2)
+    b = markov.analyze(sc)
+    assert (a.optimistic, a.conservative, a.prediction) == (b.optimistic, b.conservative, b.prediction)
+    assert a.mean_queue > b.mean_queue and a.mean_source_buffer > b.mean_source_buffer

@@ -283,6 +283,9 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         eu = float(pi @ dur)
         drain_queue = rewards.pop("drain_queue")
         drain_source = rewards.pop("drain_source", None)
+        if scenario.feedback != "none" and scenario.loss_cycle == "timer":   # sec. 13: the backlog held
+            drain_queue, held_source = abr_held_backlog(sk, Q, timer=True)
+            drain_source = held_source if drain_source is None else drain_source + held_source
     else:
         rewards = sk.rewards(Q)
         dur = sk.u
@@ -293,9 +296,12 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             drain_queue = sk.recovery_queue(Q)
         else:
             if sk.recovery is None:
-                # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A
-                drain_source = slow_start_source(sk, Q)
-            drain_queue = abr_loss_drain(sk)   # sec. 13: the full bottleneck drains after the loss interval
+                # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A, and
+                # the backlog of both buffers is held while the ACK clock runs, then drains
+                drain_queue, held_source = abr_held_backlog(sk, Q, timer=False)
+                drain_source = slow_start_source(sk, Q) + held_source
+            else:
+                drain_queue = abr_loss_drain(sk)   # sec. 13: the full bottleneck drains after the loss interval
     delta = scenario.epoch      # the chain's round trip (docs/model.md sec. 3b)
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
@@ -407,3 +413,31 @@ def abr_loss_drain(sk) -> np.ndarray:
     key = sk.scenario_key
     r = float(key[0]) / np.maximum(sk._served()[sk.states[:, 3]], 1.0)
     return sk.p_loss * 0.5 * float(key[1]) ** 2 * r
+
+
+def abr_held_backlog(sk, rates, timer: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Over ABR, a timeout cycle's bottleneck queue and segmentation buffer after its loss interval,
+    packets x time units per state (docs/model.md sec. 13, "Over ABR, the backlog held"): the
+    segmentation buffer ends the loss interval at ``a_end = max(a + d - n_s, 0)`` (eq. 10 with its
+    ``N`` left out, ``n_s`` the source's sends per interval), and both buffers are held while the ACK
+    clock runs and then drain (:func:`.service.abr_held_occupancy`) up to the retransmission's service:
+    epoch 3 in III-B.4's cycle, ``max(T_a + 3, T_e)`` in the timer cycle.  The source term also
+    carries the loss interval's part that ``occupancy_rewards`` leaves out: its trapezoid is ``Delta
+    (a + a_end) / 2``, where that rule took the buffer to drain to 0 (``Delta a / 2``)."""
+    from .estimate import _kernel_args
+    from .service import abr_held_occupancy, service_curves
+
+    key = sk.scenario_key
+    delta, bmax = float(key[0]), float(key[1])
+    served, P = sk._served(), sk.chain(rates, None)
+    C = sk.drain_sums(P, served, 8)
+    t_a, _, t_e = sk.recovery_times(C)
+    room = np.maximum(t_a + 3.0, t_e) - 1.0 if timer else np.full(sk.n_states, 2.0)
+    s_vals = np.asarray(_kernel_args(key)[6], dtype=float)
+    with np.errstate(divide="ignore"):
+        src = np.where(np.isfinite(s_vals) & (s_vals > 0), np.floor(delta / s_vals + 1e-9), 0.0)
+    st = sk.states
+    a_end = np.maximum(st[:, 0] + st[:, 2] - src[st[:, 4]], 0.0).astype(float)
+    q, a = abr_held_occupancy(sk.p_loss, st[:, 3], a_end, t_a, room, P, served, src, bmax,
+                              service_curves(key[7], key[0]))
+    return delta * q, delta * (a + 0.5 * sk.p_loss * a_end)

@@ -330,3 +330,46 @@ def loss_interval_queue(states: np.ndarray, p_loss: np.ndarray, jtot: np.ndarray
     with np.errstate(invalid="ignore"):
         t_l = np.where(np.isfinite(g), np.clip(jbar * g, 0.0, delta), delta)    # no arrivals: the trapezoid
     return np.where(lost & (g < r - 1e-12), delta * bmax - 0.5 * t_l * (bmax - b), trap)
+
+
+def _linear_drain(q: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The area over ``[0, x]`` of a level falling linearly from ``q`` to 0 at ``tau`` (then 0)."""
+    tt = np.where(tau > 0, tau, 1.0)
+    return np.where(x >= tau, 0.5 * q * tau, q * x - 0.5 * q * x * x / tt)
+
+
+def abr_held_occupancy(p: np.ndarray, ri: np.ndarray, a_end: np.ndarray, t_a: np.ndarray, room: np.ndarray,
+                       P: np.ndarray, served: np.ndarray, src: np.ndarray, bmax: float,
+                       curves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Over ABR, ``p(x)`` times the areas of the bottleneck queue and of the segmentation buffer after
+    a timeout cycle's loss interval, in units of ``Delta`` x packets, up to ``room`` intervals after it
+    (docs/model.md sec. 13, "Over ABR, the backlog held"; issue 26).  While the ACKs of the ``b + J``
+    packets ahead of the lost one return (``T_a`` intervals, as :func:`held_queue_weight`) each releases
+    a packet into the segmentation buffer, which the source sends at the rate of the level the ACKs
+    left, so the buffer holds its loss-interval end ``a_end``; it then drains at the next level's source
+    rate (``src[R']`` packets per interval).  The bottleneck, full at the loss interval's end, follows
+    TCP alone's held path with the next level (:func:`_held_area`, :func:`_held_path`) while the source
+    still sends, and then drains at ``served[R']`` per interval.  Weighted by ``P[R, R']``.
+    **Choices**: ``T_a`` the cycle's (an expectation); the source's rate taken as the next level's
+    from the end of the loss interval (INSTCAP lags it by one interval: the first interval's
+    difference is in the held path); the buffer's input stops at ``T_a`` at once."""
+    lost = p > 0
+    room = np.maximum(room, 0.0)
+    hold = np.clip(t_a, 0.0, room)
+    c = served[ri]
+    q_area = np.zeros(p.shape[0])
+    a_area = np.zeros(p.shape[0])
+    for lvl in range(P.shape[0]):
+        pl = P[ri, lvl]
+        if not np.any(pl > 0):
+            continue
+        s_next = max(float(src[lvl]), 1e-12)
+        tau_a = a_end / s_next
+        a_lvl = a_end * hold + _linear_drain(a_end, tau_a, room - hold)
+        t_h = np.minimum(hold + tau_a, room)
+        held, qh = (_held_area(bmax, np.maximum(served[lvl] - c, 0.0), t_h) if curves is None
+                    else _held_path(bmax, c, curves[lvl], t_h))
+        tau_q = qh / max(float(served[lvl]), 1e-12)
+        q_area += pl * (held + _linear_drain(qh, tau_q, room - t_h))
+        a_area += pl * a_lvl
+    return np.where(lost, p * q_area, 0.0), np.where(lost, p * a_area, 0.0)
