@@ -281,23 +281,43 @@ def test_iii_b4s_cycle_counts_its_l_rounds_only(m):
     assert float(slow_start_queue_area(m, last_round=False)) <= float(slow_start_queue_area(m))
 
 
-@pytest.mark.parametrize("tcp", ["sack"])
-def test_paper_cycle_over_abr_drains_the_full_bottleneck_after_the_loss(tcp):
-    """III-B.4's cycle over INSTCAP with fast recovery: the bottleneck, full at the loss interval's end,
-    drains at the loss interval's level once the source's supply falls, p(x) B_max^2 r / 2
-    (analysis.abr_loss_drain), added to the queue's renewal reward; r = 1 / 0.5 = 2 time units at the
-    low level, 1 at the high.  (The timeout-only TCP holds the backlog first: the tests below.)"""
-    from tcpabr_model.markov.analysis import abr_loss_drain, stationary_distribution
+def test_paper_cycle_over_abr_with_fast_recovery_holds_then_prr():
+    """III-B.4's cycle over INSTCAP with fast recovery (docs/model.md sec. 13, "Over ABR, the backlog
+    held"): its timeouts' bottleneck drains from full at the loss interval's level, p B_max^2 r / 2
+    (analysis.abr_loss_drain; r = 1 / 0.5 = 2 time units at the low level, 1 at the high) for their
+    share of the losses; its fast recoveries hold both buffers and then PRR takes them down
+    (service.abr_recovery_occupancy); both added to the renewal rewards of the two buffers."""
+    from tcpabr_model.markov.analysis import abr_held_backlog, abr_loss_drain, stationary_distribution
 
-    sc = _sc(feedback="instcap", psi=10.0, bmax=10, delta=40, tcp=tcp)
+    sc = _sc(feedback="instcap", psi=10.0, bmax=10, delta=40, tcp="sack")
     sk = skeleton_for(sc)
-    extra = abr_loss_drain(sk)
     r = np.where(sk.states[:, 3] == 0, 1.0, 2.0)
-    np.testing.assert_allclose(extra, sk.p_loss * 50.0 * r, rtol=1e-12)
+    np.testing.assert_allclose(abr_loss_drain(sk), sk.p_loss * 50.0 * r, rtol=1e-12)
+    q, src = abr_held_backlog(sk, sc.rate_matrix, timer=False)
+    assert np.all(q >= 0) and np.all(src >= 0) and np.all(q[sk.p_loss == 0] == 0) and src.max() > 0
     pi = stationary_distribution(sk, sc.rate_matrix).pi
     a = markov.analyze(sc)
-    want = (float(pi @ sk.occupancy_rewards()["queue"]) + float(pi @ extra)) / (float(pi @ sk.u) * sc.epoch)
-    assert a.mean_queue == pytest.approx(want, rel=1e-9)
+    occ = sk.occupancy_rewards()
+    norm = float(pi @ sk.u) * sc.epoch
+    assert a.mean_queue == pytest.approx((float(pi @ occ["queue"]) + float(pi @ q)) / norm, rel=1e-9)
+    assert a.mean_source_buffer == pytest.approx((float(pi @ occ["source"]) + float(pi @ src)) / norm, rel=1e-9)
+
+
+def test_abr_recovery_occupancy_by_hand():
+    """One level serving 20 packets per interval (Delta 20, B_max 10): 30 packets ahead of the lost one
+    leave by T_a = 1.5; the segmentation buffer holds 4 and the bottleneck 10 until then; PRR takes the
+    backlog 14 towards ceil(40 / 2) - 20 = 0 at half the service rate over the 10 time units left
+    before the cycle's end (room 2): the source buffer first (empty after 8), then the bottleneck
+    (10 -> 9)."""
+    from tcpabr_model.markov.service import _service_sums, abr_recovery_occupancy
+
+    P, served = np.array([[1.0]]), np.array([20.0])
+    C = _service_sums(P, served, 8)
+    one = np.array([1.0])
+    q, a = abr_recovery_occupancy(C, P, np.array([0]), np.array([30.0]), np.array([40.0]), np.array([4.0]),
+                                  0.5 * one, served, 10.0, 20.0, np.array([2.0]))
+    assert q[0] == pytest.approx(0.5 * (20 * 10 * 1.5 + 10 * 8 + 0.5 * (10 + 9) * 2))
+    assert a[0] == pytest.approx(0.5 * (20 * 4 * 1.5 + 0.5 * 4 * 8))
 
 
 def test_abr_held_occupancy_by_hand():
@@ -323,13 +343,13 @@ def test_abr_held_occupancy_by_hand():
     assert q[0] == pytest.approx(0.5 * 10 * 1.0) and a[0] == pytest.approx(5 * 1.5 + 25 / 40)
 
 
-@pytest.mark.parametrize("cycle", ["paper", "timer"])
-def test_abr_held_backlog_moves_the_occupancy_only(cycle, monkeypatch):
-    """Over INSTCAP (timeout-only) the held backlog raises both buffers' time averages and leaves
-    every throughput and bound unchanged (docs/model.md sec. 13)."""
+@pytest.mark.parametrize("cycle, tcp", [("paper", "timeout-only"), ("timer", "timeout-only"), ("paper", "sack")])
+def test_abr_held_backlog_moves_the_occupancy_only(cycle, tcp, monkeypatch):
+    """Over INSTCAP the held backlog raises both buffers' time averages and leaves every throughput
+    and bound unchanged (docs/model.md sec. 13)."""
     from tcpabr_model.markov import analysis as an
 
-    sc = _sc(feedback="instcap", psi=3.0, bmax=10, delta=20, wmax=48, loss_cycle=cycle)
+    sc = _sc(feedback="instcap", psi=3.0, bmax=10, delta=20, wmax=48, loss_cycle=cycle, tcp=tcp)
     a = markov.analyze(sc)
     monkeypatch.setattr(an, "abr_held_backlog", lambda sk, rates, timer: (np.zeros(sk.n_states),) * 2)
     b = markov.analyze(sc)

@@ -295,13 +295,11 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             # the loss interval (and the timeout's slow start)
             drain_queue = sk.recovery_queue(Q)
         else:
+            # sec. 13: over ABR the backlog of both buffers is held while the ACK clock runs, then drains
+            # (a timeout), or PRR takes it down (a fast recovery); the timeout's slow-start pairs wait in A
+            drain_queue, drain_source = abr_held_backlog(sk, Q, timer=False)
             if sk.recovery is None:
-                # sec. 13: over ABR the source paces the timeout's slow start; its pairs wait in A, and
-                # the backlog of both buffers is held while the ACK clock runs, then drains
-                drain_queue, held_source = abr_held_backlog(sk, Q, timer=False)
-                drain_source = slow_start_source(sk, Q) + held_source
-            else:
-                drain_queue = abr_loss_drain(sk)   # sec. 13: the full bottleneck drains after the loss interval
+                drain_source = drain_source + slow_start_source(sk, Q)
     delta = scenario.epoch      # the chain's round trip (docs/model.md sec. 3b)
     cap = scenario.mean_capacity
     thr = {k: float(pi @ v) / (eu * delta) for k, v in rewards.items()}
@@ -438,6 +436,17 @@ def abr_held_backlog(sk, rates, timer: bool) -> tuple[np.ndarray, np.ndarray]:
         src = np.where(np.isfinite(s_vals) & (s_vals > 0), np.floor(delta / s_vals + 1e-9), 0.0)
     st = sk.states
     a_end = np.maximum(st[:, 0] + st[:, 2] - src[st[:, 4]], 0.0).astype(float)
-    q, a = abr_held_occupancy(sk.p_loss, st[:, 3], a_end, t_a, room, P, served, src, bmax,
-                              service_curves(key[7], key[0]))
-    return delta * q, delta * (a + 0.5 * sk.p_loss * a_end)
+    curves = service_curves(key[7], key[0])
+    loss_interval = 0.5 * delta * sk.p_loss * a_end
+    if sk.recovery is not None:   # tcp='sack': fast recoveries with PRR; its timeouts drain (abr_loss_drain)
+        from .service import abr_recovery_occupancy, recovery_expectations
+
+        p_fr = sk.recovery[0]
+        ahead, wbar = recovery_expectations(st[:, 1], sk.recovery, sk.recovery_j)
+        q, a = abr_recovery_occupancy(C, P, st[:, 3], ahead, wbar, a_end, p_fr, served, bmax, delta,
+                                      sk.recovery_room(), curves)
+        to_share = np.divide(np.maximum(sk.p_loss - p_fr, 0.0), sk.p_loss, out=np.zeros(sk.n_states),
+                             where=sk.p_loss > 0)
+        return q + to_share * abr_loss_drain(sk), a + loss_interval
+    q, a = abr_held_occupancy(sk.p_loss, st[:, 3], a_end, t_a, room, P, served, src, bmax, curves)
+    return delta * q, delta * a + loss_interval

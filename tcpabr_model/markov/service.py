@@ -373,3 +373,47 @@ def abr_held_occupancy(p: np.ndarray, ri: np.ndarray, a_end: np.ndarray, t_a: np
         q_area += pl * (held + _linear_drain(qh, tau_q, room - t_h))
         a_area += pl * a_lvl
     return np.where(lost, p * q_area, 0.0), np.where(lost, p * a_area, 0.0)
+
+
+def abr_recovery_occupancy(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,
+                           a_end: np.ndarray, p_fr: np.ndarray, served: np.ndarray, bmax: float, delta: float,
+                           room: np.ndarray, curves: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``tcp='sack'`` over ABR (docs/model.md sec. 13, "Over ABR, the backlog held"): ``p_FR(x)`` times the
+    integrals of the bottleneck queue and of the segmentation buffer after a fast recovery's loss interval,
+    packets x time units.  Until the duplicate ACKs return (``T_a``, as :func:`recovery_queue_area`) the
+    window is constant: the segmentation buffer holds ``a_end`` (the source sends at the rate the ACKs
+    come) and the bottleneck follows TCP alone's held path to ``q0``.  PRR then takes the backlog of both,
+    ``a_end + q0``, towards ``ceil(w / 2)`` less the pipe at ``R'`` over the recovery's round trip
+    (:func:`_prr_area`): the segmentation buffer first (the source still sends at the bottleneck's rate
+    while it has packets, so the bottleneck holds), then the bottleneck.  Cut at ``room`` (``E[U - 1 |
+    FR]``) and weighted by ``P[R, R']``.  **Choices**: those of :func:`recovery_queue_area`; the split of
+    PRR's drain between the buffers as above."""
+    q_out, a_out = np.zeros(p_fr.shape[0]), np.zeros(p_fr.shape[0])
+    idx = np.nonzero(p_fr > 0)[0]
+    if idx.size == 0:
+        return q_out, a_out
+    r0, ah, a0 = ri[idx], ahead[idx], a_end[idx]
+    half = np.ceil(wbar[idx] / 2.0)
+    c = served[r0]
+    rest = ah - c
+    in_loss = np.divide(ah, c, out=np.zeros_like(ah), where=c > 0)
+    q_area, a_area = np.zeros(idx.size), np.zeros(idx.size)
+    for lvl in range(P.shape[0]):
+        p = P[r0, lvl]
+        if not np.any(p > 0):
+            continue
+        c1 = served[lvl]
+        t_a = np.where(rest <= 0, in_loss,
+                       1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
+        t_h = np.minimum(t_a, room[idx])
+        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
+                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
+        length = delta * np.clip(room[idx] - t_a, 0.0, 1.0)
+        r1 = np.full(idx.size, delta / max(c1, 1.0))
+        x_end = np.maximum(half - c1, 0.0)
+        total = _prr_area(a0 + q0, x_end, r1, length)
+        src = _prr_area(a0, np.maximum(x_end - q0, 0.0), r1, length)
+        q_area += p * (delta * held + np.maximum(total - src, 0.0))
+        a_area += p * (delta * a0 * t_h + src)
+    q_out[idx], a_out[idx] = p_fr[idx] * q_area, p_fr[idx] * a_area
+    return q_out, a_out
