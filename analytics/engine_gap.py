@@ -24,8 +24,9 @@ Nothing here is fitted or tuned: the chain, the patterns and the prediction are 
 
 Usage: ``python analytics/engine_gap.py --study out/traces/traces_study.csv --out DIR``
 (``--quick``: the first four analysed points, 2 x 60 s).  ``--delay-states N`` also re-analyses
-the TCP-alone points of at most ``N`` states and compares the analysis' mean queueing delay
-(docs/model.md sec. 13) with the simulated modelled link's, per delivered packet, seconds.
+the points of at most ``N`` states and compares the analysis' mean queueing delay (TCP alone) and its
+total delay (INSTCAP: the segmentation buffer and the bottleneck; docs/model.md sec. 13) with the
+simulated modelled link's, per delivered packet, seconds.
 """
 
 from __future__ import annotations
@@ -65,22 +66,32 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     rates = {k: c[k] / secs for k in ("timeouts", *KINDS)}
     rates["timeouts_fresh"] = rates["timeouts"] - sum(rates[k] for k in KINDS)
     hw = r.efficiency_wire.half_width
-    q = r.delay.queue.mean if r.delay is not None else None
-    queue = (float(q.mean) if q is not None else float("nan"),
-             float(q.half_width) if q is not None and q.half_width is not None else float("nan"))
-    return float(r.efficiency_wire.mean), float(hw) if hw is not None else float("nan"), rates, queue
+    d = r.delay
+    nan = float("nan")
+
+    def est(x):
+        return float(x.mean), float(x.half_width) if x.half_width is not None else nan
+
+    queue = est(d.queue.mean) if d is not None else (nan, nan)
+    # source + bottleneck per delivered packet (the propagation taken out), as the validity map's total
+    total = ((float(d.total.mean.mean) - float(d.propagation.mean.mean), est(d.total.mean)[1]) if d is not None
+             else (nan, nan))
+    return float(r.efficiency_wire.mean), float(hw) if hw is not None else nan, rates, queue, total
 
 
-def _analysis_delay(link, p) -> float:
-    """The analysis' mean queueing delay (seconds; docs/model.md sec. 13) at the study point ``p``,
-    with the study's loss cycle: time units of the peak level's packet time."""
+def _analysis_delay(link, p) -> tuple[float, float]:
+    """The analysis' mean queueing delay and its total delay (the source's segmentation buffer and the
+    bottleneck; seconds; docs/model.md sec. 13) at the study point ``p``, with the study's loss cycle
+    and, over INSTCAP, its window search: time units of the peak level's packet time."""
     from tcpabr_model.markov import analyze
-    from tcpabr_model.trace_study import link_scenario
+    from tcpabr_model.trace_study import LINK_WINDOW_TAIL, link_scenario
 
     lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
-    r = analyze(link_scenario(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc,
-                              max_states=int(p.analysis_states) + 1))
-    return float(r.mean_queueing_delay) / float(np.max(link.model.levels))
+    sc = link_scenario(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc,
+                       max_states=int(p.analysis_states) + 1)
+    r = analyze(sc, window_tail=LINK_WINDOW_TAIL if p.feedback != "none" else None)
+    unit = float(np.max(link.model.levels))
+    return float(r.mean_queueing_delay) / unit, (float(r.mean_queueing_delay) + float(r.mean_source_delay)) / unit
 
 
 def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float | None, seed: int, workers: int,
@@ -106,11 +117,12 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         d = duration if duration is not None else min(300.0, half.period_ms / 1000.0)
         tcp = p.tcp if isinstance(p.tcp, str) else "timeout-only"
         t0 = time.perf_counter()
-        m, h, km, (kq, kq_hw) = _sim(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed,
-                                     workers, tcp, instcap_timing)
+        m, h, km, (kq, kq_hw), (kt, kt_hw) = _sim(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback,
+                                                   replications, d, seed, workers, tcp, instcap_timing)
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
-        r, rh, kr, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed, workers,
-                            tcp, instcap_timing)
+        r, rh, kr, _, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed,
+                               workers, tcp, instcap_timing)
+        ad = (_analysis_delay(link, p) if 0 < p.analysis_states <= delay_states else (float("nan"),) * 2)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "patterns": npat,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
                "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
@@ -119,8 +131,9 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                "model_link_mean_pps": syn.mean_rate, "fit_mean_pps": link.mean_rate,
                **{f"model_{k}_per_s": v for k, v in km.items()}, **{f"replay_{k}_per_s": v for k, v in kr.items()},
                "model_link_queue_delay_s": kq, "model_link_queue_delay_hw_s": kq_hw,
-               "analysis_queue_delay_s": (_analysis_delay(link, p) if p.feedback == "none"
-                                          and 0 < p.analysis_states <= delay_states else float("nan")),
+               "model_link_total_delay_s": kt, "model_link_total_delay_hw_s": kt_hw,
+               "analysis_queue_delay_s": ad[0] if p.feedback == "none" else float("nan"),
+               "analysis_total_delay_s": ad[1],
                "sim_seconds": time.perf_counter() - t0}
         rows.append(row)
         log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
@@ -135,6 +148,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         df["band_holds_model_link"] = ((df.conservative <= df.model_link + df.model_link_hw)
                                        & (df.optimistic >= df.model_link - df.model_link_hw))
         df["queue_delay_ratio"] = df.analysis_queue_delay_s / df.model_link_queue_delay_s
+        df["total_delay_ratio"] = df.analysis_total_delay_s / df.model_link_total_delay_s
     return df
 
 
@@ -175,6 +189,15 @@ def summary(df: pd.DataFrame) -> str:
         out.append(f"TCP alone's mean queueing delay (docs/model.md sec. 13), analysis / simulation of the modelled "
                    f"link, at {len(d)} points: median {d.queue_delay_ratio.median():.2f}, range "
                    f"{d.queue_delay_ratio.min():.2f}-{d.queue_delay_ratio.max():.2f}; within CI + 5 % at {int(ok.sum())}")
+    t = df[(df.feedback == "instcap") & df.total_delay_ratio.notna()] if "total_delay_ratio" in df else df.iloc[:0]
+    if len(t):
+        ok = (t.analysis_total_delay_s - t.model_link_total_delay_s).abs() <= (
+            t.model_link_total_delay_hw_s + 0.05 * t.model_link_total_delay_s)
+        out.append("")
+        out.append(f"INSTCAP's mean total delay (segmentation buffer + bottleneck, docs/model.md sec. 13), analysis / "
+                   f"simulation of the modelled link, at {len(t)} points: median {t.total_delay_ratio.median():.2f}, "
+                   f"range {t.total_delay_ratio.min():.2f}-{t.total_delay_ratio.max():.2f}; within CI + 5 % at "
+                   f"{int(ok.sum())}")
     return "\n".join(out) + "\n"
 
 
@@ -189,8 +212,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--quick", action="store_true", help="the first four analysed points, 2 x 60 s")
     ap.add_argument("--delay-states", type=int, default=0,
-                    help="re-analyse the TCP-alone points of at most this many states (the study's count) and "
-                         "compare the analysis' mean queueing delay with the modelled link's (default 0: none)")
+                    help="re-analyse the points of at most this many states (the study's count) and compare the "
+                         "analysis' mean delays with the modelled link's (default 0: none)")
     ap.add_argument("--instcap-timing", choices=INSTCAP_TIMINGS, default="round-trip",
                     help="how both simulations time INSTCAP (trace_study.feedback_timing; default 'round-trip', the "
                          "analysis' INSTCAP; 'testbed': the simulator's s = 30 ms, applied one round trip later)")
