@@ -407,7 +407,8 @@ def abr_loss_drain(sk) -> np.ndarray:
     """III-B.4's cycle over ABR (docs/model.md sec. 13): ``p(x) B_max^2 r / 2``, the bottleneck queue,
     full at the loss interval's end, draining at the loss interval's level (service time ``r``) once
     the source's supply falls after the loss; a lower bound (no hold while the segmentation buffer's
-    backlog keeps the source sending)."""
+    backlog keeps the source sending).  Used for ``tcp='sack'``'s timeouts (their share of ``p``,
+    :func:`abr_held_backlog`); the timeout-only TCP's cycles hold the backlog first."""
     key = sk.scenario_key
     r = float(key[0]) / np.maximum(sk._served()[sk.states[:, 3]], 1.0)
     return sk.p_loss * 0.5 * float(key[1]) ** 2 * r

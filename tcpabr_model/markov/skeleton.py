@@ -463,11 +463,10 @@ class Skeleton:
         patterns ``occupancy.pattern_abr_queue_integral``), for A the trapezoid ``Delta (x_k +
         E[x_{k+1} | x, no loss]) / 2`` on the embedded values (**choice**: the source buffer's path
         inside the interval is not kept).
-        Loss interval: the queue rises to ``B_max`` at the loss and stays full
-        (:meth:`_loss_interval_queue`), and
-        the source buffer is taken to drain from ``a`` to 0, ``Delta a / 2`` (0 for TCP alone);
-        the rest of the cycle is added by ``analyze`` (:meth:`recovery_queue`, :meth:`timer_terms`,
-        :meth:`slow_start_queue`, ``analysis.slow_start_source``), docs/model.md sec. 13.
+        Loss interval: the queue rises to ``B_max`` at the loss and stays full (:meth:`_loss_interval_queue`),
+        and the source buffer here is ``Delta a / 2`` (0 for TCP alone; ``analysis.abr_held_backlog`` adds
+        ``Delta a_end / 2``); the rest of the cycle is added by ``analyze`` (:meth:`recovery_queue`,
+        :meth:`timer_terms`, :meth:`slow_start_queue`, ``analysis.slow_start_source``, ``abr_held_backlog``).
         Divided by ``Delta E_pi U`` these are the time-average occupancies (renewal reward,
         as eqs. 14 and 21), and by the throughput the mean delays (Little's law).
         """
