@@ -181,22 +181,18 @@ def summary(df: pd.DataFrame) -> str:
     out.append("")
     out.append("Timeouts of the modelled link's simulation, by kind (share of all, all points): "
                + ", ".join(f"{x.replace('timeouts_', '')} {100 * s:.0f} %" for x, s in zip(k, share)))
-    d = df[df.queue_delay_ratio.notna()] if "queue_delay_ratio" in df else df.iloc[:0]
-    if len(d):
-        ok = (d.analysis_queue_delay_s - d.model_link_queue_delay_s).abs() <= (
-            d.model_link_queue_delay_hw_s + 0.05 * d.model_link_queue_delay_s)
+    for what, kind, fb in (("TCP alone's mean queueing delay", "queue", "none"),
+                           ("INSTCAP's mean total delay (segmentation buffer + bottleneck)", "total", "instcap")):
+        col = f"{kind}_delay_ratio"
+        d = df[(df.feedback == fb) & df[col].notna()] if col in df else df.iloc[:0]
+        if not len(d):
+            continue
+        ana, sim = d[f"analysis_{kind}_delay_s"], d[f"model_link_{kind}_delay_s"]
+        hw = d[f"model_link_{kind}_delay_hw_s"]
+        ok = (ana - sim).abs() <= hw + 0.05 * sim
         out.append("")
-        out.append(f"TCP alone's mean queueing delay (docs/model.md sec. 13), analysis / simulation of the modelled "
-                   f"link, at {len(d)} points: median {d.queue_delay_ratio.median():.2f}, range "
-                   f"{d.queue_delay_ratio.min():.2f}-{d.queue_delay_ratio.max():.2f}; within CI + 5 % at {int(ok.sum())}")
-    t = df[(df.feedback == "instcap") & df.total_delay_ratio.notna()] if "total_delay_ratio" in df else df.iloc[:0]
-    if len(t):
-        ok = (t.analysis_total_delay_s - t.model_link_total_delay_s).abs() <= (
-            t.model_link_total_delay_hw_s + 0.05 * t.model_link_total_delay_s)
-        out.append("")
-        out.append(f"INSTCAP's mean total delay (segmentation buffer + bottleneck, docs/model.md sec. 13), analysis / "
-                   f"simulation of the modelled link, at {len(t)} points: median {t.total_delay_ratio.median():.2f}, "
-                   f"range {t.total_delay_ratio.min():.2f}-{t.total_delay_ratio.max():.2f}; within CI + 5 % at "
+        out.append(f"{what} (docs/model.md sec. 13), analysis / simulation of the modelled link, at {len(d)} points: "
+                   f"median {d[col].median():.2f}, range {d[col].min():.2f}-{d[col].max():.2f}; within CI + 5 % at "
                    f"{int(ok.sum())}")
     return "\n".join(out) + "\n"
 

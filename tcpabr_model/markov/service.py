@@ -136,6 +136,32 @@ def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, length) -> np.nd
     return np.where(down, a_down, a_up)
 
 
+def _dup_ack_time(C: np.ndarray, ahead: np.ndarray, c: np.ndarray, lvl: int) -> np.ndarray:
+    """``T_a`` of a fast recovery (intervals from ``T_k``): the ``b + J`` packets ``ahead`` of the lost
+    one served by the loss interval (``c`` per interval at its level) and then by the chain from the
+    next level ``lvl`` (:func:`_service_time`)."""
+    rest = ahead - c
+    in_loss = np.divide(ahead, c, out=np.zeros_like(ahead), where=c > 0)       # served inside the loss interval
+    return np.where(rest <= 0, in_loss,
+                    1.0 + _service_time(C, np.full(ahead.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
+
+
+def _recovery_levels(C, P, r0, ahead, c, served, bmax: float, room, curves):
+    """Per next level ``R'`` with ``P[R, R'] > 0``, a fast recovery's held queue (docs/model.md sec. 13):
+    ``(P[R, R'], c', T_a, T_h, held area, queue at T_a, share of PRR's round trip before room)``, with
+    ``T_h = min(T_a, room)`` (``room`` None: not cut)."""
+    for lvl in range(P.shape[0]):
+        p = P[r0, lvl]
+        if not np.any(p > 0):
+            continue
+        c1 = served[lvl]
+        t_a = _dup_ack_time(C, ahead, c, lvl)
+        t_h = t_a if room is None else np.minimum(t_a, room)
+        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
+                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
+        yield p, c1, t_a, t_h, held, q0, (1.0 if room is None else np.clip(room - t_a, 0.0, 1.0))
+
+
 def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,
                         p_fr: np.ndarray, served: np.ndarray, bmax: float, delta: float,
                         room: np.ndarray | None = None, curves: np.ndarray | None = None) -> np.ndarray:
@@ -169,20 +195,10 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
     ah = ahead[idx]
     half = np.ceil(wbar[idx] / 2.0)
     c = served[r0]
-    rest = ah - c
-    in_loss = np.divide(ah, c, out=np.zeros_like(ah), where=c > 0)       # served inside the loss interval
     area = np.zeros(idx.size)
-    for lvl in range(P.shape[0]):
-        p = P[r0, lvl]
-        if not np.any(p > 0):
-            continue
-        c1 = served[lvl]
-        t_a = np.where(rest <= 0, in_loss,
-                       1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
-        t_h = t_a if room is None else np.minimum(t_a, room[idx])
-        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
-                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
-        length = delta if room is None else delta * np.clip(room[idx] - t_a, 0.0, 1.0)
+    for p, c1, t_a, t_h, held, q0, frac in _recovery_levels(C, P, r0, ah, c, served, bmax,
+                                                            None if room is None else room[idx], curves):
+        length = delta * frac
         r1 = delta / max(c1, 1.0)
         q_end = np.clip(half - c1, 0.0, bmax)
         area += p * (delta * held + _prr_area(q0, q_end, np.full(idx.size, r1), length))
@@ -395,20 +411,9 @@ def abr_recovery_occupancy(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: 
     r0, ah, a0 = ri[idx], ahead[idx], a_end[idx]
     half = np.ceil(wbar[idx] / 2.0)
     c = served[r0]
-    rest = ah - c
-    in_loss = np.divide(ah, c, out=np.zeros_like(ah), where=c > 0)
     q_area, a_area = np.zeros(idx.size), np.zeros(idx.size)
-    for lvl in range(P.shape[0]):
-        p = P[r0, lvl]
-        if not np.any(p > 0):
-            continue
-        c1 = served[lvl]
-        t_a = np.where(rest <= 0, in_loss,
-                       1.0 + _service_time(C, np.full(idx.size, lvl, dtype=np.int64), np.maximum(rest, 0.0)))
-        t_h = np.minimum(t_a, room[idx])
-        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
-                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
-        length = delta * np.clip(room[idx] - t_a, 0.0, 1.0)
+    for p, c1, t_a, t_h, held, q0, frac in _recovery_levels(C, P, r0, ah, c, served, bmax, room[idx], curves):
+        length = delta * frac
         r1 = np.full(idx.size, delta / max(c1, 1.0))
         x_end = np.maximum(half - c1, 0.0)
         total = _prr_area(a0 + q0, x_end, r1, length)
