@@ -285,7 +285,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         drain_source = rewards.pop("drain_source", None)
         if scenario.feedback != "none" and scenario.loss_cycle == "timer":   # sec. 13: the backlog held
             drain_queue, held_source = abr_held_backlog(sk, Q, timer=True)
-            drain_source = held_source if drain_source is None else drain_source + held_source
+            drain_source = drain_source + held_source    # rewards' timer cycle over ABR: its slow-start pairs
     else:
         rewards = sk.rewards(Q)
         dur = sk.u
@@ -430,8 +430,6 @@ def abr_held_backlog(sk, rates, timer: bool) -> tuple[np.ndarray, np.ndarray]:
     delta, bmax = float(key[0]), float(key[1])
     served, P = sk._served(), sk.chain(rates, None)
     C = sk.drain_sums(P, served, 8)
-    t_a, _, t_e = sk.recovery_times(C)
-    room = np.maximum(t_a + 3.0, t_e) - 1.0 if timer else np.full(sk.n_states, 2.0)
     s_vals = np.asarray(_kernel_args(key)[6], dtype=float)
     with np.errstate(divide="ignore"):
         src = np.where(np.isfinite(s_vals) & (s_vals > 0), np.floor(delta / s_vals + 1e-9), 0.0)
@@ -449,5 +447,7 @@ def abr_held_backlog(sk, rates, timer: bool) -> tuple[np.ndarray, np.ndarray]:
         to_share = np.divide(np.maximum(sk.p_loss - p_fr, 0.0), sk.p_loss, out=np.zeros(sk.n_states),
                              where=sk.p_loss > 0)
         return q + to_share * abr_loss_drain(sk), a + loss_interval
+    t_a, _, t_e = sk.recovery_times(C)
+    room = np.maximum(t_a + 3.0, t_e) - 1.0 if timer else np.full(sk.n_states, 2.0)
     q, a = abr_held_occupancy(sk.p_loss, st[:, 3], a_end, t_a, room, P, served, src, bmax, curves)
     return delta * q, delta * a + loss_interval
