@@ -44,8 +44,12 @@ def handler(args) -> int:
     if not names:   # say so instead of printing nothing (exit 1, like grep: nothing found)
         import sys
 
-        print(f"tcpabr presets: no preset name contains {args.filter!r} ({len(allnames)} presets; "
-              "`tcpabr presets` lists them all)", file=sys.stderr)
+        msg = (f"no preset name contains {args.filter!r} ({len(allnames)} presets; "
+               "`tcpabr presets` lists them all)")
+        if args.json:   # a JSON reader still gets JSON: the empty list and the reason
+            emit({"presets": [], "message": msg}, True, "")
+        else:
+            print(f"tcpabr presets: {msg}", file=sys.stderr)
         return 1
     emit({"presets": names}, args.json, "\n".join(names))
     return 0
