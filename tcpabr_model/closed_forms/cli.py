@@ -15,10 +15,32 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 
 from ..cli import emit, is_number
+
+
+class _TrackedStore(argparse._StoreAction):  # noqa: SLF001 - argparse's own "store"
+    """``store`` that also records the flag as given (``args._given``), even at its default."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        namespace._given = (*getattr(namespace, "_given", ()), self.dest)
+
+
+class _TrackedStoreTrue(argparse._StoreTrueAction):  # noqa: SLF001
+    def __call__(self, parser, namespace, values, option_string=None):
+        super().__call__(parser, namespace, values, option_string)
+        namespace._given = (*getattr(namespace, "_given", ()), self.dest)
+
+
+def _flags(dests) -> tuple[str, str]:
+    """``("--a, --b are", "them")`` for the refusal of flags that a mode does not use."""
+    names = ["--" + d.replace("_", "-") for d in dests]
+    one = len(names) == 1
+    return f"{', '.join(names)} {'is' if one else 'are'}", "it" if one else "them"
 
 
 def _load_array(path: str, flag: str):
@@ -67,6 +89,24 @@ def _load_array(path: str, flag: str):
     return np.array(rows, dtype=float)
 
 
+def _check_stochastic(P, path: str) -> None:
+    """``--matrix`` entries finite, >= 0, rows summing to 1 (the API's checks, worded for the file)."""
+    import numpy as np
+
+    from .modulating_chain import ROW_SUM_TOL
+
+    bad = np.argwhere(~(np.isfinite(P) & (P >= 0)))
+    if bad.size:
+        i, j = (int(t) for t in bad[0])
+        raise ValueError(f"--matrix {path!r} is invalid: row {i + 1}, column {j + 1} holds {float(P[i, j])!r}; "
+                         "transition probabilities must be finite and >= 0")
+    dev = np.abs(P.sum(axis=1) - 1.0)
+    if dev.max() > ROW_SUM_TOL:
+        i = int(np.argmax(dev))
+        raise ValueError(f"--matrix {path!r} is invalid: row {i + 1} sums to {float(P[i].sum()):.12g}; "
+                         f"every row must sum to 1 (to {ROW_SUM_TOL:g})")
+
+
 def _num(x):
     return None if x is None else (float(x) if not (isinstance(x, float) and math.isinf(x)) else "inf")
 
@@ -79,6 +119,14 @@ def _effcap(args) -> int:
     from .two_state_closed_form import effective_capacity_two_state, two_state_matrix
 
     two_state = args.matrix is None
+    chain_flags = [n for n in ("p01", "p10", "c0", "c1") if getattr(args, n) is not None]
+    if not two_state and chain_flags:
+        named, it = _flags(chain_flags)
+        raise ValueError(f"{named} ignored with --matrix (the files give the chain and its "
+                         f"capacities): drop {it} or drop --matrix/--capacities")
+    if two_state and args.capacities is not None:
+        raise ValueError("--capacities is ignored without --matrix: add --matrix or give the two-state "
+                         "chain with --p01 --p10 --c0 --c1")
     if two_state:
         missing = [n for n in ("p01", "p10", "c0", "c1") if getattr(args, n) is None]
         if missing:
@@ -103,6 +151,7 @@ def _effcap(args) -> int:
         if c.ndim != 1 or c.shape[0] != P.shape[0]:
             raise ValueError(f"--capacities {args.capacities!r} is invalid: must hold {P.shape[0]} values "
                              f"(one per state of --matrix), holds shape {c.shape}")
+        _check_stochastic(P, args.matrix)
     given = [args.delta is not None, args.epsilon is not None or args.bmax is not None, args.rate is not None]
     if sum(given) != 1:
         raise ValueError("--delta/--epsilon+--bmax/--rate is invalid: give exactly one of them")
@@ -131,11 +180,11 @@ def _effcap(args) -> int:
             effective_capacity_two_state(args.p01, args.p10, args.c0, args.c1, delta)
         )
     text = (
-        f"effective capacity Gamma(delta={delta:g}) = {res.value:.10g} "
+        f"effective capacity Gamma(delta={delta:g} per packet) = {res.value:.10g} packets/slot "
         f"(mean {mean:.6g}, Gamma(inf) {lo_lim:.6g}; {res.method}, {len(c)} states)"
     )
     if args.rate is not None:
-        text = f"smallest delta with Gamma(delta) = {args.rate:g}: {delta:.10g}\n" + text
+        text = f"smallest delta with Gamma(delta) = {args.rate:g} packets/slot: {delta:.10g} per packet\n" + text
     emit(out, args.json, text)
     return 0
 
@@ -153,11 +202,19 @@ def _formula(args) -> int:
         out = {"throughput_mbps": v, "cwnd_avg_bytes": args.cwnd_avg, "rtt_s": args.rtt}
         text = f"throughput (seed 002 eq. 1) = {v:.6g} Mbps"
     elif name == "cwnd-avg":
-        v = _win.average_window_linear(args.cwnd_max, args.mss, acks_per_increment=args.acks_per_increment)
+        try:
+            v = _win.average_window_linear(args.cwnd_max, args.mss, acks_per_increment=args.acks_per_increment)
+        except ValueError as exc:
+            if not str(exc).startswith("cwnd_max/mss="):
+                raise
+            raise ValueError(f"--cwnd-max/--mss={args.cwnd_max!r}/{args.mss!r} is invalid: eq. 2 needs --cwnd-max >= "
+                             f"2 * --mss / --acks-per-increment = {2.0 * args.mss / args.acks_per_increment:.10g} "
+                             "bytes (at least one round trip from cwnd_max/2 to cwnd_max)") from None
         out = {"cwnd_avg": v, "cwnd_max": args.cwnd_max, "mss": args.mss}
+        text = f"average window (seed 002 eq. 2) = {v:.6g} bytes"
         if args.rtt is not None:
             out["throughput_mbps"] = _win.throughput_from_window(v, args.rtt)
-        text = f"average window (seed 002 eq. 2) = {v:.6g}"
+            text += f"; throughput (eq. 1, RTT {args.rtt:g} s) = {out['throughput_mbps']:.6g} Mbps"
     elif name == "atm":
         cells = _atm.cells_per_packet(args.mss)
         out = {
@@ -171,7 +228,7 @@ def _formula(args) -> int:
         }
         text = (
             f"{cells} cells/packet, efficiency {out['tcp_efficiency']:.4f}, "
-            f"TCP-layer max {out['tcp_max_throughput']:.4g} (link {args.link_rate:g}, sonet={args.sonet})"
+            f"TCP-layer max {out['tcp_max_throughput']:.4g} Mbps (link {args.link_rate:g} Mbps, sonet={args.sonet})"
         )
     elif name == "fairness":
         if not args.values:
@@ -214,7 +271,7 @@ def register(subparsers) -> None:
     p.add_argument("--c0", type=float, help="packets served per slot in state 0")
     p.add_argument("--c1", type=float, help="packets served per slot in state 1")
     p.add_argument("--matrix", help="transition matrix file (.npy, .csv or whitespace text)")
-    p.add_argument("--capacities", help="capacity vector file (with --matrix)")
+    p.add_argument("--capacities", help="capacity vector file, packets per slot in each state (with --matrix)")
     p.add_argument("--delta", type=float, help="QoS exponent delta (1/packet); 'inf' allowed")
     p.add_argument("--epsilon", type=float, help="loss target; delta = -log(epsilon)/bmax")
     p.add_argument("--bmax", type=float, help="buffer in packets (with --epsilon)")
@@ -229,21 +286,25 @@ def register(subparsers) -> None:
                     "--mss), atm (AAL5 cells and efficiency of an MSS; --mss), fairness (Jain's index of "
                     "VALUES), fifo-share (each connection's share of a FIFO of rate --mu from its buffer "
                     "occupancy VALUES), effcap-design (EFFCAP M and N from --rtt and --s), qos-delta "
-                    "(delta = -log(--epsilon)/--bmax).")
+                    "(delta = -log(--epsilon)/--bmax).  A flag the chosen formula does not use is refused.")
     f.add_argument(
         "name", metavar="NAME",
         choices=["window", "cwnd-avg", "atm", "fairness", "fifo-share", "effcap-design", "qos-delta"],
         help="window | cwnd-avg | atm | fairness | fifo-share | effcap-design | qos-delta",
     )
-    f.add_argument("values", nargs="*", type=float, metavar="VALUES",
+    # default=None: VALUES is optional (argparse lists a "*" positional without a default as required)
+    f.add_argument("values", nargs="*", type=float, metavar="VALUES", default=None,
                    help="throughputs (fairness) or buffer occupancies (fifo-share), before or after the flags")
+    for key in (None, "store"):                          # record which flags were given (_refuse_unused)
+        f.register("action", key, _TrackedStore)
+    f.register("action", "store_true", _TrackedStoreTrue)
     f.add_argument("--cwnd-avg", type=float, default=None, help="average window, bytes (window)")
     f.add_argument("--rtt", type=float, default=None, help="RTT in s (window, cwnd-avg) or Delta (effcap-design)")
     f.add_argument("--cap", type=float, default=None, help="cap in Mbps (window)")
     f.add_argument("--cwnd-max", type=float, default=None, help="loss window, bytes (cwnd-avg)")
     f.add_argument("--mss", type=int, default=None, help="segment size, bytes")
     f.add_argument("--acks-per-increment", type=float, default=1.0, help="RTTs per MSS increase (2: delayed ACK)")
-    f.add_argument("--link-rate", type=float, default=155.52, help="line rate, e.g. Mbps (atm)")
+    f.add_argument("--link-rate", type=float, default=155.52, help="line rate, Mbps (atm)")
     f.add_argument("--sonet", action="store_true", help="apply SONET STS-3c framing 26/27 (atm)")
     f.add_argument("--mu", type=float, default=None, help="total FIFO output rate (fifo-share)")
     f.add_argument("--s", type=float, default=None, help="measurement interval, same unit as --rtt (effcap-design)")
@@ -253,7 +314,7 @@ def register(subparsers) -> None:
     f.add_argument("--bmax", type=float, default=None, help="buffer, packets (qos-delta)")
     f.add_argument("--json", action="store_true", help="print the result as JSON")
     # values after options (``fifo-share --mu 10 1 2 3``) join ``values`` (see tcpabr_model.cli.main)
-    f.set_defaults(func=_formula_checked, _trailing_values="values",
+    f.set_defaults(func=_formula_checked, _trailing_values="values", _given=(),
                    _flag_aliases={"cwnd_avg_bytes": "--cwnd-avg", "rtt_s": "--rtt", "cap_mbps": "--cap",
                                   "occupancy": "values", "x": "values"})
 
@@ -268,7 +329,37 @@ _REQUIRED = {
 }
 
 
+#: the flags each formula reads (besides --json); any other flag given is refused
+_USES = {
+    "window": ("cwnd_avg", "rtt", "cap"),
+    "cwnd-avg": ("cwnd_max", "mss", "acks_per_increment", "rtt"),
+    "atm": ("mss", "link_rate", "sonet"),
+    "fairness": (),
+    "fifo-share": ("mu",),
+    "effcap-design": ("rtt", "s", "k", "convention"),
+    "qos-delta": ("epsilon", "bmax"),
+}
+_TAKES_VALUES = ("fairness", "fifo-share")
+
+
+def _refuse_unused(args) -> None:
+    """Refuse flags (and VALUES) that the chosen formula would silently ignore."""
+    uses = _USES[args.name]
+    bad = [d for d in dict.fromkeys(args._given) if d not in uses and d != "json"]
+    if bad:
+        takes = ", ".join("--" + d.replace("_", "-") for d in uses) or "only VALUES"
+        named, it = _flags(bad)
+        raise ValueError(f"{named} not used by 'formula {args.name}' (it takes {takes}): drop {it}")
+    if args.values and args.name not in _TAKES_VALUES:
+        shown = " ".join(f"{v:g}" for v in args.values)
+        raise ValueError(f"VALUES ({shown}) are not used by 'formula {args.name}' (only fairness and fifo-share "
+                         "take VALUES): drop them")
+
+
 def _formula_checked(args) -> int:
+    if args.values is None:
+        args.values = []
+    _refuse_unused(args)
     for attr in _REQUIRED.get(args.name, ()):
         if getattr(args, attr) is None:
             raise ValueError(f"--{attr.replace('_', '-')}=None is invalid: required for 'formula {args.name}'")

@@ -41,7 +41,7 @@ from numba import njit
 
 from .._validate import check_int, check_real
 from .chain_effective_capacity import effective_capacity_eq24
-from .modulating_chain import _is_model
+from .modulating_chain import _is_model, as_float_array
 
 __all__ = [
     "block_sums",
@@ -55,12 +55,13 @@ __all__ = [
 ]
 
 
-def _samples(samples) -> np.ndarray:
-    x = np.asarray(samples, dtype=float)
+def _samples(samples, name: str = "samples") -> np.ndarray:
+    x = as_float_array(name, samples)
     if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"samples.shape={x.shape} is invalid: must be a non-empty 1-D array")
+        raise ValueError(f"{name}.shape={x.shape} is invalid: must be a non-empty 1-D array")
     if not np.all(np.isfinite(x)):
-        raise ValueError("samples is invalid: must be finite")
+        i = int(np.argmin(np.isfinite(x)))
+        raise ValueError(f"{name}[{i}]={float(x[i])!r} is invalid: every sample must be finite")
     return np.ascontiguousarray(x)
 
 
@@ -141,7 +142,7 @@ def effcap_eq24(block_sum_samples, M, delta) -> float:
     ``block_sum_samples`` are independent (or stationary) draws of the M-sample sum, e.g.
     from many replications; the result is :math:`-\\log(\\overline{e^{-\\delta S}})/(M\\delta)`.
     """
-    S = _samples(block_sum_samples)
+    S = _samples(block_sum_samples, "block_sum_samples")
     M = check_int("M", M, 1)
     delta = _check_delta(delta)
     smin = S.min()

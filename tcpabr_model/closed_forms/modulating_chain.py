@@ -20,12 +20,35 @@ from ..errors import ErgodicityError
 
 __all__ = [
     "ROW_SUM_TOL",
+    "as_float_array",
     "stationary_distribution",
     "stationary_mean",
 ]
 
 #: tolerance on row sums of P
 ROW_SUM_TOL = 1e-9
+
+
+def as_float_array(name: str, value) -> np.ndarray:
+    """``np.asarray(value, dtype=float)``; a value that is not numeric (``'abc'``, a ragged
+    list) is a ``ValueError`` naming ``name`` instead of numpy's message."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise ValueError(f"{name}={shown} is invalid: must be a real number or an array of real numbers") from None
+
+
+def _first_bad(P) -> str:
+    """``[i, j]=v`` of the first entry of ``P`` (dense or sparse) that is not finite and >= 0."""
+    if sp.issparse(P):
+        P = sp.coo_array(P)
+        k = int(np.argmax(~(np.isfinite(P.data) & (P.data >= 0))))
+        i, j, v = int(P.row[k]), int(P.col[k]), float(P.data[k])
+    else:
+        i, j = (int(t) for t in np.argwhere(~(np.isfinite(P) & (P >= 0)))[0])
+        v = float(P[i, j])
+    return f"[{i}, {j}]={v!r}"
 
 
 def _as_chain(P, c):
@@ -40,23 +63,23 @@ def _as_chain(P, c):
         if Pm.shape != (n, n) or n == 0:
             raise ValueError(f"P.shape={Pm.shape} is invalid: must be a non-empty square matrix")
         if not np.all(np.isfinite(Pm.data)) or (Pm.nnz and Pm.data.min() < 0):
-            raise ValueError("P is invalid: must have finite non-negative entries")
+            raise ValueError(f"P{_first_bad(Pm)} is invalid: entries must be finite and non-negative")
         rows = np.asarray(Pm.sum(axis=1)).ravel()
         sparse = True
     else:
-        Pm = np.ascontiguousarray(np.asarray(P, dtype=float))
+        Pm = np.ascontiguousarray(as_float_array("P", P))
         if Pm.ndim != 2 or Pm.shape[0] != Pm.shape[1] or Pm.shape[0] == 0:
             raise ValueError(f"P.shape={Pm.shape} is invalid: must be a non-empty square matrix")
         if not np.all(np.isfinite(Pm)) or Pm.min() < 0:
-            raise ValueError("P is invalid: must have finite non-negative entries")
+            raise ValueError(f"P{_first_bad(Pm)} is invalid: entries must be finite and non-negative")
         rows = Pm.sum(axis=1)
         n = Pm.shape[0]
         sparse = False
     if np.max(np.abs(rows - 1.0)) > ROW_SUM_TOL:
-        raise ValueError(
-            f"P row sums={rows[np.argmax(np.abs(rows - 1.0))]!r} is invalid: every row must sum to 1"
-        )
-    c = np.zeros(n) if c is None else np.ascontiguousarray(np.asarray(c, dtype=float).ravel())
+        i = int(np.argmax(np.abs(rows - 1.0)))
+        raise ValueError(f"P[{i}, :].sum()={float(rows[i])!r} is invalid: every row must sum to 1 "
+                         f"(to {ROW_SUM_TOL:g})")
+    c = np.zeros(n) if c is None else np.ascontiguousarray(as_float_array("c", c).ravel())
     if c.shape != (n,):
         raise ValueError(f"c.shape={c.shape} is invalid: must be ({n},) to match P")
     if not np.all(np.isfinite(c)) or c.min() < 0:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .._validate import check_probability
 from ..errors import ModelError, SolveError
+from .modulating_chain import as_float_array
 
 __all__ = [
     "two_state_matrix",
@@ -114,17 +115,25 @@ def effective_capacity_two_state(p01, p10, c0, c1, delta):
     float or ndarray
         Effective capacity in packets per slot.
     """
-    a, b, c0a, c1a, da = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (p01, p10, c0, c1, delta)))
+    names = ("p01", "p10", "c0", "c1", "delta")
+    arrays = [as_float_array(n, v) for n, v in zip(names, (p01, p10, c0, c1, delta))]
+    try:
+        a, b, c0a, c1a, da = np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = ", ".join(f"{n}: {x.shape}" for n, x in zip(names, arrays))
+        raise ValueError(f"p01/p10/c0/c1/delta shapes are invalid: must broadcast together ({shapes})") from None
     scalar = a.ndim == 0
     for name, v, lo_open in (("p01", a, True), ("p10", b, True)):
         if not np.all(np.isfinite(v)) or np.any(v <= 0) or np.any(v > 1):
-            bad = v[~(np.isfinite(v) & (v > 0) & (v <= 1))].ravel()[0] if v.ndim else float(v)
+            bad = float(v[~(np.isfinite(v) & (v > 0) & (v <= 1))].ravel()[0]) if v.ndim else float(v)
             raise ValueError(f"{name}={bad!r} is invalid: must be in (0, 1]")
     for name, v in (("c0", c0a), ("c1", c1a)):
         if not np.all(np.isfinite(v)) or np.any(v < 0):
-            raise ValueError(f"{name}={v.ravel()[np.argmin(np.isfinite(v) & (v >= 0))]!r} is invalid: must be >= 0")
+            raise ValueError(f"{name}={float(v.ravel()[np.argmin(np.isfinite(v) & (v >= 0))])!r} is invalid: "
+                             "must be >= 0")
     if np.any(np.isnan(da)) or np.any(da < 0):
-        raise ValueError("delta is invalid: must be >= 0 (inf allowed)")
+        bad = float(da.ravel()[np.argmax(np.isnan(da.ravel()) | (da.ravel() < 0))])
+        raise ValueError(f"delta={bad!r} is invalid: must be >= 0 (inf allowed)")
     cmin = np.minimum(c0a, c1a)
     mean = (b * c0a + a * c1a) / (a + b)
     # Gamma(inf): min cycle mean = cmin if the min state has a self-loop, else the 2-cycle mean

@@ -49,6 +49,7 @@ import functools
 import numpy as np
 
 from .._validate import check_choice, check_int, check_real
+from .modulating_chain import as_float_array
 
 __all__ = [
     "throughput_from_window",
@@ -73,8 +74,8 @@ def throughput_from_window(cwnd_avg_bytes, rtt_s, *, cap_mbps=None):
     unbounded (the paper's 600000-byte case gives 160 Mbps from eq. 1 but is reported as the
     126 Mbps maximum).
     """
-    w = np.asarray(cwnd_avg_bytes, dtype=float)
-    r = np.asarray(rtt_s, dtype=float)
+    w = as_float_array("cwnd_avg_bytes", cwnd_avg_bytes)
+    r = as_float_array("rtt_s", rtt_s)
     if np.any(~np.isfinite(w)) or np.any(w < 0):
         raise ValueError(f"cwnd_avg_bytes={cwnd_avg_bytes!r} is invalid: must be >= 0")
     if np.any(~np.isfinite(r)) or np.any(r <= 0):
@@ -106,15 +107,37 @@ def derive_eq2_closed_form():
     return {"sum": s, "avg": avg, "symbols": {"W": W, "MSS": mss, "T": T, "b": b}}
 
 
+#: relative slack on T <= b cwnd_max / (2 mss) (T computed in floating point)
+_T_SLACK = 1e-9
+
+
+def _eq2_args(cwnd_max, mss, acks_per_increment):
+    """Checked ``(W, mss, b)`` of eq. (2): the window must grow at least one step of
+    ``mss/b`` from ``W/2`` to ``W`` (``T = b*W/(2*mss) >= 1``, i.e.
+    ``cwnd_max >= 2*mss/b``); below that the sum has no term and the formula's average
+    exceeds ``cwnd_max``."""
+    W = check_real("cwnd_max", cwnd_max, 0.0, low_open=True)
+    m = check_real("mss", mss, 0.0, low_open=True)
+    b = check_real("acks_per_increment", acks_per_increment, 1.0)
+    if 2.0 * m / b > W * (1.0 + _T_SLACK):
+        raise ValueError(f"cwnd_max/mss={W!r}/{m!r} is invalid: eq. 2 needs cwnd_max >= 2*mss/acks_per_increment "
+                         f"= {2.0 * m / b:.10g} (at least one round trip from cwnd_max/2 to cwnd_max)")
+    return W, m, b
+
+
 def average_window_linear_sum(cwnd_max, mss, T, *, acks_per_increment=1):
     """Eq. (2) for a given number of RTTs ``T``: ``cwnd_max/2 + mss*(T+1)/(2b)`` (closed form).
 
-    Units follow ``cwnd_max`` and ``mss`` (bytes or segments).
+    Units follow ``cwnd_max`` and ``mss`` (bytes or segments).  ``T`` is in
+    ``[1, b*cwnd_max/(2*mss)]``: the last window of the sum, ``cwnd_max/2 + mss*T/b``, is
+    at most ``cwnd_max`` (so ``cwnd_max >= 2*mss/b``).
     """
-    W = check_real("cwnd_max", cwnd_max, 0.0, low_open=True)
-    m = check_real("mss", mss, 0.0, low_open=True)
+    W, m, b = _eq2_args(cwnd_max, mss, acks_per_increment)
+    t_max = b * W / (2.0 * m)
     T = check_real("T", T, 1.0)
-    b = check_real("acks_per_increment", acks_per_increment, 1.0)
+    if T > t_max * (1.0 + _T_SLACK):
+        raise ValueError(f"T={T!r} is invalid: must be in [1, {t_max:.10g}] (acks_per_increment*cwnd_max/(2*mss), "
+                         "the round trips from cwnd_max/2 to cwnd_max)")
     return W / 2 + m * (T + 1) / (2 * b)
 
 
@@ -129,10 +152,14 @@ def average_window_linear(cwnd_max, mss, *, acks_per_increment=1):
         Segment size, same unit.
     acks_per_increment : float >= 1, optional(default=1)
         ``b``: RTTs per one-MSS increase (2 with delayed ACKs, seed 002 after eq. 2).
+
+    Raises
+    ------
+    ValueError
+        ``cwnd_max < 2*mss/b`` (:math:`T < 1`: no round trip of linear increase; the
+        formula would exceed ``cwnd_max``), or a parameter out of its range.
     """
-    W = check_real("cwnd_max", cwnd_max, 0.0, low_open=True)
-    m = check_real("mss", mss, 0.0, low_open=True)
-    b = check_real("acks_per_increment", acks_per_increment, 1.0)
+    W, m, b = _eq2_args(cwnd_max, mss, acks_per_increment)
     return 0.75 * W + m / (2 * b)
 
 
@@ -169,7 +196,7 @@ def fifo_share(mu, occupancy):
         giving the expected rate :math:`\\mu_i^e = \\mu r_i / \\sum r`).
     """
     m = check_real("mu", mu, 0.0)
-    x = np.asarray(occupancy, dtype=float)
+    x = as_float_array("occupancy", occupancy)
     if x.ndim != 1 or x.size == 0 or np.any(~np.isfinite(x)) or np.any(x < 0) or x.sum() <= 0:
         raise ValueError(f"occupancy={occupancy!r} is invalid: must be a 1-D array of x_i >= 0 with a positive sum")
     return m * x / x.sum()

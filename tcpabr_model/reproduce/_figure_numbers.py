@@ -17,7 +17,7 @@ def parse_figures(figures) -> tuple:
         return ALL_FIGURES
     if isinstance(figures, str):
         items = [x.strip() for x in figures.split(",")]
-        if len(items) > 1 and not all(items):    # "8,,9" or "8,": a slip, not a selection
+        if any(items) and not all(items):    # "8,,9" or "8,": a slip, not a selection
             raise ValueError(f"figures={figures!r} is invalid: an empty item; must be comma-separated "
                              "integers in 8..22")
         items = [x for x in items if x]

@@ -60,7 +60,7 @@ def effcap_reference(x, m: int, n: int) -> np.ndarray:
     Parameters
     ----------
     x : array_like(float, ndim=1)
-        Measurements ``x_1 .. x_K`` (average capacity per interval s).
+        Measurements ``x_1 .. x_K`` (average capacity per interval s), K >= 1, finite.
     m, n : int
         Block length M and number of blocks N.
 
@@ -71,7 +71,15 @@ def effcap_reference(x, m: int, n: int) -> np.ndarray:
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 1)
-    x = np.asarray(x, dtype=np.float64)
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"x={x!r:.60} is invalid: must be a 1-D array of real numbers") from None
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError(f"x.shape={x.shape} is invalid: must be a non-empty 1-D array")
+    if not np.all(np.isfinite(x)):
+        i = int(np.argmin(np.isfinite(x)))
+        raise ValueError(f"x[{i}]={float(x[i])!r} is invalid: every measurement must be finite")
     a = np.empty(x.size)
     for j in range(x.size):
         lo = max(0, j - m + 1)
