@@ -23,6 +23,9 @@ __all__ = ["register", "handler"]
 _NOT_USED = {"preset": "--preset", "list_presets": "--list-presets", "trace": "--trace", "ci": "--ci",
              "batches": "--batches", "target_halfwidth": "--target-halfwidth", "feedback": "--feedback",
              "source_rate": "--source-rate", "k": "--k"}
+# flags of the simulation that --analysis-only would ignore
+_SIMULATION_ONLY = {"replications": "--replications", "workers": "--workers", "seed": "--seed",
+                    "max_p95_delay": "--max-p95-delay"}
 
 
 def register(subparsers) -> argparse.ArgumentParser:
@@ -43,7 +46,11 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--mcr", type=float, nargs="+", default=[0.0],
                    help="minimum source rates to search, fractions of the high rate (default 0)")
     p.add_argument("--utilisation", type=float, nargs="+", default=[0.9, 0.95],
-                   help="INSTCAP target utilisations below 1 to search (default 0.9 0.95)")
+                   help="INSTCAP target utilisations to search, each in (0, 1] (1 at the base interval and mcr 0 "
+                        "is INSTCAP itself, always evaluated as a reference; default 0.9 0.95)")
+    p.add_argument("--duration", type=float, default=None,
+                   help="measured simulated time per replication, seconds (default 2000, 500 with --quick; with "
+                        "--capacity-trace the trace's period, held out each half's)")
     p.add_argument("--max-p95-delay", type=float, default=None,
                    help="p95 end-to-end delay limit of the best design, seconds (default: none)")
     p.add_argument("--replications", type=int, default=None,
@@ -86,9 +93,9 @@ def _given(args, dest) -> bool:
 def handler(args) -> int:
     """Run ``tcpabr design``; returns the exit status."""
     from ..cli import emit
-    from ..sim.cli import _scenario
+    from ..sim.cli import _refuse_ignored, _scenario
     from .robust import design_held_out, design_over_psi
-    from .search import candidate_grid, design
+    from .search import FEEDBACKS, candidate_grid, design
 
     for dest, flag in _NOT_USED.items():
         if _given(args, dest):
@@ -103,6 +110,12 @@ def handler(args) -> int:
     if len(psis) > 1 and (trace or args.capacity is not None):
         raise ValueError(f"--psi {','.join(f'{x:g}' for x in psis)} is invalid with a trace or a capacity model: "
                          "several psi are the two-state link's robust design")
+    _refuse_ignored(args, FEEDBACKS)     # simulate's rules, for TCP alone and the ABR candidates
+    if args.analysis_only:
+        bad = [f for d, f in _SIMULATION_ONLY.items() if _given(args, d)]
+        if bad:
+            raise ValueError(f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} ignored with --analysis-only "
+                             f"(nothing is simulated): drop {'it' if len(bad) == 1 else 'them'}")
     if args.quick:
         for dest in ("m", "n", "utilisation"):
             if _given(args, dest):

@@ -17,7 +17,7 @@ import numpy as np
 
 from .._validate import check_real
 from ..sim.scenario import _DEFAULT_HIGH_RATE, Scenario
-from .search import Candidate, Design, candidate_grid, finish, submit
+from .search import Candidate, Design, _workers, candidate_grid, finish, submit
 
 __all__ = ["HeldOutRound", "HeldOut", "design_held_out", "PsiDesign", "design_over_psi", "best_within"]
 
@@ -141,6 +141,7 @@ def design_held_out(base: Scenario, candidates=None, *, replications: int = 3, s
     if not isinstance(base, Scenario) or not isinstance(base.capacity, Trace):
         raise ValueError("base is invalid for a held-out design: its capacity must be a trace "
                          "(tcpabr design --capacity-trace TRACE)")
+    workers = _workers(workers)
     if max_p95_delay is not None:
         max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
     cands = candidate_grid() if candidates is None else tuple(candidates)
@@ -244,6 +245,7 @@ def design_over_psi(bases, psis, candidates=None, *, replications: int = 3, seed
     if not bases or len(bases) != len(psis):
         raise ValueError(f"psis={list(psis)!r} is invalid: need one scenario per psi, got {len(bases)}")
     cands = candidate_grid() if candidates is None else tuple(candidates)
+    workers = _workers(workers)
     if max_p95_delay is not None:
         max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
     from ..sim.driver import replication_pool

@@ -15,6 +15,7 @@ analysis computed meanwhile; :func:`design` is the two in one pool (docs/design.
 from __future__ import annotations
 
 import itertools
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,9 +117,18 @@ class Candidate:
 def candidate_grid(*, m=(), n=(), interval=(None,), mcr=(0.0,), utilisation=(1.0,),
                    references: bool = True) -> tuple:
     """EFFCAP at every (M, N, s, mcr) of the grids, INSTCAP at every (utilisation, s, mcr)
-    with utilisation < 1, and (``references``) TCP alone, INSTCAP and EFFCAP with the
-    paper's rule at the base scenario's interval.  Duplicates are dropped, order kept; EFFCAP
-    with M = N = 1 is left out: it is INSTCAP (the same run, counter for counter)."""
+    but utilisation 1 at the base interval (s None) and mcr 0, which is the reference INSTCAP,
+    and (``references``) TCP alone, INSTCAP and EFFCAP with the paper's rule at the base
+    scenario's interval.  Each grid is a sequence or one value; every value is checked as
+    :class:`Candidate` checks it (utilisation in (0, 1]).  Duplicates are dropped, order kept;
+    EFFCAP with M = N = 1 is left out: it is INSTCAP (the same run, counter for counter)."""
+    m = _grid("m", m, lambda v: check_int("m", v, 1, 10_000))
+    n = _grid("n", n, lambda v: check_int("n", v, 1, 10_000))
+    interval = _grid("interval", interval,
+                     lambda v: None if v is None else check_real("interval", v, 0.0, 1e4, low_open=True))
+    mcr = _grid("mcr", mcr, lambda v: check_real("mcr", v, 0.0, 1.0))
+    utilisation = _grid("utilisation", utilisation,
+                        lambda v: check_real("utilisation", v, 0.0, 1.0, low_open=True))
     out = []
     if references:
         out += [Candidate("none"), Candidate("instcap"), Candidate("effcap")]
@@ -127,9 +137,27 @@ def candidate_grid(*, m=(), n=(), interval=(None,), mcr=(0.0,), utilisation=(1.0
             continue
         out.append(Candidate("effcap", m=mm, n=nn, interval=s, mcr=r))
     for u, s, r in itertools.product(utilisation, interval, mcr):
-        if u < 1.0 or s is not None or r != 0.0:
+        if u < 1.0 or s is not None or r != 0.0:    # else the reference INSTCAP
             out.append(Candidate("instcap", interval=s, mcr=r, utilisation=u))
     return tuple(dict.fromkeys(out))
+
+
+def _grid(name: str, values, check) -> tuple:
+    """``values`` (a sequence, or one value: a grid of one) as a tuple, each ``check``-ed."""
+    if values is None or isinstance(values, numbers.Real):
+        return (check(values),)
+    try:
+        if isinstance(values, (str, bytes)):
+            raise TypeError
+        grid = tuple(values)
+    except TypeError:
+        raise ValueError(f"{name}={values!r} is invalid: must be a number or a sequence of numbers") from None
+    return tuple(check(v) for v in grid)
+
+
+def _workers(workers) -> int:
+    """``workers`` checked as the simulator's drivers check it."""
+    return check_int("workers", workers, 1, 256)
 
 
 def pareto_front(throughput, delay) -> np.ndarray:
@@ -263,7 +291,8 @@ def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int 
     """
     from ..sim.driver import replication_pool
 
-    if max_p95_delay is not None:       # before anything is submitted
+    workers = _workers(workers)     # before anything is submitted
+    if max_p95_delay is not None:
         max_p95_delay = check_real("max_p95_delay", max_p95_delay, 0.0, low_open=True)
     with replication_pool(workers) as pool:
         return finish(submit(base, candidates, replications=replications, seed=seed, pool=pool),

@@ -91,7 +91,8 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--interval", type=float, default=None,
                    help="measurement/feedback interval s, seconds (default 0.03; with --capacity-trace, "
                         "--feedback instcap, one --rtt and no --feedback-delay, the round trip fed back at once: "
-                        "the analysis' INSTCAP, docs/model.md sec. 16)")
+                        "the analysis' INSTCAP, docs/model.md sec. 16); with --feedback none only the sample "
+                        "spacing of --trace and --ci batch")
     p.add_argument("--feedback-delay", type=float, nargs="+", default=None,
                    help="feedback delay per connection, seconds (default one round-trip delay)")
     p.add_argument("--variant", choices=VARIANTS + tuple(DEPRECATED_VARIANTS), default="timeout-only",
@@ -134,8 +135,9 @@ def _given(args) -> list:
     return [k for k, v in d.items() if getattr(args, k, v) != v]
 
 
-def _refuse_ignored(args) -> None:
-    """Refuse flags the chosen mode would silently ignore."""
+def _refuse_ignored(args, feedbacks=None) -> None:
+    """Refuse flags the chosen mode would silently ignore; ``feedbacks``: those the command
+    runs (default ``args.feedback``; ``tcpabr design`` runs TCP alone and ABR)."""
     given = _given(args)
     if args.preset is not None:
         bad = [_flag(k) for k in given if k not in _PRESET_FLAGS]
@@ -152,14 +154,22 @@ def _refuse_ignored(args) -> None:
         if bad:
             raise ValueError(f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} ignored with {which} (the "
                              "file gives the capacity process): drop it")
-    rules = (("host_rate_factor", args.feedback == "none", "--feedback none (TCP alone)"),
-             ("capacity_offset", args.capacity_trace is not None, "--capacity-trace"),
-             ("batches", args.ci == "batch", "--ci batch"),
-             ("granularity", args.rto == "estimator", "--rto estimator"),
-             ("rto_min", args.rto == "estimator", "--rto estimator"))
-    for dest, applies, needs in rules:
+    feedbacks = (args.feedback,) if feedbacks is None else tuple(feedbacks)
+    abr = any(f != "none" for f in feedbacks)
+    no_abr = ("ABR feedback", "--feedback instcap, effcap or constant")
+    # (flag, used, without what it is ignored, what to add)
+    rules = (("host_rate_factor", "none" in feedbacks, "--feedback none (TCP alone)", "--feedback none"),
+             # TCP alone measures nothing: s only spaces the samples of --trace and --ci batch
+             ("interval", abr or args.trace is not None or args.ci == "batch",
+              "ABR feedback, --trace or --ci batch", no_abr[1]),
+             ("feedback_delay", abr, *no_abr),
+             ("capacity_offset", args.capacity_trace is not None, "--capacity-trace", "--capacity-trace"),
+             ("batches", args.ci == "batch", "--ci batch", "--ci batch"),
+             ("granularity", args.rto == "estimator", "--rto estimator", "--rto estimator"),
+             ("rto_min", args.rto == "estimator", "--rto estimator", "--rto estimator"))
+    for dest, applies, needs, fix in rules:
         if dest in given and not applies:
-            raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {needs.split(' (')[0]}")
+            raise ValueError(f"{_flag(dest)} is ignored without {needs}: drop it or add {fix}")
 
 
 def _trace_path(path: str) -> str:
@@ -375,7 +385,8 @@ def _header(args, sc, res) -> str:
         what += f" source_rate={sc.initial_rate:g}"
     if sc.feedback in ("instcap", "effcap"):
         what += f" s={sc.interval:g} s feedback_delay={[round(x, 6) for x in sc.feedback_delay]} s"
-    return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what} M={list(sc.m)} N={list(sc.n)} "
+    mn = f" M={list(sc.m)} N={list(sc.n)}" if sc.feedback != "none" else ""     # EFFCAP's counts
+    return (f"feedback={sc.feedback} {delay} bmax={sc.buffer_packets} {what}{mn} "
             f"duration={sc.duration:g} s warmup={sc.warmup:g} s replications={res.replications} seed={res.seed}")
 
 
