@@ -445,9 +445,10 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
-    INSTCAP source's minimum rate in packets per second (0: none); ``ca_increment`` the chain's
-    congestion-avoidance growth (docs/model.md sec. 18; default :data:`LINK_CA_INCREMENT`).  For
-    :func:`tcpabr_model.markov.estimate_chain` before an analysis."""
+    INSTCAP source's minimum rate in packets per second (0: none; at most the chain's peak
+    level); ``ca_increment`` the chain's congestion-avoidance growth (docs/model.md sec. 18;
+    default :data:`LINK_CA_INCREMENT`).  For :func:`tcpabr_model.markov.estimate_chain` before
+    an analysis."""
     from .markov import Scenario as MScenario
 
     check_choice("feedback", feedback, ("none", "instcap"))
@@ -456,6 +457,9 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
     cmax = float(np.max(m.levels))
     wmax = window_packets(cmax, link.rtt, bmax) if wmax is None else check_int("wmax", wmax, 1, 10**6)
     mcr = check_real("mcr", mcr, 0.0)
+    if mcr > cmax:   # a minimum above the link's peak: the chain's rates are fractions of the peak
+        raise ValueError(f"mcr={mcr!r} is invalid: must be in [0, {cmax:g}] packets per second (at most the "
+                         f"peak level of the chain fitted at epoch {link.rtt:g} s)")
     if mcr > 0.0 and feedback != "instcap":
         raise ValueError(f"mcr={mcr!r} is invalid with feedback={feedback!r}: the minimum cell rate (packets/s) is "
                          "the INSTCAP source's (give mcr=0)")

@@ -43,6 +43,7 @@ second, ``epoch`` in seconds, ``packet_bytes`` from the trace (1500); ``delta`` 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -52,7 +53,7 @@ from .._validate import check_choice, check_int, check_real
 from ..closed_forms import block_sums, effective_capacity, effective_capacity_eq24
 from ..errors import ModelError
 from ._model import CapacityModel
-from ._trace import BinnedTrace, Trace, bin_trace, chain_path, read_trace
+from ._trace import BinnedTrace, Trace, _short, bin_trace, chain_path, read_trace
 
 __all__ = ["TraceFit", "fit_trace", "fit_levels", "chain_autocorrelation", "trace_autocorrelation",
            "correlation_time", "regime_labels", "LEVEL_METHODS", "MAX_AUTO_STATES"]
@@ -338,6 +339,17 @@ def _ec_curves(binned: BinnedTrace, model: CapacityModel, block: int):
     return deltas, emp, f24, f23
 
 
+def _ec_curves_at(binned: BinnedTrace, model: CapacityModel, block: int, trace: Trace):
+    """:func:`_ec_curves`, its failure (eq. 23 underflows where the levels in packets per second
+    are far apart, as they are at a very short epoch) named as the epoch's."""
+    try:
+        return _ec_curves(binned, model, block)
+    except ModelError as exc:
+        raise ValueError(f"epoch={binned.epoch!r} is invalid for {trace.name}: the fitted chain's effective "
+                         f"capacity cannot be computed at this epoch ({' '.join(str(exc).split()).split('; ')[0]}); "
+                         "use a longer epoch") from None
+
+
 def _gap(emp, f24, mean: float) -> float:
     """The EC error: max |empirical eq. 25 - chain eq. 24| / mean rate."""
     return float(np.max(np.abs(np.asarray(emp) - np.asarray(f24)))) / mean
@@ -451,17 +463,22 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         ``None`` tries ``R x 1 .. R x round(max_states / R)``.  Not with ``method="hmm"``.
         With ``regimes=1`` (default) the fit is the one-timescale fit, unchanged.
     regime_window : float > 0, optional
-        Seconds; default **[choice]** the e-folding time of the trace's autocorrelation at
-        this epoch (:func:`correlation_time`, at least 2 epochs, at most a quarter of the
-        trace).
+        Seconds (checked, and unused, with ``regimes=1``); default **[choice]** the e-folding
+        time of the trace's autocorrelation at this epoch (:func:`correlation_time`, at least
+        2 epochs, at most a quarter of the trace).
 
     Returns
     -------
     TraceFit
     """
     if not isinstance(trace, Trace):
+        if not isinstance(trace, (str, bytes, os.PathLike)) or not os.fspath(trace):
+            raise ValueError(f"trace={_short(trace)} is invalid: must be a Trace or the path of a Mahimahi trace "
+                             "file (times in ms: Trace(times_ms))")
         trace = read_trace(trace)
     epoch = check_real("epoch", epoch, 0.0, low_open=True)
+    if regime_window is not None:   # checked with one regime too, where it is unused
+        check_real("regime_window", regime_window, 0.0, low_open=True)
     check_choice("method", method, LEVEL_METHODS)
     block = check_int("block", block, 1)
     max_lag = check_int("max_lag", max_lag, 1)
@@ -518,7 +535,7 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
                 raise
             continue  # e.g. quantile ties, or an HMM whose chain is reducible: this K cannot be fitted
         p = k * (k - 1) + 2 * k
-        deltas, emp, f24, f23 = _ec_curves(binned, model, block)
+        deltas, emp, f24, f23 = _ec_curves_at(binned, model, block, trace)
         err = _gap(emp, f24, float(x.mean()))
         row = {"K": k, "loglik": ll, "bic": -2.0 * ll + p * math.log(n), "ec_error": err}
         if selection == "test":

@@ -130,13 +130,23 @@ def _bad_line(lines, name):
                              "integer time >= 0 in ms")
 
 
+def _short(value) -> str:
+    """``repr(value)`` cut to one short line (an array passed where a path belongs)."""
+    import reprlib
+
+    return " ".join(reprlib.repr(value).split())
+
+
 def read_trace(path, *, packet_bytes: int = MAHIMAHI_PACKET_BYTES) -> Trace:
     """Read and check a Mahimahi trace file.
 
     Raises ``ValueError`` naming the file and the (1-based) line for an empty file, a line
     that is not a non-negative integer (blank lines inside the file included), or a time
-    smaller than the previous one.
+    smaller than the previous one; naming ``path`` when it is not a path.
     """
+    if not isinstance(path, (str, bytes, os.PathLike)) or not os.fspath(path):
+        raise ValueError(f"path={_short(path)} is invalid: must be the path (str or os.PathLike) of a Mahimahi "
+                         "trace file")
     name = os.fspath(path)
     data = read_bytes(path, "the trace")
     lines = data.split(b"\n")

@@ -24,13 +24,40 @@ import argparse
 __all__ = ["register"]
 
 
+def _checked(args):
+    """The trace, ``--max-lag`` and ``--select`` after the checks that need no fit: options that
+    would be ignored, a lag beyond the trace, an unwritable ``--out`` (before minutes of fitting)."""
+    from . import bin_trace, read_trace
+
+    if args.regime_window is not None and args.regimes == 1:
+        raise ValueError(f"--regime-window={args.regime_window:g} is used only with --regimes R > 1 (the window "
+                         "that defines the regimes of the two-timescale fit)")
+    if args.select is not None and args.states is not None:
+        raise ValueError(f"--select={args.select} is used only without --states (it chooses K; --states "
+                         f"{args.states} gives it)")
+    if args.out:
+        from ..runtime.paths import check_output_file
+
+        check_output_file(args.out, "--out", (".json", ".toml"))
+    trace = read_trace(args.trace)
+    max_lag = 20
+    if args.max_lag is not None:
+        n = bin_trace(trace, args.epoch).n_epochs
+        if args.max_lag < 1 or args.max_lag > n:
+            raise ValueError(f"--max-lag={args.max_lag} is invalid: must be an integer in [1, {n}] (the whole "
+                             f"epochs of the trace at --epoch {args.epoch:g}; a longer lag wraps around)")
+        max_lag = args.max_lag
+    return trace, max_lag, "ec" if args.select is None else args.select
+
+
 def _fit(args) -> int:
     from ..cli import emit
     from ..closed_forms import effcap_design
     from . import fit_trace, save_model
 
-    fit = fit_trace(args.trace, states=args.states, epoch=args.epoch, method=args.method,
-                    outage=args.outage, select=args.select, block=args.block, max_lag=args.max_lag,
+    trace, max_lag, select = _checked(args)
+    fit = fit_trace(trace, states=args.states, epoch=args.epoch, method=args.method,
+                    outage=args.outage, select=select, block=args.block, max_lag=max_lag,
                     bootstrap=args.bootstrap, seed=args.seed, regimes=args.regimes,
                     regime_window=args.regime_window)
     m = fit.model
@@ -98,11 +125,13 @@ def register(subparsers) -> None:
                    help="empty epochs form their own level 0 (fit_trace's outage=True); --no-outage fits the "
                         "levels to all epochs together (k-means can still make a level of empty epochs only "
                         "on a trace with many of them)")
-    p.add_argument("--select", choices=("ec", "bic", "test"), default="ec",
-                   help="how K is chosen without --states: effective-capacity error within 5%% (default), "
-                        "BIC, or the smallest K not rejected by the bootstrap test (needs --bootstrap)")
+    p.add_argument("--select", choices=("ec", "bic", "test"), default=None,
+                   help="how K is chosen without --states (refused with it): effective-capacity error within "
+                        "5%% (ec, the default), BIC, or the smallest K not rejected by the bootstrap test (needs "
+                        "--bootstrap)")
     p.add_argument("--block", type=int, default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
-    p.add_argument("--max-lag", type=int, default=20, help="autocorrelation lags 1..N epochs (default 20)")
+    p.add_argument("--max-lag", type=int, default=None,
+                   help="autocorrelation lags 1..N epochs, N at most the trace's epochs (default 20)")
     p.add_argument("--bootstrap", type=int, default=0,
                    help="paths of the fitted chain drawn to show the EC error of sampling alone (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap paths (default 0)")
@@ -112,8 +141,8 @@ def register(subparsers) -> None:
                    help="two-timescale fit: R regimes of the smoothed capacity, K/R levels each, the chain on "
                         "(regime, level) (default 1: one timescale)")
     p.add_argument("--regime-window", type=float, default=None,
-                   help="with --regimes: smoothing window in seconds that defines the regimes (default: the "
-                        "e-folding time of the trace's autocorrelation)")
+                   help="with --regimes R > 1 (refused without): smoothing window in seconds, > 0, that "
+                        "defines the regimes (default: the e-folding time of the trace's autocorrelation)")
     p.add_argument("--out", default=None, help="write the model to this .json or .toml file")
     p.add_argument("--json", action="store_true", help="print JSON")
     # effcap_design(rtt, model) names the round trip delta and the epoch s

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
-from .scenario import Scenario
+from .._validate import check_real
+from .scenario import MAX_PSI, Scenario
 from .skeleton import skeleton_for
 from .slow_start import with_go_back_n_burst, with_slow_start_outage
 from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, event_start, loss_event_law,
@@ -381,12 +382,19 @@ def sweep_psi(scenario: Scenario, psis: Iterable[float], method: str = "structur
     else:
         from tqdm import tqdm
 
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
     if scenario.capacity is not None:
         raise ValueError("capacity is invalid for sweep_psi: a K-level model has no psi; analyse each "
                          "model with analyze()")
+    if isinstance(psis, (str, bytes)) or not isinstance(psis, Iterable):
+        raise ValueError(f"psis={psis!r} is invalid: must be a non-empty sequence of real numbers in [1, "
+                         f"{MAX_PSI:g}] (e.g. [2, 5, 20])")
     psis = list(psis)
     if not psis:
         raise ValueError("psis=[] is invalid: give at least one psi >= 1")
+    for i, psi in enumerate(psis):   # all of them before the first (slow) analysis
+        check_real(f"psis[{i}]", psi, 1.0, MAX_PSI)
     rows = []
     for psi in tqdm(psis, disable=not progress, desc="psi sweep", unit="chain"):
         r = analyze(scenario.with_psi(float(psi)), method=method)

@@ -34,7 +34,8 @@ def register(sub) -> None:
                    help="'instcap': TCP over ABR; 'none': TCP alone; 'constant': ABR source at --source-rate")
     p.add_argument("--delta", type=float, default=None,
                    help="round-trip delay in packet times at the high rate (default: 40)")
-    p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (incl. the one in service)")
+    p.add_argument("--bmax", type=int, default=None,
+                   help="bottleneck buffer in packets (incl. the one in service); default 10, required with --trace")
     p.add_argument("--psi", type=float, default=None,
                    help="mean time per capacity state / delta (>= 1); default 20 (two-state chain only)")
     p.add_argument("--rate-ratio", type=float, default=None,
@@ -47,11 +48,11 @@ def register(sub) -> None:
                    help="a measured link (Mahimahi file): fit it at epoch = --rtt (chain + the opportunity "
                         "patterns inside an epoch, docs/model.md sec. 11) and print prediction, conservative "
                         "and optimistic efficiency over the trace's mean capacity, with the model used; needs "
-                        "--rtt and --bmax, --feedback none|instcap")
+                        "--rtt and --bmax (refused without them), --feedback none|instcap")
     p.add_argument("--mcr", type=float, default=0.0,
                    help="INSTCAP: the source's TM 4.0 minimum cell rate, packets per time unit (a fraction of "
-                        "the peak rate; with --trace, packets per second); the source sends at "
-                        "max(fed-back rate, MCR); default 0")
+                        "the peak rate, in [0, 1]; with --trace, packets per second, in [0, the fitted chain's "
+                        "peak level]); the source sends at max(fed-back rate, MCR); default 0")
     p.add_argument("--rtt", type=float, default=None, help="with --trace: round-trip propagation delay, seconds")
     p.add_argument("--patterns", type=int, default=None,
                    help="with --trace: within-epoch patterns kept per level of the fitted chain (default 8)")
@@ -62,8 +63,8 @@ def register(sub) -> None:
                    help="with --trace: the two-timescale regime x level chain with this many regimes "
                         "(docs/traces.md sec. 4a; default 1)")
     p.add_argument("--regime-window", type=float, default=None,
-                   help="with --trace and --regimes: smoothing window in seconds (default: the e-folding time "
-                        "of the trace's autocorrelation)")
+                   help="with --trace and --regimes R > 1 (refused without): smoothing window in seconds, > 0 "
+                        "(default: the e-folding time of the trace's autocorrelation)")
     p.add_argument("--wmax", type=int, default=None,
                    help="maximum TCP window in packets (default 128; with --trace twice the peak pipe plus the "
                         "buffer)")
@@ -111,10 +112,12 @@ def register(sub) -> None:
                    help="no progress bars (they appear on stderr, only on a terminal, for counts, "
                         "builds and solves longer than 2 s)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.set_defaults(func=_run)
+    # with --trace the chain is fitted at epoch = --rtt
+    p.set_defaults(func=_run, _flag_aliases={"epoch": "--rtt"})
 
 
 def _run_trace(args: argparse.Namespace) -> int:
+    from .._validate import check_real
     from ..capacity import read_trace
     from ..cli import emit
     from ..trace_study import LINK_WINDOW_TAIL, analyze_link, fit_link
@@ -141,6 +144,14 @@ def _run_trace(args: argparse.Namespace) -> int:
                          "of the fitted patterns, which hold the link's bursts (docs/model.md secs. 3a and 11)")
     if args.feedback not in ("none", "instcap"):
         raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
+    check_real("rtt", args.rtt, 0.001, 100.0)   # fit_link's range, before the refusals below
+    if args.bmax is None:
+        raise ValueError("--bmax is required with --trace: give the bottleneck buffer in packets (e.g. --bmax 20)")
+    if args.regime_window is not None:
+        if args.regimes is None or args.regimes == 1:
+            raise ValueError(f"--regime-window={args.regime_window:g} is used only with --regimes R > 1 (the window "
+                             "that defines the regimes of the two-timescale fit)")
+        check_real("regime_window", args.regime_window, 0.0, low_open=True)   # before the fit
     trace = read_trace(args.trace)
     patterns = 8 if args.patterns is None else args.patterns
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
@@ -215,6 +226,8 @@ def _run(args: argparse.Namespace) -> int:
                          "instants of a change inside the round trip; docs/model.md sec. 17)")
     if args.delta is None:
         args.delta = 40.0
+    if args.bmax is None:
+        args.bmax = 10
     if args.wmax is None:
         args.wmax = 128
     from .analysis import analyze

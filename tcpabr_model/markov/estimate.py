@@ -291,7 +291,12 @@ def estimate_chain(scenario, limit: int | None = None, progress: bool = False) -
     """Count the states of ``scenario``'s chain exactly (stopping above ``limit``,
     default ``scenario.max_states``, or above the states that fit in the available
     memory) and estimate nonzeros, memory and time."""
-    limit = scenario.max_states if limit is None else int(limit)
+    from .._validate import check_int
+    from .scenario import Scenario
+
+    if not isinstance(scenario, Scenario):
+        raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
+    limit = scenario.max_states if limit is None else check_int("limit", limit, 1)
     key = scenario.structure_key()
     nlev = len(key[2])
     per_loss = nlev if key[4] == "constant" else nlev * nlev

@@ -472,6 +472,17 @@ class Scenario:
             trace (or a model in seconds) ``high_rate`` is its peak rate, so ``delta`` is in
             packet times at the peak.
         """
+        given = {"rtt": "delta", "tau": "psi", "buffer_packets": "bmax"}   # set here from the normalised ones
+        taken = sorted(f.name for f in fields(cls) if f.name not in given and f.name not in
+                       ("feedback", "rate_ratio", "tcp"))
+        for key, value in kwargs.items():
+            if key in given:
+                raise ValueError(f"{key}={value!r} is invalid in from_normalized: give {given[key]} (normalised "
+                                 "units), or build Scenario(...) in physical units")
+            if key not in taken:
+                raise ValueError(f"{key}={value!r} is invalid: not a keyword of Scenario.from_normalized (allowed: "
+                                 f"delta, bmax, psi, rate_ratio, feedback, wmax, duration_units, warmup_units, tcp, "
+                                 f"{', '.join(taken)})")
         psi = check_real("psi", psi, 0.0, low_open=True)
         bmax = check_int("bmax", bmax, 1, 1_000_000)
         deltas = tuple(delta) if isinstance(delta, (list, tuple)) else (delta,)

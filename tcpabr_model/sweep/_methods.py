@@ -24,7 +24,8 @@ import math
 from collections.abc import Callable
 
 __all__ = ["METHODS", "register_method", "method_name", "analysis_point", "simulation_point",
-           "effective_capacity_point", "effcap_design_point", "network_point", "SIMULATION_KEYS"]
+           "effective_capacity_point", "effcap_design_point", "network_point", "SIMULATION_KEYS",
+           "check_point_keys"]
 
 
 def _split_unknown(params: dict, allowed, what: str) -> None:
@@ -36,6 +37,48 @@ def _split_unknown(params: dict, allowed, what: str) -> None:
 
 def _f(x) -> float:
     return float(x)
+
+
+def check_point_keys(name: str, params: dict) -> None:
+    """``ValueError`` naming a key of ``params`` that the built-in method ``name`` does not take
+    (the error its point would fail with), without reading files or building anything; other
+    methods: nothing to check.  For ``tcpabr sweep``, before the first point."""
+    p = dict(params)
+    if name == "analysis":
+        from ..markov import Scenario
+
+        _split_unknown(p, [f.name for f in dataclasses.fields(Scenario)] + ["solver"],
+                       "the analysis (tcpabr_model.markov.Scenario, or solver)")
+    elif name == "simulation":
+        _simulation_keys({k: v for k, v in p.items() if k not in SIMULATION_KEYS})
+    elif name in ("effective_capacity", "effcap_design", "network"):
+        keys = {"effective_capacity": ("p01", "p10", "c0", "c1", "delta"),
+                "effcap_design": ("delta", "s", "k", "convention"), "network": NETWORK_KEYS}[name]
+        _split_unknown(p, keys, name)
+
+
+def _simulation_keys(p: dict) -> None:
+    """The key checks of :func:`build_sim_scenario`, alone."""
+    from ..sim import Scenario, TcpConfig
+
+    normalized = p.pop("normalized", None)
+    if normalized is not None and not isinstance(normalized, bool):
+        return   # a bad value, not a key: the point says so when it runs
+    if normalized is None:
+        normalized = any(k in p for k in ("delta", "bmax", "psi"))
+    if "capacity_trace" in p:
+        p["capacity"] = p.pop("capacity_trace")
+    tcp_kw = {k: p.pop(k) for k in list(p) if k.startswith("tcp_")}
+    if "tcp" in p:
+        raise ValueError("tcp is invalid: give TCP settings as tcp_<field> keys (e.g. tcp_wmax, tcp_variant)")
+    _split_unknown(tcp_kw, ["tcp_" + f.name for f in dataclasses.fields(TcpConfig)], "the simulator's TcpConfig")
+    sc_fields = [f.name for f in dataclasses.fields(Scenario) if f.name != "tcp"]
+    if normalized:
+        allowed = set(sc_fields) | {"delta", "bmax", "psi", "wmax", "duration_units", "warmup_units"}
+        _split_unknown(p, allowed - {"rtt", "tau", "buffer_packets"}, "Scenario.from_normalized")
+    else:
+        _split_unknown(p, sc_fields, "the simulator's Scenario (physical units; set normalized=true "
+                                     "for delta/bmax/psi)")
 
 
 # ---- analysis -----------------------------------------------------------------------

@@ -218,6 +218,23 @@ def _check_out(path: str) -> None:
                              "(python3 -m pip install pyarrow), or write .csv") from None
 
 
+def _check_keys(name: str, grid) -> None:
+    """Refuse a grid key that the method does not take (an unknown key failed every point, after
+    computing the others); each distinct set of keys checked once."""
+    from ._methods import check_point_keys
+
+    seen = set()
+    for p in grid.points:
+        sig = (frozenset(p), repr(p.get("normalized")))
+        if sig in seen:
+            continue
+        seen.add(sig)
+        try:
+            check_point_keys(name, p)
+        except ValueError as exc:   # "grid key": never read as one of sweep's own flags
+            raise ValueError(f"grid key {exc}") from None
+
+
 def _confirmed(args, name: str, grid, options) -> bool:
     """Whether the sweep may start: below the thresholds of :mod:`._size`, ``--yes``, or a "y"
     typed at a terminal; a non-interactive run above them is refused (ValueError, exit 2)."""
@@ -358,6 +375,7 @@ def _run(args: argparse.Namespace) -> int:
 
     name, func = method_name(method)
     check_options(name, func, options, "--option")   # once, before any point (it failed at every point)
+    _check_keys(name, grid)
     if args.out:
         _check_out(args.out)
     if not _confirmed(args, name, grid, options):
