@@ -69,7 +69,7 @@ def register(sub) -> None:
                    help="maximum TCP window in packets (default 128; with --trace twice the peak pipe plus the "
                         "buffer)")
     p.add_argument("--source-rate", type=float, default=None,
-                   help="packets per time unit of the constant-rate source (feedback 'constant')")
+                   help="packets per time unit of the constant-rate source (feedback 'constant'), in [lowest level, 1] (two-state: [--rate-ratio, 1])")
     p.add_argument("--bmax-excludes-service", action="store_true",
                    help="the paper's buffer count: bmax waiting places plus the packet in service")
     p.add_argument("--ack-clock", choices=ACK_CLOCKS, default="at-epoch",

@@ -40,10 +40,10 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rtt", type=float, nargs="+", default=None,
                    help="round-trip propagation delay in seconds, one per connection (instead of --delta; "
                         "handy with --capacity-trace, whose peak rate sets the packet time)")
-    p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets (default 10)")
+    p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets, in [1, 1000000] (default 10)")
     p.add_argument("--psi", type=float, default=20.0,
-                   help="mean time per capacity state / max(delta) (default 20)")
-    p.add_argument("--rate-ratio", type=float, default=0.5, help="low rate / high rate (default 0.5)")
+                   help="mean time per capacity state / max(delta), > 0 (default 20)")
+    p.add_argument("--rate-ratio", type=float, default=0.5, help="low rate / high rate, in (0, 1] (default 0.5)")
     p.add_argument("--wmax", type=int, default=None,
                    help="maximum TCP window in packets (default 128; with --capacity-trace the window of "
                         "tcpabr analyze --trace, twice the peak pipe plus the buffer: "
