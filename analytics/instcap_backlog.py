@@ -73,7 +73,9 @@ def sampled_trace(psi: float, delta: int, bmax: int, units: float, seed: int) ->
     first = lambda x: np.asarray(x, float).reshape(len(x), -1)[:, 0]   # noqa: E731  (connection 0)
     return {"a": first(t.segmentation_cells) / upf, "q": first(t.queue) / upf, "cwnd": first(t.cwnd),
             "ssthresh": first(t.ssthresh), "cap": np.asarray(t.capacity, float),
-            "time": np.asarray(t.time) / sc.time_unit}
+            "time": np.asarray(t.time) / sc.time_unit,
+            "warmup": sc.warmup / sc.time_unit,
+            "mean_source_frames": float(r.delay.to_dict()["occupancy"]["source_frames"]["mean"])}
 
 
 def epochs_of(tr: dict, delta: int, skip: int) -> np.ndarray:
@@ -95,10 +97,11 @@ def compare(psi: float, delta: int, bmax: int, units: float, seed: int) -> dict:
 
     tr = sampled_trace(psi, delta, bmax, units, seed)
     a, q, cw, ss, cap = tr["a"], tr["q"], np.minimum(tr["cwnd"], WMAX), tr["ssthresh"], tr["cap"]
-    skip = int(0.01 * len(a))
+    skip = int(np.searchsorted(tr["time"], tr["warmup"]))     # the simulator's warm-up is not measured
     ep = epochs_of(tr, delta, skip)
     full = q >= q.max() - 0.6
     timeouts = np.flatnonzero((tr["cwnd"][1:] <= 1.01) & (tr["cwnd"][:-1] > 1.01)) + 1
+    timeouts = timeouts[timeouts >= skip]
     lossy = np.zeros(len(a), bool)          # from one interval before the first full bottleneck to the timeout
     for k in timeouts[timeouts > 300]:
         f = np.flatnonzero(full[k - 300:k])
@@ -149,7 +152,8 @@ def compare(psi: float, delta: int, bmax: int, units: float, seed: int) -> dict:
                       "sim_ca_drops": int(smca.sum())})
     summary = {"chain_p_loss_per_drop": float(pi[sw] @ p[sw] / pi[sw].sum()),
                "sim_p_loss_per_drop": float(lost.mean()), "sim_drops": int(lost.size),
-               "sim_timeouts": int(timeouts.size), "sim_units_per_timeout": float(len(a) / max(timeouts.size, 1))}
+               "sim_timeouts": int(timeouts.size),
+               "sim_units_per_timeout": float((len(a) - skip) / max(timeouts[timeouts >= skip].size, 1))}
     return {"levels": pd.DataFrame(levels), "a_given_w": pd.DataFrame(cond), "drops": pd.DataFrame(drops),
             "growth": pd.DataFrame(grow), "summary": pd.DataFrame([summary])}
 
