@@ -13,6 +13,8 @@ level, at the epochs (the capacity's change times, every Delta):
 * ``A`` given the window, in windows of 10 packets;
 * the losses at a drop of the rate by the window at the drop (the simulator: its bottleneck full in
   the interval after the drop; the chain: ``p_loss`` of its states with ``R`` low and ``S`` high);
+* the same below the pipe in windows of 5 packets, beside a periodic train with a uniform phase
+  (:func:`periodic_train_loss`);
 * the window's growth per epoch of congestion avoidance without a loss or a change of level (the
   chain: ``E[W' - W | x]`` from its transition matrix).
 
@@ -76,6 +78,22 @@ def sampled_trace(psi: float, delta: int, bmax: int, units: float, seed: int) ->
             "time": np.asarray(t.time) / sc.time_unit,
             "warmup": sc.warmup / sc.time_unit,
             "mean_source_frames": float(r.delay.to_dict()["occupancy"]["source_frames"]["mean"])}
+
+
+def periodic_train_loss(w: float, delta: float, bmax: float, rate_ratio: float, n: int = 2000) -> float:
+    """P(loss) at a drop of the rate for a window ``w`` below the pipe ``delta`` sent as a periodic
+    train (``w`` packets one time unit apart every ``delta``) whose phase against the drop is uniform:
+    the interval after the drop receives the tail of one train (``L1`` packets) and the head of the
+    next (``w - L1``), the gap ``delta - w`` between them served at the low rate ``rate_ratio``; a loss
+    when the queue passes ``bmax`` (empty at the drop). The chain's at-epoch sends are ``L1 = 0``."""
+    w = float(np.floor(w))
+    if w >= delta:
+        return 1.0
+    rise = 1.0 - rate_ratio
+    l1 = (np.arange(n) + 0.5) * w / n
+    first = l1 * rise
+    second = np.maximum(first - (delta - w) * rate_ratio, 0.0) + (w - l1) * rise
+    return float(np.mean((first > bmax) | (second > bmax)))
 
 
 def epochs_of(tr: dict, delta: int, skip: int) -> np.ndarray:
@@ -150,11 +168,23 @@ def compare(psi: float, delta: int, bmax: int, units: float, seed: int) -> dict:
                       "sim_share": float(sm.mean()), "sim_drops": int(sm.sum()),
                       "sim_ca_p_loss": float(lost[smca].mean()) if smca.any() else np.nan,
                       "sim_ca_drops": int(smca.sum())})
+    phase = []
+    w_at = cw[at - 1]
+    in_ca = tr["cwnd"][at - 1] >= ss[at - 1] - 0.01
+    for lo in range(15, 40, 5):
+        sm = in_ca & (w_at >= lo) & (w_at < lo + 5)
+        cm = sw & (win >= lo) & (win < lo + 5)
+        phase.append({"W_from": lo, "W_to": lo + 5, "sim_ca_drops": int(sm.sum()),
+                      "sim_ca_p_loss": float(lost[sm].mean()) if sm.any() else np.nan,
+                      "periodic_train_p_loss": float(np.mean([periodic_train_loss(x, delta, bmax, sc.rate_ratio)
+                                                              for x in w_at[sm]])) if sm.any() else np.nan,
+                      "chain_p_loss": float(pi[cm] @ p[cm] / pi[cm].sum()) if pi[cm].sum() > 0 else np.nan})
     summary = {"chain_p_loss_per_drop": float(pi[sw] @ p[sw] / pi[sw].sum()),
                "sim_p_loss_per_drop": float(lost.mean()), "sim_drops": int(lost.size),
                "sim_timeouts": int(timeouts.size),
                "sim_units_per_timeout": float((len(a) - skip) / max(timeouts[timeouts >= skip].size, 1))}
     return {"levels": pd.DataFrame(levels), "a_given_w": pd.DataFrame(cond), "drops": pd.DataFrame(drops),
+            "drops_phase": pd.DataFrame(phase),
             "growth": pd.DataFrame(grow), "summary": pd.DataFrame([summary])}
 
 

@@ -35,3 +35,16 @@ def test_compare_tables():
     assert ((d.chain_p_loss[ok] >= -1e-9) & (d.chain_p_loss[ok] <= 1 + 1e-9)).all()
     s = res["summary"].iloc[0]
     assert 0 <= s.sim_p_loss_per_drop <= 1 and -1e-9 <= s.chain_p_loss_per_drop <= 1 + 1e-9
+
+
+def test_periodic_train_loss_exact_cases():
+    mod = load_script("analytics/instcap_backlog.py", "instcap_backlog")
+    f = mod.periodic_train_loss
+    # Delta 40, B_max 10, half rate: 25 packets lose when the first run passes 20 packets or the
+    # second does (L1 < 5): (5 + 5) / 25 of the phases; 20 packets never; the pipe always
+    assert abs(f(25, 40, 10, 0.5) - 0.4) < 1e-12
+    assert f(20, 40, 10, 0.5) == 0.0
+    assert f(40, 40, 10, 0.5) == 1.0 and f(55.7, 40, 10, 0.5) == 1.0
+    # 30 packets: a gap of 10 drains 5, so both runs together reach exactly 10 (no loss) unless one
+    # run alone passes 20 packets: L1 > 20 or L1 < 10, i.e. (10 + 10) / 30 of the phases
+    assert abs(f(30, 40, 10, 0.5) - 2 / 3) <= 1 / 2000     # to the resolution of the 2000 phases
