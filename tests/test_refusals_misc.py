@@ -30,3 +30,16 @@ def test_presets_json_without_a_match_is_json(capsys):
     assert main(["presets", "--filter", "no-such-preset-zzzz", "--json"]) == 1
     d = json.loads(capsys.readouterr().out)
     assert d["presets"] == [] and "no-such-preset-zzzz" in d["message"]
+
+
+def test_memory_limit_advice_for_tcp_alone_is_one_the_cli_takes():
+    # simulate --feedback none refuses --interval without --trace or --ci batch, so the advice
+    # to lengthen the interval says how
+    from tcpabr_model.sim import Scenario
+    from tcpabr_model.sim.driver import check_resources
+
+    with pytest.raises(ValueError, match="--interval with --ci batch"):
+        check_resources(Scenario(feedback="none", duration=5e6))
+    with pytest.raises(ValueError) as e:
+        check_resources(Scenario(feedback="instcap", duration=5e6))
+    assert "--ci batch" not in str(e.value)

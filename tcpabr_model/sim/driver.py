@@ -131,7 +131,8 @@ def check_resources(sc: Scenario, trace: bool = False) -> None:
         raise ValueError(
             f"duration={sc.duration:g} s is invalid: one replication keeps {e['intervals']:.3g} measurement "
             f"intervals of {sc.interval:g} s, about {e['series_bytes'] / 2**30:.3g} GiB; the limit is "
-            f"{MAX_SERIES_BYTES / 2**30:g} GiB: shorten duration or lengthen interval")
+            f"{MAX_SERIES_BYTES / 2**30:g} GiB: shorten duration or lengthen interval"
+            + (" (TCP alone: from the command line --interval with --ci batch)" if sc.feedback == "none" else ""))
 
 
 def estimated_kernel_seconds(sc: Scenario) -> float:
