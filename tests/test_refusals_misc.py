@@ -43,3 +43,20 @@ def test_memory_limit_advice_for_tcp_alone_is_one_the_cli_takes():
     with pytest.raises(ValueError) as e:
         check_resources(Scenario(feedback="instcap", duration=5e6))
     assert "--ci batch" not in str(e.value)
+
+
+def test_shared_run_keeps_the_psi_the_simulation_computes():
+    # Fig. 14's points (tau, rtt in seconds) share their runs with Figs. 10-13's (delta, psi): the
+    # row of the asking point must keep the psi the simulation reports, not drop it as the
+    # representative's parameter (the quick report's Fig. 14 had two points without psi)
+    from tcpabr_model.reproduce._run import _key, _run_method
+
+    p = {"feedback": "instcap", "rtt": 0.2, "tau": 0.4, "duration": 10.0, "warmup": 0.5, "replications": 1}
+    rep = {"feedback": "instcap", "delta": 40.0, "psi": 2.0, "duration_units": 2000.0, "warmup_units": 100.0,
+           "replications": 1}
+    out, runs = _run_method("simulation", [p], seed=0, cache_dir=None, workers=1, client=None, progress=False,
+                            representatives={_key(p): rep})
+    row = out[_key(p)]
+    assert runs == 1 and row["status"] == "ok"
+    assert abs(row["psi"] - 2.0) < 1e-9
+    assert "delta" not in row and row["tau"] == 0.4      # the asking point's spelling otherwise

@@ -77,6 +77,11 @@ def _specs_for(nums):
     return [s for s in SPECS if set(s.numbers) & set(nums)]
 
 
+#: result columns of a method that are also parameters of some points (``sweep`` docs: the simulation
+#: method reports ``psi`` and ``overhead_factor`` of the scenario it built)
+_DERIVED = {"simulation": ("psi", "overhead_factor")}
+
+
 def _key(point: dict) -> str:
     return json.dumps(point, sort_keys=True, default=str)
 
@@ -144,8 +149,10 @@ def _run_method(method, points, *, seed, cache_dir, workers, client, progress, r
     out = {}
     for (rep, grp), (_, row) in zip(groups.values(), df.iterrows()):
         for k, p in grp.items():
-            # the asking point's own spelling of its parameters, not the representative's
-            r = {name: v for name, v in row.items() if name not in rep or name in p}
+            # the asking point's own spelling of its parameters, not the representative's; but a
+            # column the method also computes (the simulation's psi of the built scenario) is the
+            # same for every spelling of the system, so it stays
+            r = {name: v for name, v in row.items() if name not in rep or name in p or name in _DERIVED.get(method, ())}
             r.update(p)
             out[k] = r
     return out, len(reps)

@@ -3,7 +3,7 @@
 Seed 004, Section VI-A: high rate 100 kB/s, low rate 50 kB/s, 500-byte packets, s = 30 ms,
 buffer 10 packets (5 kB), EFFCAP with ``M : Delta`` (M = ceil(Delta / s)) and
 ``N : k Delta`` (N = (k - 1) ceil(Delta / s)).
-Fig. 14: Delta = 200 ms (M = 7), N : 2, 4, 8 Delta (N = 7, 14, 49), tau from 32 ms to 40 s.
+Fig. 14: Delta = 200 ms (M = 7), N : 2, 4, 8 Delta (N = 7, 21, 49), tau from 32 ms to 40 s.
 Fig. 15: tau = 100 ms; Fig. 16: tau = 1000 ms; Delta from 50 to 500 ms in both.
 """
 
@@ -222,5 +222,5 @@ SPEC = FigureSpec(
     parts=parts, draw=draw, claims=CLAIMS,
     settings="Physical units: 500-byte packets, 100 / 50 kB/s, s = 30 ms, buffer 10 packets, EFFCAP M = ceil(Delta "
              "/ s), N = (k - 1) ceil(Delta / s), feedback delayed by Delta, continuous-time capacity chain, "
-             "W_max = 128 (CHOICE). Fig. 14: Delta = 200 ms, k = 2, 4, 8 (N = 7, 14, 49), tau 32 ms - 40 s. "
+             "W_max = 128 (CHOICE). Fig. 14: Delta = 200 ms, k = 2, 4, 8 (N = 7, 21, 49), tau 32 ms - 40 s. "
              "Figs. 15 / 16: tau = 100 ms / 1000 ms, Delta 50-500 ms, k = 2, 4, 8, 12 (CHOICE; quick: 2, 12).")
