@@ -122,5 +122,5 @@ def plot_gap_heatmap(df: pd.DataFrame, *, x: str = "psi", y: str | Sequence[str]
                                color="white" if abs(z[i, j]) > 0.6 * vmax else "black")
     if im is not None:
         cb = fig.colorbar(im, ax=list(axes[:len(groups)]), shrink=0.8)
-        cb.set_label(f"{value}: (simulation - nearest bound) / band midpoint")
+        cb.set_label(f"{value}: (simulation - nearest bound) / band midpoint" + ("\n(cells: the same in %)" if annotate else ""))
     return fig
