@@ -40,7 +40,7 @@ NOT_API = {"cli", "__main__"}  # command-line entry points: documented by `tcpab
 REPORT_DIRS = ("out/reproduce-ci", "out/reproduce")
 NOTEBOOKS_SECTION, API_SECTION = "Notebooks", "API reference"
 log = logging.getLogger("mkdocs.hooks.tcpabr")
-SPHINX_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const):(?=<code>)")
+SPHINX_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const|math):(?=<code>)")  # math: shown as its LaTeX in code
 
 
 def notebooks() -> list[Path]:

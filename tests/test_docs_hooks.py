@@ -1,0 +1,15 @@
+"""docs/hooks.py: the Sphinx roles of the docstrings (``:func:``, ``:math:``, ...) are not shown
+raw on the API pages."""
+
+import pytest
+
+from _scripts import load_script
+
+pytest.importorskip("mkdocs")
+
+
+def test_roles_are_stripped_before_code():
+    hooks = load_script("docs/hooks.py", "docs_hooks")
+    html = 'x :math:<code>T &lt; 1</code> and :func:<code>f</code>, :py:class:<code>C</code>; a:math: b'
+    out = hooks.on_page_content(html, None, None, None)
+    assert out == 'x <code>T &lt; 1</code> and <code>f</code>, <code>C</code>; a:math: b'
