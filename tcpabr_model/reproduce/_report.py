@@ -8,7 +8,33 @@ import time
 
 import pandas as pd
 
-__all__ = ["half_width_summary", "write_report"]
+__all__ = ["decisive", "decisive_pair", "half_width_summary", "write_report"]
+
+
+def decisive(x: float, threshold: float, digits: int = 1, scale: float = 1.0, sign: bool = False) -> str:
+    """``x * scale`` with at least ``digits`` decimals, and more (up to 6) until the printed value
+    falls on the same side of ``threshold * scale`` as ``x`` does, so that a verdict decided by
+    ``x`` against ``threshold`` can be read off the printed number (0.5033 vs 0.5 -> '0.503';
+    -0.10004 vs -0.10 with scale 100 -> '-10.004')."""
+    v, t = x * scale, threshold * scale
+    out = ""
+    for d in range(digits, 7):
+        out = f"{v:+.{d}f}" if sign else f"{v:.{d}f}"
+        shown = float(out)
+        if (shown > t) == (v > t) and (shown < t) == (v < t):
+            return out
+    return out
+
+
+def decisive_pair(a: float, b: float, digits: int = 1, scale: float = 1.0) -> tuple:
+    """``a`` and ``b`` (times ``scale``) printed with the same number of decimals, at least
+    ``digits`` and more (up to 6) until the printed values are ordered as ``a`` and ``b`` are."""
+    x, y = a * scale, b * scale
+    for d in range(digits, 7):
+        sx, sy = f"{x:.{d}f}", f"{y:.{d}f}"
+        if (float(sx) < float(sy)) == (x < y) and (float(sx) > float(sy)) == (x > y):
+            break
+    return sx, sy
 
 
 def _cell(s: str) -> str:

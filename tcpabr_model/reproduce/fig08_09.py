@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._figure_helpers import DELTA_UNITS, WMAX, no_data, ok, rows, series, sig_pos
+from ._report import decisive
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 BUFFERS = (10, 12)
@@ -111,7 +112,7 @@ def _pairs(df, fb, mode, bmax, psi_min=None, psi_max=None):
 
 
 def _check_match(df):
-    lines, within = [], {}
+    lines, within, worsts = [], {}, {}
     for mode in ("embedded", "continuous"):
         worst = 0.0
         n = 0
@@ -123,18 +124,20 @@ def _check_match(df):
                 lines.append(f"INSTCAP {mode} B={b}, gap to the band: "
                              + "; ".join(f"psi {p:g}: {g.fmt(1, pct=True)}" for p, g in gaps))
         if n:
-            within[mode] = worst <= 0.05
+            within[mode], worsts[mode] = worst <= 0.05, worst
             lines.append(f"{mode}: largest |gap| {100 * worst:.1f} % over psi >= 5")
     if not within:
         return no_data("INSTCAP simulation at psi >= 5")
     good = [m for m, w in within.items() if w]
+    gaps = "; ".join(f"{m}: largest |gap| {decisive(worsts[m], 0.05, 1, 100)} % "
+                     f"({'<=' if within[m] else '>'} 5 %)" for m in within)
     if len(good) == len(within):
         st, why = "supported", "every simulated point at psi >= 5 is within 5 % of the bound band, in both modes"
     elif good:
         st, why = "partly", f"within 5 % of the band in the {good[0]} mode only"
     else:
         st, why = "not supported", "the simulation is more than 5 % away from the band at some psi >= 5 in both modes"
-    return Verdict(st, why, tuple(lines))
+    return Verdict(st, f"{why} ({gaps})", tuple(lines))
 
 
 def _check_small_psi(df):
@@ -151,12 +154,18 @@ def _check_small_psi(df):
         return no_data("INSTCAP simulation at psi <= 3")
     inside = all(0.05 <= x.mean <= 0.25 for x in excess)
     if above_all and inside:
-        return Verdict("supported", "the simulation is above both bounds by 5-25 % at every psi <= 3", tuple(lines))
+        return Verdict("supported", "the simulation is above both bounds by 5-25 % at every psi <= 3 (excess over the "
+                       f"optimistic bound {decisive(min(x.mean for x in excess), 0.05, 1, 100, sign=True)} % to "
+                       f"{decisive(max(x.mean for x in excess), 0.25, 1, 100, sign=True)} %)", tuple(lines))
+    out = [x.mean for x in excess if not 0.05 <= x.mean <= 0.25]
     if above_all:
-        return Verdict("partly", "the simulation is above both bounds at psi <= 3, but the excess is outside "
-                       "5-25 % at some points", tuple(lines))
-    return Verdict("not supported", "the simulation is not above the optimistic bound at some psi <= 3",
-                   tuple(lines))
+        return Verdict("partly", "the simulation is above both bounds at psi <= 3, but the excess over the optimistic "
+                       f"bound is outside 5-25 % at {len(out)} of {len(excess)} points ("
+                       + ", ".join(f"{decisive(x, 0.25 if x > 0.25 else 0.05, 1, 100, sign=True)} %" for x in out) + ")",
+                       tuple(lines))
+    n_below = sum(x.mean <= 0 for x in excess)
+    return Verdict("not supported", f"the simulation is not above the optimistic bound at {n_below} of "
+                   f"{len(excess)} points with psi <= 3", tuple(lines))
 
 
 def _check_tcp_alone(df):
@@ -203,16 +212,26 @@ def _check_buffers(df):
                      + f"; average {gains[fb].fmt(1, pct=True)}")
     if len(gains) < 2:
         return no_data("both buffers of the continuous simulation")
-    tcp_worse = sig_pos(gains["none"])
-    abr_flat = abs(gains["instcap"].mean) <= 0.5 * abs(gains["none"].mean)
+    gi, gt = gains["instcap"], gains["none"]
+    tcp_worse = sig_pos(gt)
+    abr_flat = abs(gi.mean) <= 0.5 * abs(gt.mean)
+    ratio = abs(gi.mean) / abs(gt.mean) if gt.mean else float("inf")
+    ratio_txt = decisive(ratio, 0.5, 3) if gt.mean else "inf"
+    lines.append(f"|INSTCAP average| / |TCP alone average| = {100 * abs(gi.mean):.2f} % / {100 * abs(gt.mean):.2f} % "
+                 f"= {ratio_txt} (the rule asks at most 0.5)")
+    tcp_txt = (f"TCP alone's average B=12 / B=10 - 1 is {gt.fmt(4, pct=True)}, "
+               + ("significantly > 0 (95 % CI above 0)" if tcp_worse else
+                  f"not significantly > 0 (95 % CI {'includes 0' if gt.hi >= 0 else 'below 0'})"))
+    abr_txt = (f"INSTCAP's average change {gi.fmt(4, pct=True)} is {ratio_txt} times TCP alone's in magnitude, "
+               + ("at most the 0.5 ('at most half') the rule allows" if abr_flat else
+                  "above the 0.5 ('at most half') the rule allows"))
     if tcp_worse and abr_flat:
-        return Verdict("supported", "TCP alone loses significantly with the smaller buffer; TCP over ABR changes "
-                       "less than half as much", tuple(lines))
+        return Verdict("supported", f"both halves hold: {tcp_txt}; {abr_txt}", tuple(lines))
     if tcp_worse or abr_flat:
-        return Verdict("partly", "only one half holds: " + ("TCP alone is buffer-sensitive" if tcp_worse else
-                       "TCP over ABR is insensitive, but TCP alone is not significantly worse with the smaller buffer"),
+        return Verdict("partly", "only one half holds: " + (f"TCP alone is buffer-sensitive ({tcp_txt}), but "
+                       f"{abr_txt}" if tcp_worse else f"TCP over ABR is insensitive ({abr_txt}), but {tcp_txt}"),
                        tuple(lines))
-    return Verdict("not supported", "TCP over ABR is as buffer-sensitive as TCP alone", tuple(lines))
+    return Verdict("not supported", f"neither half holds: {tcp_txt}; {abr_txt}", tuple(lines))
 
 
 CLAIMS = (

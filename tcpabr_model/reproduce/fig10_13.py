@@ -10,6 +10,7 @@ the ATM overhead as lost capacity (Section V), as the paper's simulations do.
 from __future__ import annotations
 
 from ._figure_helpers import DELTA_UNITS, WMAX, fmt_series, no_data, ok, rows, series, sig_neg, sig_pos
+from ._report import decisive
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 LARGE_MIN = 10.0  # CHOICE: panels of Figs. 10 and 12 show psi >= 10, Figs. 11 and 13 psi <= 5
@@ -85,6 +86,23 @@ def _fmt_rel(name, rel):
     return f"{name}: " + "; ".join(f"B={b} psi {p:g}: {r.fmt(1, pct=True)}" for (b, p), r in rel.items())
 
 
+def _pct_in(x, lo, hi):
+    """``x`` in percent, with the digits that show on which side of the nearer bound of [lo, hi] it is."""
+    return decisive(x, lo if abs(x - lo) < abs(x - hi) else hi, 1, 100)
+
+
+def _range_misses(rel, avg, lo, hi, sign):
+    """Why a 'partly' of Figs. 10-11: the points on the wrong side of 0 and/or the average outside [lo, hi]."""
+    wrong = [k for k, r in rel.items() if not (sign * r.mean > 0)]
+    out = []
+    if wrong:
+        out.append(f"not {'above' if sign > 0 else 'below'} at {len(wrong)} of {len(rel)} (buffer, psi) points ("
+                   + ", ".join(f"B={b} psi {p:g}" for b, p in wrong) + ")")
+    if not lo <= sign * avg.mean <= hi:
+        out.append(f"the average {_pct_in(sign * avg.mean, lo, hi)} % is outside the {100 * lo:g}-{100 * hi:g} % asked")
+    return " and ".join(out)
+
+
 def _check_large(df):
     rel = _rel(df, "EFFCAP", "INSTCAP", psi_min=20.0)
     if not rel:
@@ -92,12 +110,13 @@ def _check_large(df):
     avg = Est.average(rel.values())
     lines = (_fmt_rel("EFFCAP / INSTCAP - 1", rel), f"average {avg.fmt(1, pct=True)}")
     if all(r.mean < 0 for r in rel.values()) and -0.06 <= avg.mean <= -0.02:
-        return Verdict("supported", f"EFFCAP is below INSTCAP at every psi >= 20, by {-100 * avg.mean:.1f} % on "
-                       "average (within 2-6 %)", lines)
+        return Verdict("supported", f"EFFCAP is below INSTCAP at every psi >= 20, by {_pct_in(-avg.mean, 0.02, 0.06)} "
+                       "% on average (within 2-6 %)", lines)
     if sig_neg(avg):
-        return Verdict("partly", f"EFFCAP is below INSTCAP on average, by {-100 * avg.mean:.1f} % (outside 2-6 %, "
-                       "or not below at every point)", lines)
-    return Verdict("not supported", "EFFCAP is not significantly below INSTCAP at large psi", lines)
+        return Verdict("partly", f"EFFCAP is significantly below INSTCAP on average, by {-100 * avg.mean:.1f} %, "
+                       f"but {_range_misses(rel, avg, 0.02, 0.06, -1)}", lines)
+    return Verdict("not supported", f"EFFCAP is not significantly below INSTCAP at large psi (average "
+                   f"{avg.fmt(1, pct=True)}, 95 % CI not below 0)", lines)
 
 
 def _check_small(df):
@@ -107,12 +126,13 @@ def _check_small(df):
     avg = Est.average(rel.values())
     lines = (_fmt_rel("EFFCAP / INSTCAP - 1", rel), f"average {avg.fmt(1, pct=True)}")
     if all(r.mean > 0 for r in rel.values()) and 0.08 <= avg.mean <= 0.22:
-        return Verdict("supported", f"EFFCAP gains {100 * avg.mean:.1f} % on average over INSTCAP for psi in "
+        return Verdict("supported", f"EFFCAP gains {_pct_in(avg.mean, 0.08, 0.22)} % on average over INSTCAP for psi in "
                        "[0.5, 2] (within 8-22 %), and gains at every point", lines)
     if sig_pos(avg):
-        return Verdict("partly", f"EFFCAP gains {100 * avg.mean:.1f} % on average (outside 8-22 %, or not at "
-                       "every point)", lines)
-    return Verdict("not supported", "EFFCAP does not gain significantly over INSTCAP near psi = 1", lines)
+        return Verdict("partly", f"EFFCAP gains significantly, {100 * avg.mean:.1f} % on average, but "
+                       f"{_range_misses(rel, avg, 0.08, 0.22, 1)}", lines)
+    return Verdict("not supported", f"EFFCAP does not gain significantly over INSTCAP near psi = 1 (average "
+                   f"{avg.fmt(1, pct=True)}, 95 % CI not above 0)", lines)
 
 
 def _check_fast(df):
@@ -133,7 +153,8 @@ def _check_fast(df):
         return Verdict("supported", "both schemes are significantly more efficient at psi <= 0.1 than at psi = 1",
                        tuple(lines))
     if any(good):
-        return Verdict("partly", "only some of the psi <= 0.1 points are above psi = 1", tuple(lines))
+        return Verdict("partly", f"only {sum(good)} of {len(good)} (scheme, psi <= 0.1) points are significantly above "
+                       "the same scheme at psi = 1; the rule asks for every one", tuple(lines))
     return Verdict("not supported", "efficiency at psi <= 0.1 is not above that at psi = 1", tuple(lines))
 
 
@@ -152,9 +173,12 @@ def _check_fig12(df):
     if all(abr_better) and all(inst_better):
         return Verdict("supported", "at every psi >= 20 both ABR schemes beat TCP alone significantly and INSTCAP "
                        "is at least EFFCAP", tuple(lines))
+    n = len(abr_better)
     if all(abr_better):
-        return Verdict("partly", "ABR beats TCP alone, but INSTCAP is not above EFFCAP at every point", tuple(lines))
-    return Verdict("not supported", "ABR does not beat TCP alone significantly at every psi >= 20", tuple(lines))
+        return Verdict("partly", f"ABR beats TCP alone significantly at every psi >= 20, but INSTCAP is at least EFFCAP "
+                       f"at only {sum(inst_better)} of {n} of them", tuple(lines))
+    return Verdict("not supported", f"both ABR schemes beat TCP alone significantly at only {sum(abr_better)} of {n} "
+                   "psi >= 20; the rule asks for every one", tuple(lines))
 
 
 def _check_fig13(df):
@@ -167,8 +191,9 @@ def _check_fig13(df):
     if all(sig_pos(x) for x in d.values()):
         return Verdict("supported", "TCP alone is significantly above INSTCAP at every psi in [0.5, 2]", lines)
     if any(x.mean > 0 for x in d.values()):
-        return Verdict("partly", "TCP alone is above INSTCAP at some psi in [0.5, 2] but not significantly "
-                       "everywhere", lines)
+        n_sig = sum(sig_pos(x) for x in d.values())
+        return Verdict("partly", f"TCP alone is above INSTCAP at {sum(x.mean > 0 for x in d.values())} of {len(d)} psi "
+                       f"in [0.5, 2], significantly at {n_sig}; the rule asks for significance at every one", lines)
     return Verdict("not supported", "TCP alone is not above INSTCAP for psi in [0.5, 2]", lines)
 
 
@@ -180,14 +205,24 @@ def _check_effcap_vs_tcp(df):
     d = {p: e[p].rel_to(t[p]) for p in pts}
     lines = (fmt_series("EFFCAP / TCP alone - 1", d, pct=True),)
     mid = [p for p in pts if 0.5 <= p <= 2.0]
-    frac = sum(sig_pos(x) for x in d.values()) / len(d)
-    if mid and all(sig_pos(d[p]) for p in mid) and frac >= 0.8:
-        return Verdict("supported", f"EFFCAP beats TCP alone significantly at every psi in [0.5, 2] and at "
-                       f"{100 * frac:.0f} % of all psi", lines)
+    k = sum(sig_pos(x) for x in d.values())
+    frac = k / len(d)
+    count = f"{k} of {len(d)} psi values ({100 * frac:.0f} %"
+    count += ", at least the 80 % asked)" if frac >= 0.8 else ", below the 80 % asked)"
+    miss = [p for p in mid if not sig_pos(d[p])]
+    if not mid:
+        mid_txt = ", but the grid has no psi in [0.5, 2], where the rule asks for a significant gain at every psi"
+    elif miss:
+        mid_txt = (", but not at every psi in [0.5, 2] as the rule asks: not significantly above at "
+                   + "; ".join(f"psi {p:g} ({d[p].fmt(1, pct=True)}, 95 % CI "
+                               f"{'includes 0' if d[p].hi >= 0 else 'below 0'})" for p in miss))
+    else:
+        mid_txt = f", and at every psi in [0.5, 2] ({len(mid)} of {len(mid)})"
+    if mid and not miss and frac >= 0.8:
+        return Verdict("supported", f"EFFCAP beats TCP alone significantly at {count}{mid_txt}", lines)
     if frac > 0:
-        return Verdict("partly", f"EFFCAP beats TCP alone significantly at {100 * frac:.0f} % of the psi values",
-                       lines)
-    return Verdict("not supported", "EFFCAP never beats TCP alone significantly", lines)
+        return Verdict("partly", f"EFFCAP beats TCP alone significantly at {count}{mid_txt}", lines)
+    return Verdict("not supported", f"EFFCAP never beats TCP alone significantly (0 of {len(d)} psi values)", lines)
 
 
 CLAIMS = (

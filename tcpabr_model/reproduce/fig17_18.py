@@ -10,6 +10,7 @@ whatever M is (the paper varies M alone).
 from __future__ import annotations
 
 from ._figure_helpers import S, WMAX, ceil_div, n_of_k, no_data, ok, rows, series, sig_pos
+from ._report import decisive
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 DELTAS = (0.05, 0.1, 0.2)
@@ -69,7 +70,7 @@ def _m(df, fig, k, d):
 
 
 def _check_17_slow(df):
-    lines, ok_ = [], []
+    lines, ok_, rels = [], [], []
     for k in KS:
         s = _m(df, "17", k, 0.05)
         if len(s) < 2:
@@ -77,37 +78,57 @@ def _check_17_slow(df):
         lo, hi = min(s), max(s)
         r = s[hi].rel_to(s[lo])
         ok_.append((sig_pos(s[lo] - s[hi]), r.mean >= -0.15))
+        rels.append(r.mean)
         lines.append(f"N : {k} Delta, Delta 50 ms (psi 20): M = {lo:g} {s[lo].fmt()}, M = {hi:g} {s[hi].fmt()}, "
                      f"ratio - 1 = {r.fmt(1, pct=True)}")
     if not ok_:
         return no_data("Fig. 17 at Delta = 50 ms")
+    each = "; ".join(f"N : {k} Delta: {'significant' if a else 'no significant'} decrease, "
+                     f"{decisive(r, -0.15, 1, 100, sign=True)} % ({'within' if b else 'beyond'} 15 %)"
+                     for k, (a, b), r in zip(KS, ok_, rels))
     if all(a and b for a, b in ok_):
         return Verdict("supported", "efficiency falls significantly, and by at most 15 %, from the smallest to the "
-                       "largest M, for both N", tuple(lines))
+                       f"largest M, for both N ({each})", tuple(lines))
     if any(a for a, _ in ok_):
-        return Verdict("partly", "a significant decrease with M for one N only, or by more than 15 %", tuple(lines))
-    return Verdict("not supported", "no significant decrease with M at Delta = 50 ms", tuple(lines))
+        return Verdict("partly", f"a significant decrease by at most 15 % is not found for both N ({each})",
+                       tuple(lines))
+    return Verdict("not supported", f"no significant decrease with M at Delta = 50 ms ({each})", tuple(lines))
 
 
 def _check_n(fig):
     def check(df):
-        lines, sig = [], []
+        lines, gains = [], {}
         for d in DELTAS:
             a, b = _m(df, fig, KS[1], d), _m(df, fig, KS[0], d)
             common = sorted(set(a) & set(b))
             if not common:
                 continue
             g = Est.average([a[m] - b[m] for m in common])
-            sig.append(sig_pos(g))
+            gains[d] = g
             lines.append(f"Delta {1000 * d:g} ms: mean over M of eff(N : 12 Delta) - eff(N : 2 Delta) = {g.fmt()}")
-        if not sig:
+        if not gains:
             return no_data(f"Fig. {fig} with both N")
+        sig = [sig_pos(g) for g in gains.values()]
+        n = len(gains)
+
+        def which(sel):
+            return ", ".join(f"{1000 * d:g} ms: {g.fmt()}" for d, g in gains.items() if sel(g))
+
+        up, down = sum(sig), sum(g.hi < 0 for g in gains.values())
+        flat = n - up - down
+        split = (f"N : 12 Delta is significantly better at {up} of {n} Delta values"
+                 + (f" ({which(sig_pos)})" if up else "")
+                 + (f", significantly WORSE at {down} ({which(lambda g: g.hi < 0)})" if down else "")
+                 + (f", not significantly different at {flat} ({which(lambda g: g.lo <= 0 <= g.hi)})" if flat else ""))
         if all(sig):
             return Verdict("supported", "N : 12 Delta is significantly above N : 2 Delta (averaged over M) at every "
-                           "Delta", tuple(lines))
+                           f"Delta ({up} of {n})", tuple(lines))
         if any(sig):
-            return Verdict("partly", "N : 12 Delta is significantly better at some Delta only", tuple(lines))
-        return Verdict("not supported", "a larger N does not improve the efficiency significantly", tuple(lines))
+            return Verdict("partly", f"{split}; the rule asks for a significant gain at every Delta, and 'partly' "
+                           "here = a significant gain at one Delta or more, judged per Delta whatever the others show "
+                           "(not a criterion on the average over Delta)", tuple(lines))
+        return Verdict("not supported", f"a larger N does not improve the efficiency significantly at any Delta: "
+                       f"{split}", tuple(lines))
     return check
 
 
@@ -117,32 +138,53 @@ def _spread(s):
 
 
 def _check_18_insensitive(df):
-    lines, flat = [], []
+    lines, flat, spreads = [], [], []
     for d in DELTAS:
         s = _m(df, "18", 2, d)
         if len(s) < 2:
             continue
         sp = _spread(s)
         flat.append(sp <= 0.05)
+        spreads.append((d, sp, sp <= 0.05))
         lines.append(f"N : 2 Delta, Delta {1000 * d:g} ms: efficiency over M from {min(v.mean for v in s.values()):.3f} "
                      f"to {max(v.mean for v in s.values()):.3f} (spread {100 * sp:.1f} % of the mean; largest "
                      f"half-width {max(v.hw for v in s.values()):.3f})")
     if not flat:
         return no_data("Fig. 18 with N : 2 Delta")
+    each = "; ".join(f"{1000 * d:g} ms: {decisive(sp, 0.05, 1, 100)} % ({'<=' if f else '>'} 5 %)"
+                     for d, sp, f in spreads)
     if all(flat):
-        return Verdict("supported", "for every Delta the efficiency varies by <= 5 % across M", tuple(lines))
+        return Verdict("supported", f"for every Delta the efficiency varies by <= 5 % across M (spread {each})",
+                       tuple(lines))
     if any(flat):
-        return Verdict("partly", "insensitive to M (<= 5 %) for some Delta only", tuple(lines))
-    return Verdict("not supported", "the efficiency varies by more than 5 % across M for every Delta", tuple(lines))
+        return Verdict("partly", f"insensitive to M (spread <= 5 % of the mean) at {sum(flat)} of {len(flat)} Delta "
+                       f"values only (spread {each})", tuple(lines))
+    return Verdict("not supported", f"the efficiency varies by more than 5 % across M for every Delta (spread {each})",
+                   tuple(lines))
+
+
+def _drop_txt(d, r):
+    """How the largest M compares with M = 1 at one Delta of Fig. 18 (N : 12 Delta), against 5-20 % lower."""
+    x = f"{r.fmt(1, pct=True)}"
+    if r.mean > 0:
+        return (f"Delta {1000 * d:g} ms: the efficiency RISES with M ({x}{', significantly' if r.lo > 0 else ''}), "
+                "the reverse of the 5-20 % decrease the rule asks")
+    if r.mean > -0.05:
+        return f"Delta {1000 * d:g} ms: falls by only {decisive(-r.mean, 0.05, 1, 100)} % ({x}), less than 5 %"
+    if r.mean < -0.20:
+        return f"Delta {1000 * d:g} ms: falls by {decisive(-r.mean, 0.20, 1, 100)} % ({x}), more than 20 %"
+    return f"Delta {1000 * d:g} ms: falls by {-100 * r.mean:.1f} % ({x}), within 5-20 %"
 
 
 def _check_18_n12(df):
-    lines, res = [], []
+    lines, res, txt = [], [], []
     s = _m(df, "18", 12, 0.2)
     if len(s) >= 2:
         sp = _spread(s)
         res.append(sp <= 0.05)
         lines.append(f"N : 12 Delta, Delta 200 ms (psi 0.5): spread over M {100 * sp:.1f} % of the mean")
+        txt.append((sp <= 0.05, f"Delta 200 ms: spread over M {decisive(sp, 0.05, 1, 100)} % "
+                    f"({'<=' if sp <= 0.05 else '>'} 5 %, {'flat' if sp <= 0.05 else 'not flat'})"))
     for d in (0.1, 0.05):
         s = _m(df, "18", 12, d)
         if len(s) < 2:
@@ -150,20 +192,24 @@ def _check_18_n12(df):
         lo, hi = min(s), max(s)
         r = s[hi].rel_to(s[lo])
         res.append(-0.20 <= r.mean <= -0.05)
+        txt.append((res[-1], _drop_txt(d, r)))
         lines.append(f"N : 12 Delta, Delta {1000 * d:g} ms (psi {0.1 / d:g}): M = {hi:g} vs M = {lo:g}, ratio - 1 = "
                      f"{r.fmt(1, pct=True)}")
     if not res:
         return no_data("Fig. 18 with N : 12 Delta")
+    good = "; ".join(t for g, t in txt if g) or "none"
+    bad = "; ".join(t for g, t in txt if not g)
     if all(res):
-        return Verdict("supported", "flat in M at psi 0.5 (<= 5 %) and a 5-20 % drop at large M for psi 1 and 2",
-                       tuple(lines))
+        return Verdict("supported", f"flat in M at psi 0.5 (<= 5 %) and a 5-20 % drop at large M for psi 1 and 2 "
+                       f"({good})", tuple(lines))
     if any(res):
-        return Verdict("partly", "only some of the three Delta values behave as stated", tuple(lines))
-    return Verdict("not supported", "none of the three Delta values behaves as stated", tuple(lines))
+        return Verdict("partly", f"{sum(res)} of {len(res)} Delta values behave as stated ({good}); the others do not "
+                       f"({bad})", tuple(lines))
+    return Verdict("not supported", f"none of the {len(res)} Delta values behaves as stated ({bad})", tuple(lines))
 
 
 def _check_rule(df):
-    lines, good = [], []
+    lines, good, misses = [], [], []
     for f in TAUS:
         for k in KS:
             for d in DELTAS:
@@ -174,18 +220,22 @@ def _check_rule(df):
                 best = max(s, key=lambda m: s[m].mean)
                 r = s[m0].rel_to(s[best])
                 good.append(r.mean >= -0.05)
+                if not good[-1]:
+                    misses.append((f"Fig. {f}, N : {k} Delta, Delta {1000 * d:g} ms", r.mean))
                 lines.append(f"Fig. {f}, N : {k} Delta, Delta {1000 * d:g} ms: M : Delta = {m0:g} gives {s[m0].fmt()}, "
                              f"best M = {best:g} gives {s[best].fmt()} ({r.fmt(1, pct=True)})")
     if not good:
         return no_data("M : Delta in Figs. 17-18")
     frac = sum(good) / len(good)
+    count = f"{sum(good)} of {len(good)} cases ({100 * frac:.0f} %)"
+    miss = "; ".join(f"{c} ({decisive(r, -0.05, 1, 100, sign=True)} %)" for c, r in misses)
     if frac == 1:
-        return Verdict("supported", "M : Delta is within 5 % of the best M in every case", tuple(lines))
+        return Verdict("supported", f"M : Delta is within 5 % of the best M in every case ({count})", tuple(lines))
     if frac >= 0.5:
-        return Verdict("partly", f"M : Delta is within 5 % of the best M in {100 * frac:.0f} % of the cases",
-                       tuple(lines))
-    return Verdict("not supported", f"M : Delta is within 5 % of the best M in only {100 * frac:.0f} % of the cases",
-                   tuple(lines))
+        return Verdict("partly", f"M : Delta is within 5 % of the best M in {count}, not every case as the rule "
+                       f"asks ('partly' = at least 50 %); more than 5 % below the best in {miss}", tuple(lines))
+    return Verdict("not supported", f"M : Delta is within 5 % of the best M in only {count}, below the 50 % of "
+                   f"'partly'; more than 5 % below the best in {miss}", tuple(lines))
 
 
 CLAIMS = (

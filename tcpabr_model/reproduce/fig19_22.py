@@ -10,6 +10,7 @@ no ABR); INSTCAP (Case 1's M = N = 1) is added as a reference, as the paper cite
 from __future__ import annotations
 
 from ._figure_helpers import S, WMAX, no_data, ok, rows, series, sig_pos
+from ._report import decisive, decisive_pair
 from ._spec import Claim, Est, FigureSpec, Part, Verdict
 
 RTTS = [0.24, 0.36]
@@ -85,8 +86,11 @@ def _check_equal(df):
         return no_data("Case 1 at psi < 0.3")
     lines = tuple(f"psi {p:g}: session 1 / session 2 - 1 = {v.fmt(1, pct=True)}" for p, v in r.items())
     if all(abs(v.mean) <= 0.05 for v in r.values()):
-        return Verdict("supported", "the two sessions' efficiencies differ by <= 5 % at every psi < 0.3", lines)
-    return Verdict("not supported", "the sessions differ by more than 5 % at some psi < 0.3", lines)
+        return Verdict("supported", "the two sessions' efficiencies differ by <= 5 % at every psi < 0.3 (largest "
+                       f"|difference| {decisive(max(abs(v.mean) for v in r.values()), 0.05, 1, 100)} %)", lines)
+    worst = max(r, key=lambda p: abs(r[p].mean))
+    return Verdict("not supported", f"the sessions differ by more than 5 % at some psi < 0.3 (largest: psi {worst:g}, "
+                   f"{decisive(r[worst].mean, 0.05 if r[worst].mean > 0 else -0.05, 1, 100, sign=True)} %)", lines)
 
 
 def _check_unfair(df):
@@ -98,8 +102,9 @@ def _check_unfair(df):
     if all(sig):
         return Verdict("supported", "the 360 ms session gets significantly less at every psi in (0.3, 20)", lines)
     if any(sig):
+        miss = "; ".join(f"psi {p:g}: {v.fmt(1, pct=True)}" for (p, v), g in zip(r.items(), sig) if not g)
         return Verdict("partly", f"the 360 ms session gets significantly less at {sum(sig)} of {len(sig)} psi values "
-                       "in (0.3, 20)", lines)
+                       f"in (0.3, 20); the rule asks for every one (not significantly less at {miss})", lines)
     return Verdict("not supported", "no significant unfairness toward the 360 ms session in (0.3, 20)", lines)
 
 
@@ -113,11 +118,17 @@ def _check_vs_tcp(df):
     fairer = all(sig_pos(a[p] - t[p]) for p in pts)
     gross = min(t[p].mean for p in pts) <= 0.9
     if fairer and gross:
-        return Verdict("supported", "EFFCAP's Jain index is significantly above TCP alone's at every psi, and TCP "
-                       "alone's drops to <= 0.9 (CHOICE: 'grossly unfair')", lines)
-    if fairer or any(sig_pos(a[p] - t[p]) for p in pts):
-        return Verdict("partly", "EFFCAP is fairer at some psi only, or TCP alone is never below 0.9", lines)
-    return Verdict("not supported", "EFFCAP is not fairer than TCP alone", lines)
+        return Verdict("supported", f"EFFCAP's Jain index is significantly above TCP alone's at every psi ({len(pts)} "
+                       f"of {len(pts)}), and TCP alone's drops to {min(t[p].mean for p in pts):.4f} <= 0.9 (CHOICE: "
+                       "'grossly unfair')", lines)
+    n_fair = sum(sig_pos(a[p] - t[p]) for p in pts)
+    low = min(t[p].mean for p in pts)
+    why = (f"EFFCAP's Jain index is significantly above TCP alone's at {n_fair} of {len(pts)} psi values; TCP "
+           f"alone's lowest is {decisive(low, 0.9, 4)} ({'at or below' if gross else 'above'} the 0.9 of 'grossly "
+           "unfair')")
+    if fairer or n_fair:
+        return Verdict("partly", why, lines)
+    return Verdict("not supported", f"EFFCAP is not fairer than TCP alone: {why}", lines)
 
 
 def _check_case2_fairer(df):
@@ -131,12 +142,19 @@ def _check_case2_fairer(df):
     avg1 = sum(abs(r1[p].mean) for p in pts) / len(pts)
     avg2 = sum(abs(r2[p].mean) for p in pts) / len(pts)
     lines += (f"mean |imbalance| over 0.3 <= psi <= 20: case 1 {100 * avg1:.1f} %, case 2 {100 * avg2:.1f} %",)
-    if sum(better) >= 0.8 * len(better) and avg2 < avg1:
-        return Verdict("supported", f"Case 2 is more balanced at {sum(better)} of {len(better)} intermediate psi "
-                       "values and on average", lines)
+    k, n = sum(better), len(better)
+    count = f"{k} of {n} psi values in [0.3, 20] ({100 * k / n:.0f} %)"
+    means = "mean |imbalance| {} % in Case 2 vs {} % in Case 1".format(*decisive_pair(avg2, avg1, 1, 100))
+    worse = "; ".join("psi {:g}: |imbalance| {} % in Case 2 vs {} % in Case 1".format(
+        p, *decisive_pair(abs(r2[p].mean), abs(r1[p].mean), 1, 100)) for p, b in zip(pts, better) if not b)
+    if k >= 0.8 * n and avg2 < avg1:
+        return Verdict("supported", f"Case 2 is more balanced at {count}, at least the 80 % the criterion asks, and "
+                       f"on average ({means})", lines)
     if avg2 < avg1:
-        return Verdict("partly", "Case 2 is more balanced on average but not at most psi values", lines)
-    return Verdict("not supported", "Case 2 is not more balanced than Case 1", lines)
+        return Verdict("partly", f"Case 2 is more balanced on average ({means}) but only at {count}, below the 80 % "
+                       f"the criterion asks (not more balanced at {worse})", lines)
+    return Verdict("not supported", f"Case 2 is not more balanced than Case 1 on average ({means}); it is more "
+                   f"balanced at {count}", lines)
 
 
 def _check_case2_drop(df):
@@ -149,33 +167,49 @@ def _check_case2_drop(df):
     d1 = Est.average([s1b[p] - s1a[p] for p in pts])
     lines = (f"mean over psi of total(case 2) - total(case 1) = {dt.fmt(4)}",
              f"mean over psi of session 1 (240 ms): case 2 - case 1 = {d1.fmt(4)}")
+    both = f"total {dt.fmt(4)}, session 1 {d1.fmt(4)}; significant = the 95 % CI below 0"
     if dt.hi < 0 and d1.hi < 0:
         return Verdict("supported", "the total efficiency and the 240 ms session's share are both significantly "
-                       "lower in Case 2", lines)
+                       f"lower in Case 2 ({both})", lines)
     if dt.mean < 0 or d1.mean < 0:
-        return Verdict("partly", "lower in Case 2 but not significantly for both", lines)
-    return Verdict("not supported", "Case 2 does not lose overall efficiency", lines)
+        return Verdict("partly", f"lower in Case 2 but not significantly for both ({both})", lines)
+    return Verdict("not supported", f"Case 2 does not lose overall efficiency ({both})", lines)
+
+
+def _slight_case(case, d):
+    """One case's mean total / TCP alone - 1 against the 10 % of 'slight' (point estimate decides)."""
+    x = f"{decisive(d.mean, -0.10, 1, 100, sign=True)} % ± {100 * d.hw:.1f}"
+    if d.mean >= 0:
+        return f"{case} {x} (not below TCP alone)"
+    side = "within the 10 %" if d.mean >= -0.10 else "beyond the 10 %"
+    ci = f"[{100 * d.lo:.1f} %, {100 * d.hi:.1f} %]"
+    straddle = "includes" if d.lo <= -0.10 <= d.hi else "excludes"
+    return f"{case} {x} ({side}; its 95 % CI {ci} {straddle} -10 %)"
 
 
 def _check_slight(df):
     t = series(df, "psi", case="TCP alone")
-    lines, drops = [], []
+    lines, drops = [], {}
     for case in ("EFFCAP case 1", "EFFCAP case 2"):
         e = series(df, "psi", case=case)
         pts = sorted(set(e) & set(t))
         if not pts:
             continue
         d = Est.average([e[p].rel_to(t[p]) for p in pts])
-        drops.append(d)
+        drops[case] = d
         lines.append(f"{case} total / TCP alone total - 1, mean over psi: {d.fmt(1, pct=True)}")
     if not drops:
         return no_data("EFFCAP and TCP alone totals")
-    if all(-0.10 <= d.mean < 0 for d in drops):
+    per_case = "; ".join(_slight_case(c, d) for c, d in drops.items())
+    if all(-0.10 <= d.mean < 0 for d in drops.values()):
         return Verdict("supported", "the total efficiency over ABR is below TCP alone's by at most 10 % on average "
-                       "(CHOICE: 'slight')", tuple(lines))
-    if all(d.mean < 0 for d in drops):
-        return Verdict("partly", "below TCP alone, but by more than 10 %", tuple(lines))
-    return Verdict("not supported", "the total efficiency over ABR is not below TCP alone's", tuple(lines))
+                       f"(CHOICE: 'slight'; point estimates): {per_case}", tuple(lines))
+    if all(d.mean < 0 for d in drops.values()):
+        return Verdict("partly", "below TCP alone, but by more than the 10 % called 'slight' (point estimate of the "
+                       f"mean over psi) in at least one case: {per_case}", tuple(lines))
+    return Verdict("not supported", f"the total efficiency over ABR is not below TCP alone's in at least one case: "
+                   f"{per_case}",
+                   tuple(lines))
 
 
 CLAIMS = (
