@@ -42,25 +42,19 @@ def _two_session_table(imbalance: dict) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def test_fig21_22_balance_reason_counts_psi_values_against_80_percent():
+@pytest.mark.parametrize("case1_at_1, status, expected", [
+    (0.003, "partly", ("3 of 4", "75 %", "80 %", "psi 1", "3.7 % in Case 2 vs 5.7 % in Case 1")),
+    (0.010, "supported", ("4 of 4", "80 %")),      # supported: the reason says the count too
+])
+def test_fig21_22_balance_reason_counts_psi_values_against_80_percent(case1_at_1, status, expected):
     df = _two_session_table({
-        "EFFCAP case 1": {0.3: -0.024, 1.0: 0.003, 3.0: 0.058, 10.0: 0.142},
+        "EFFCAP case 1": {0.3: -0.024, 1.0: case1_at_1, 3.0: 0.058, 10.0: 0.142},
         "EFFCAP case 2": {0.3: 0.001, 1.0: 0.005, 3.0: 0.048, 10.0: 0.093},
     })
     v = _claim(fig19_22, "Figs. 21-22", "We notice").check(df)
-    assert v.status == "partly"
-    for s in ("3 of 4", "75 %", "80 %", "psi 1", "3.7 % in Case 2 vs 5.7 % in Case 1"):
+    assert v.status == status
+    for s in expected:
         assert s in v.reason, (s, v.reason)
-
-
-def test_fig21_22_balance_reason_when_supported_says_the_count_too():
-    df = _two_session_table({
-        "EFFCAP case 1": {0.3: -0.024, 1.0: 0.010, 3.0: 0.058, 10.0: 0.142},
-        "EFFCAP case 2": {0.3: 0.001, 1.0: 0.005, 3.0: 0.048, 10.0: 0.093},
-    })
-    v = _claim(fig19_22, "Figs. 21-22", "We notice").check(df)
-    assert v.status == "supported"
-    assert "4 of 4" in v.reason and "80 %" in v.reason
 
 
 # ---------------------------------------------------------------- item 2: Fig. 13, claim 6
