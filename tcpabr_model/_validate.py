@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["check_real", "check_int", "check_choice", "check_probability"]
+__all__ = ["check_real", "check_int", "check_choice", "check_probability", "as_float_array"]
 
 
 def _fmt_range(low, high, low_open, high_open) -> str:
@@ -82,3 +82,13 @@ def check_choice(name: str, value, choices: Iterable[str]) -> str:
     if value not in choices:
         raise ValueError(f"{name}={value!r} is invalid: must be one of {', '.join(map(repr, choices))}")
     return value
+
+
+def as_float_array(name: str, value) -> np.ndarray:
+    """``np.asarray(value, dtype=float)``; a value that is not numeric (``'abc'``, a ragged
+    list) is a ``ValueError`` naming ``name`` instead of numpy's message."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+        raise ValueError(f"{name}={shown} is invalid: must be a real number or an array of real numbers") from None

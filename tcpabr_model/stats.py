@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._validate import as_float_array
+
 __all__ = ["Estimate", "jain_index"]
 
 
@@ -66,7 +68,7 @@ class Estimate:
 
 
 def _rates(x, name="x"):
-    a = np.asarray(x, dtype=float)
+    a = as_float_array(name, x)
     if a.ndim == 0 or a.shape[-1] == 0 or np.any(~np.isfinite(a)) or np.any(a < 0):
         raise ValueError(f"{name}={x!r} is invalid: must be a non-empty array of finite values >= 0")
     return a

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._validate import check_int, check_real
+from .._validate import as_float_array, check_int, check_real
 from .chain_effective_capacity import effective_capacity_eq24
-from .modulating_chain import _is_model, as_float_array
+from .modulating_chain import _is_model
 
 __all__ = [
     "block_sums",

@@ -15,25 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import stats as _stats
 from .._validate import check_real
-from ..stats import _rates
-from .modulating_chain import as_float_array
+from ..stats import _rates, jain_index
 
 __all__ = ["jain_index", "efficiency_seed000", "efficiency_seed001", "efficiency_seed004"]
 
 
-def jain_index(x, axis=-1, *, undefined: str = "raise"):
-    as_float_array("x", x)   # a non-numeric x is a ValueError naming x
-    return _stats.jain_index(x, axis, undefined=undefined)
-
-
-jain_index.__doc__ = _stats.jain_index.__doc__
-
-
 def efficiency_seed000(throughputs, max_tcp_throughput):
     """Seed 000: :math:`\\sum_i x_i / X_{max}` with :math:`X_{max}` the TCP-layer maximum."""
-    as_float_array("throughputs", throughputs)
     a = _rates(throughputs, "throughputs")
     m = check_real("max_tcp_throughput", max_tcp_throughput, 0.0, low_open=True)
     return float(np.sum(a) / m)
@@ -41,7 +30,6 @@ def efficiency_seed000(throughputs, max_tcp_throughput):
 
 def efficiency_seed001(goodputs, reference_rate=None):
     """Seed 001: aggregate goodput :math:`\\sum g_i` (divided by ``reference_rate`` if given)."""
-    as_float_array("goodputs", goodputs)
     a = _rates(goodputs, "goodputs")
     tot = float(np.sum(a))
     if reference_rate is None:

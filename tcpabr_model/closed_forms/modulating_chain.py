@@ -16,27 +16,17 @@ import scipy.sparse as sp
 from numba import njit
 from scipy.sparse.csgraph import connected_components
 
+from .._validate import as_float_array
 from ..errors import ErgodicityError
 
 __all__ = [
     "ROW_SUM_TOL",
-    "as_float_array",
     "stationary_distribution",
     "stationary_mean",
 ]
 
 #: tolerance on row sums of P
 ROW_SUM_TOL = 1e-9
-
-
-def as_float_array(name: str, value) -> np.ndarray:
-    """``np.asarray(value, dtype=float)``; a value that is not numeric (``'abc'``, a ragged
-    list) is a ``ValueError`` naming ``name`` instead of numpy's message."""
-    try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
-        raise ValueError(f"{name}={shown} is invalid: must be a real number or an array of real numbers") from None
 
 
 def _first_bad(P) -> str:

@@ -14,9 +14,8 @@ import functools
 
 import numpy as np
 
-from .._validate import check_probability
+from .._validate import as_float_array, check_probability
 from ..errors import ModelError, SolveError
-from .modulating_chain import as_float_array
 
 __all__ = [
     "two_state_matrix",

@@ -48,8 +48,7 @@ import functools
 
 import numpy as np
 
-from .._validate import check_choice, check_int, check_real
-from .modulating_chain import as_float_array
+from .._validate import as_float_array, check_choice, check_int, check_real
 
 __all__ = [
     "throughput_from_window",

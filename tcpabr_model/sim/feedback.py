@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .._validate import check_int, check_real
+from .._validate import as_float_array, check_int, check_real
 
 __all__ = ["m_from_delta", "n_from_k", "effcap_reference"]
 
@@ -71,10 +71,7 @@ def effcap_reference(x, m: int, n: int) -> np.ndarray:
     """
     m = check_int("m", m, 1)
     n = check_int("n", n, 1)
-    try:
-        x = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"x={x!r:.60} is invalid: must be a 1-D array of real numbers") from None
+    x = as_float_array("x", x)
     if x.ndim != 1 or x.size == 0:
         raise ValueError(f"x.shape={x.shape} is invalid: must be a non-empty 1-D array")
     if not np.all(np.isfinite(x)):
