@@ -58,27 +58,31 @@ def check_point_keys(name: str, params: dict) -> None:
 
 
 def _simulation_keys(p: dict) -> None:
-    """The key checks of :func:`build_sim_scenario`, alone."""
-    from ..sim import Scenario, TcpConfig
-
+    """The key checks of :func:`build_sim_scenario`, alone (a bad ``normalized`` value is left
+    to the point, which says so when it runs)."""
     normalized = p.pop("normalized", None)
     if normalized is not None and not isinstance(normalized, bool):
-        return   # a bad value, not a key: the point says so when it runs
-    if normalized is None:
-        normalized = any(k in p for k in ("delta", "bmax", "psi"))
-    if "capacity_trace" in p:
-        p["capacity"] = p.pop("capacity_trace")
-    tcp_kw = {k: p.pop(k) for k in list(p) if k.startswith("tcp_")}
+        return
+    _check_sim_keys(p, any(k in p for k in ("delta", "bmax", "psi")) if normalized is None else normalized)
+
+
+def _check_sim_keys(p: dict, normalized: bool) -> None:
+    """``ValueError`` naming a key of the simulation point ``p`` (without ``normalized``) that
+    :func:`build_sim_scenario` does not take; reads nothing."""
+    from ..sim import Scenario, TcpConfig
+
     if "tcp" in p:
         raise ValueError("tcp is invalid: give TCP settings as tcp_<field> keys (e.g. tcp_wmax, tcp_variant)")
-    _split_unknown(tcp_kw, ["tcp_" + f.name for f in dataclasses.fields(TcpConfig)], "the simulator's TcpConfig")
+    _split_unknown({k: v for k, v in p.items() if k.startswith("tcp_")},
+                   ["tcp_" + f.name for f in dataclasses.fields(TcpConfig)], "the simulator's TcpConfig")
+    rest = {("capacity" if k == "capacity_trace" else k): v for k, v in p.items() if not k.startswith("tcp_")}
     sc_fields = [f.name for f in dataclasses.fields(Scenario) if f.name != "tcp"]
     if normalized:
         allowed = set(sc_fields) | {"delta", "bmax", "psi", "wmax", "duration_units", "warmup_units"}
-        _split_unknown(p, allowed - {"rtt", "tau", "buffer_packets"}, "Scenario.from_normalized")
+        _split_unknown(rest, allowed - {"rtt", "tau", "buffer_packets"}, "Scenario.from_normalized")
     else:
-        _split_unknown(p, sc_fields, "the simulator's Scenario (physical units; set normalized=true "
-                                     "for delta/bmax/psi)")
+        _split_unknown(rest, sc_fields, "the simulator's Scenario (physical units; set normalized=true "
+                                        "for delta/bmax/psi)")
 
 
 # ---- analysis -----------------------------------------------------------------------
@@ -157,6 +161,7 @@ def build_sim_scenario(params: dict):
         normalized = any(k in p for k in ("delta", "bmax", "psi"))
     if "capacity" in p and "capacity_trace" in p:
         raise ValueError("capacity/capacity_trace is invalid: give one of them (a model file or a trace)")
+    _check_sim_keys(p, normalized)
     if "capacity_trace" in p:     # issue 15: a Mahimahi trace replayed as the bottleneck's service
         from ..capacity import read_trace
         p["capacity"] = read_trace(p.pop("capacity_trace"))
@@ -164,24 +169,13 @@ def build_sim_scenario(params: dict):
         from ..capacity import load_model
         p["capacity"] = load_model(p["capacity"])
     tcp_kw = {k[4:]: p.pop(k) for k in list(p) if k.startswith("tcp_")}
-    if "tcp" in p:
-        raise ValueError("tcp is invalid: give TCP settings as tcp_<field> keys (e.g. tcp_wmax, tcp_variant)")
-    tcp_fields = [f.name for f in dataclasses.fields(TcpConfig)]
-    _split_unknown({"tcp_" + k: v for k, v in tcp_kw.items()}, ["tcp_" + f for f in tcp_fields],
-                   "the simulator's TcpConfig")
-    sc_fields = [f.name for f in dataclasses.fields(Scenario) if f.name != "tcp"]
     p = {k: tuple(v) if isinstance(v, list) and k != "delta" else v for k, v in p.items()}
     if normalized:
-        allowed = set(sc_fields) | {"delta", "bmax", "psi", "wmax", "duration_units", "warmup_units"}
-        allowed -= {"rtt", "tau", "buffer_packets"}
-        _split_unknown(p, allowed, "Scenario.from_normalized")
         if tcp_kw:
             if "wmax" in p:
                 tcp_kw.setdefault("wmax", p.pop("wmax"))
             p["tcp"] = TcpConfig(**tcp_kw)
         return Scenario.from_normalized(**p)
-    _split_unknown(p, sc_fields, "the simulator's Scenario (physical units; set normalized=true "
-                                 "for delta/bmax/psi)")
     if tcp_kw:
         p["tcp"] = TcpConfig(**tcp_kw)
     return Scenario(**p)
