@@ -30,6 +30,17 @@ __all__ = ["Candidate", "DesignPoint", "Design", "candidate_grid", "pareto_front
 FEEDBACKS = ("effcap", "instcap", "none")
 
 
+#: each parameter's check, shared by :class:`Candidate` and :func:`candidate_grid` (interval None:
+#: the base scenario's)
+_CHECKS = {
+    "m": lambda v: check_int("m", v, 1, 10_000),
+    "n": lambda v: check_int("n", v, 1, 10_000),
+    "interval": lambda v: None if v is None else check_real("interval", v, 0.0, 1e4, low_open=True),
+    "mcr": lambda v: check_real("mcr", v, 0.0, 1.0),
+    "utilisation": lambda v: check_real("utilisation", v, 0.0, 1.0, low_open=True),
+}
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One feedback design.
@@ -64,14 +75,11 @@ class Candidate:
         if self.feedback != "effcap" and (self.m is not None or self.n is not None):
             raise ValueError(f"m={self.m!r}, n={self.n!r} are invalid with feedback={self.feedback!r}: "
                              "M and N are EFFCAP's")
-        if self.m is not None:
-            s(self, "m", check_int("m", self.m, 1, 10_000))
-        if self.n is not None:
-            s(self, "n", check_int("n", self.n, 1, 10_000))
-        if self.interval is not None:
-            s(self, "interval", check_real("interval", self.interval, 0.0, 1e4, low_open=True))
-        s(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
-        s(self, "utilisation", check_real("utilisation", self.utilisation, 0.0, 1.0, low_open=True))
+        for name in ("m", "n"):
+            if getattr(self, name) is not None:
+                s(self, name, _CHECKS[name](getattr(self, name)))
+        for name in ("interval", "mcr", "utilisation"):
+            s(self, name, _CHECKS[name](getattr(self, name)))
         if self.feedback == "none" and (self.mcr != 0.0 or self.utilisation != 1.0 or self.interval is not None):
             raise ValueError("feedback='none' (TCP alone) takes no mcr, utilisation or interval")
 
@@ -122,13 +130,9 @@ def candidate_grid(*, m=(), n=(), interval=(None,), mcr=(0.0,), utilisation=(1.0
     scenario's interval.  Each grid is a sequence or one value; every value is checked as
     :class:`Candidate` checks it (utilisation in (0, 1]).  Duplicates are dropped, order kept;
     EFFCAP with M = N = 1 is left out: it is INSTCAP (the same run, counter for counter)."""
-    m = _grid("m", m, lambda v: check_int("m", v, 1, 10_000))
-    n = _grid("n", n, lambda v: check_int("n", v, 1, 10_000))
-    interval = _grid("interval", interval,
-                     lambda v: None if v is None else check_real("interval", v, 0.0, 1e4, low_open=True))
-    mcr = _grid("mcr", mcr, lambda v: check_real("mcr", v, 0.0, 1.0))
-    utilisation = _grid("utilisation", utilisation,
-                        lambda v: check_real("utilisation", v, 0.0, 1.0, low_open=True))
+    m, n, interval, mcr, utilisation = (_grid(name, values, _CHECKS[name]) for name, values in
+                                        (("m", m), ("n", n), ("interval", interval), ("mcr", mcr),
+                                         ("utilisation", utilisation)))
     out = []
     if references:
         out += [Candidate("none"), Candidate("instcap"), Candidate("effcap")]
