@@ -77,11 +77,6 @@ def _specs_for(nums):
     return [s for s in SPECS if set(s.numbers) & set(nums)]
 
 
-#: result columns of a method that are also parameters of some points (``sweep`` docs: the simulation
-#: method reports ``psi`` and ``overhead_factor`` of the scenario it built)
-_DERIVED = {"simulation": ("psi", "overhead_factor")}
-
-
 def _key(point: dict) -> str:
     return json.dumps(point, sort_keys=True, default=str)
 
@@ -133,6 +128,7 @@ def _run_method(method, points, *, seed, cache_dir, workers, client, progress, r
     one seed; each gets the row with its own parameters.
     """
     from ..sweep import Grid, run_sweep
+    from ..sweep._methods import SIMULATION_DERIVED
 
     representatives = representatives or {}
     groups: dict = {}
@@ -142,6 +138,7 @@ def _run_method(method, points, *, seed, cache_dir, workers, client, progress, r
     if not groups:
         return {}, 0
     reps = [c for c, _ in groups.values()]
+    derived = SIMULATION_DERIVED if method == "simulation" else ()
     df = run_sweep(method, Grid.from_points(reps), seed=seed, cache_dir=cache_dir, workers=workers, client=client,
                    progress=progress)
     if len(df) != len(reps):
@@ -152,7 +149,7 @@ def _run_method(method, points, *, seed, cache_dir, workers, client, progress, r
             # the asking point's own spelling of its parameters, not the representative's; but a
             # column the method also computes (the simulation's psi of the built scenario) is the
             # same for every spelling of the system, so it stays
-            r = {name: v for name, v in row.items() if name not in rep or name in p or name in _DERIVED.get(method, ())}
+            r = {name: v for name, v in row.items() if name not in rep or name in p or name in derived}
             r.update(p)
             out[k] = r
     return out, len(reps)

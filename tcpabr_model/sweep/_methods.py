@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable
 
 __all__ = ["METHODS", "register_method", "method_name", "analysis_point", "simulation_point",
-           "effective_capacity_point", "effcap_design_point", "network_point", "SIMULATION_KEYS",
+           "effective_capacity_point", "effcap_design_point", "network_point", "SIMULATION_KEYS", "SIMULATION_DERIVED",
            "check_point_keys"]
 
 
@@ -147,6 +147,9 @@ def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: 
 SIMULATION_KEYS = ("replications", "target_rel_halfwidth", "max_replications", "ci_method", "batches",
                    "level")
 _NORMALIZED_KEYS = ("delta", "bmax", "psi", "duration_units", "warmup_units")
+#: columns of a simulation row computed from the built scenario, whatever spelling a point used
+#: (``psi`` is also a parameter of normalised points)
+SIMULATION_DERIVED = ("psi", "overhead_factor")
 
 
 def build_sim_scenario(params: dict):
@@ -259,8 +262,7 @@ def simulation_point(params: dict, seed: int, *, replications: int = 10,
         out[f"eff_conn{i}"] = _f(e.mean)
         out[f"eff_conn{i}_hw"] = hw(e)
         out[f"goodput_conn{i}_bps"] = _f(g.mean)
-    out["psi"] = _f(sc.psi)
-    out["overhead_factor"] = _f(sc.overhead_factor)
+    out.update({k: _f(getattr(sc, k)) for k in SIMULATION_DERIVED})
     out.update(res.delay.columns())     # per delivered segment, seconds (docs/simulator.md, "Delay")
     return out
 
