@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 MODES = ("embedded", "continuous")
-FEEDBACKS = ("instcap", "none")
+FEEDBACKS = ("instcap", "effcap", "none")
 
 #: Full map: 8 psi x 3 buffers x 3 delays x 2 windows x 2 feedbacks x 2 modes = 576 points.
 DEFAULT_GRID: dict = {
@@ -95,7 +95,7 @@ FULL_SIM = (6, 200_000.0)
 QUICK_SIM = (4, 100_000.0)
 
 _AXES = ("psi", "bmax", "delta", "wmax", "feedback", "mode", "rate_ratio", "tcp", "loss_cycle", "switch_time",
-         "ca_increment", "ack_clock", "round_trip")
+         "ca_increment", "ack_clock", "round_trip", "effcap_m", "effcap_n")
 #: the TCPs both the analysis and the simulator model (``tcp`` axis; default the paper's)
 TCPS = ("timeout-only", "sack")
 #: the analysis' timeout cycles (``loss_cycle`` axis; default the paper's III-B.4, docs/model.md secs. 14-15)
@@ -137,7 +137,9 @@ def embedded_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0
         tau / Delta, >= 1.
     wmax : int
         Maximum TCP window, packets.
-    feedback : {'instcap', 'none', 'constant'}
+    feedback : {'instcap', 'effcap', 'none', 'constant'}
+        'effcap': EFFCAP measured every Delta, its ``effcap_m`` and ``effcap_n`` (in ``kwargs``;
+        default 1 and 8) the simulator's ``m`` and ``n``, as the analysis has them (docs/model.md sec. 20).
     rate_ratio : float
         Low rate / high rate.
     source_rate : float, optional
@@ -152,15 +154,33 @@ def embedded_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0
     """
     from .sim import Scenario
 
-    check_choice("feedback", feedback, ("instcap", "none", "constant"))
+    check_choice("feedback", feedback, ("instcap", "effcap", "none", "constant"))
     delta = check_real("delta", delta, 1.0, 1e5)
     psi = check_real("psi", psi, 1.0)
     unit = kwargs.get("payload_bytes", 500) / kwargs.get("high_rate", 100e3)
     extra = {"initial_rate": source_rate} if source_rate is not None else {}
+    extra.update(_effcap_samples(feedback, kwargs, 1.0))
     interval = _interval_override(feedback, kwargs, delta * unit)
     return Scenario.from_normalized(delta=delta, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
                                     feedback=feedback, capacity_mode="embedded", interval=interval,
                                     feedback_delay=0.0, **extra, **kwargs)
+
+
+def _effcap_samples(feedback: str, kwargs: dict, per_delta: float) -> dict:
+    """The simulator's ``m``, ``n`` for the analysis' EFFCAP(``effcap_m``, ``effcap_n``) (popped from
+    ``kwargs``; default 1 and 8, :class:`~tcpabr_model.markov.Scenario`'s), whose sample is one round trip
+    (docs/model.md sec. 20), with ``per_delta`` samples per round trip: averages as long
+    (``round(M per_delta)`` samples) over the same span (``round((N - 1) per_delta) + 1`` of them)
+    **[choice]**; ``{}`` for other feedbacks, which refuse the two."""
+    m, n = kwargs.pop("effcap_m", None), kwargs.pop("effcap_n", None)
+    if feedback != "effcap":
+        for name, v in (("effcap_m", m), ("effcap_n", n)):
+            if v is not None:
+                raise ValueError(f"{name}={v!r} is invalid with feedback={feedback!r}: it is EFFCAP's")
+        return {}
+    m = 1 if m is None else check_int("effcap_m", m, 1, 10_000)
+    n = 8 if n is None else check_int("effcap_n", n, 1, 10_000)
+    return {"m": max(1, round(m * per_delta)), "n": round((n - 1) * per_delta) + 1}
 
 
 def continuous_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20.0, wmax: int = 128,
@@ -173,12 +193,14 @@ def continuous_sim_scenario(delta: float = 40.0, bmax: int = 10, psi: float = 20
     """
     from .sim import Scenario
 
-    check_choice("feedback", feedback, ("instcap", "none"))
+    check_choice("feedback", feedback, ("instcap", "effcap", "none"))
     delta = check_real("delta", delta, 1.0, 1e5)
     unit = kwargs.get("payload_bytes", 500) / kwargs.get("high_rate", 100e3)
+    extra = _effcap_samples(feedback, kwargs, delta / TESTBED_INTERVAL_UNITS)
     interval = _interval_override(feedback, kwargs, TESTBED_INTERVAL_UNITS * unit)
     return Scenario.from_normalized(delta=delta, bmax=bmax, psi=psi, rate_ratio=rate_ratio, wmax=wmax,
-                                    feedback=feedback, capacity_mode="continuous", interval=interval, **kwargs)
+                                    feedback=feedback, capacity_mode="continuous", interval=interval, **extra,
+                                    **kwargs)
 
 
 def sim_scenario(mode: str, **params):
@@ -320,7 +342,9 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
         returning ACKs in the analysis: 'at-epoch', the default, or 'spread', docs/model.md sec.
         3a; INSTCAP points ignore it, their source being paced at its rate, eq. 10) and ``round_trip``
         (the chain's epoch: 'propagation', the default, or 'transmission', docs/model.md sec. 3b; the
-        simulator's ``delta`` is the propagation in both).
+        simulator's ``delta`` is the propagation in both), and with ``feedback='effcap'`` its ``effcap_m`` and
+        ``effcap_n`` (default 1 and 8; one sample per round trip in the analysis and the embedded mode, the
+        same averaging length and span in 30-ms samples in the continuous mode; docs/model.md sec. 20).
     seed : int
         Root seed of the simulation's replications.
     replications : int
@@ -365,13 +389,16 @@ def validity_point(params: Mapping, seed: int, *, replications: int = FULL_SIM[0
     ca_increment = check_choice("ca_increment", p.get("ca_increment", "binomial"), CA_INCREMENTS)
     ack_clock = check_choice("ack_clock", p.get("ack_clock", "at-epoch"), ACK_CLOCKS)
     round_trip = check_choice("round_trip", p.get("round_trip", "propagation"), ROUND_TRIPS)
+    # EFFCAP's M and N (docs/model.md sec. 20): points of other feedbacks ignore them, as INSTCAP does ack_clock
+    eff = ({"effcap_m": check_int("effcap_m", p.get("effcap_m", 1), 1, 10_000),
+            "effcap_n": check_int("effcap_n", p.get("effcap_n", 8), 1, 10_000)} if feedback == "effcap" else {})
     replications = check_int("replications", replications, 1, 100_000)
     duration_units = check_real("duration_units", duration_units, 0.0, low_open=True)
 
     a = analyze(MScenario(delta=delta, bmax=bmax, psi=psi, rate_ratio=rr, wmax=wmax, feedback=feedback, tcp=tcp,
                           loss_cycle=loss_cycle, switch_time=switch_time, ca_increment=ca_increment,
-                          ack_clock=ack_clock if feedback == "none" else "at-epoch", round_trip=round_trip))
-    kw = {"duration_units": duration_units}
+                          ack_clock=ack_clock if feedback == "none" else "at-epoch", round_trip=round_trip, **eff))
+    kw = {"duration_units": duration_units, **eff}
     diag = diagnostics and feedback == "none"
     if diag:
         # TCP alone ignores the measurement interval; use it as a fine trace clock
@@ -483,6 +510,9 @@ def validity_grid(grid_spec: Mapping | None = None, *, quick: bool = False):
         check_choice("ack_clock", v, ACK_CLOCKS)
     for v in base.get("round_trip", []):
         check_choice("round_trip", v, ROUND_TRIPS)
+    for name in ("effcap_m", "effcap_n"):
+        for v in base.get(name, []):
+            check_int(name, v, 1, 10_000)
     return Grid(base)
 
 

@@ -194,9 +194,11 @@ def test_abr_insensitive_to_buffer_tcp_alone_is_not():
 
 # --- independent Monte Carlo of the same Markov renewal process ---------------------------
 
-@pytest.mark.parametrize("feedback,psi", [("instcap", 1.5), ("instcap", 8.0), ("none", 3.0)])
-def test_embedded_monte_carlo_agrees(feedback, psi):
-    sc = Scenario(delta=40, bmax=10, psi=psi, feedback=feedback)
+@pytest.mark.parametrize("feedback,psi,kw", [("instcap", 1.5, {}), ("instcap", 8.0, {}), ("none", 3.0, {}),
+                                           ("effcap", 3.0, {"effcap_m": 2, "effcap_n": 2}),
+                                           ("effcap", 8.0, {"effcap_m": 1, "effcap_n": 4})])
+def test_embedded_monte_carlo_agrees(feedback, psi, kw):
+    sc = Scenario(delta=40, bmax=10, psi=psi, feedback=feedback, **kw)
     r = analyze(sc)
     mc = simulate_embedded(sc, n_cycles=200_000, seed=7)
     # 95% batch-means intervals, widened to 4 half-widths for a ~1e-4 false-alarm rate
@@ -216,7 +218,7 @@ def test_embedded_monte_carlo_is_reproducible():
 @pytest.mark.parametrize("kwargs,name", [
     (dict(delta=0.5), "delta"), (dict(bmax=0), "bmax"), (dict(psi=0.5), "psi"),
     (dict(psi=float("nan")), "psi"), (dict(rate_ratio=0.0), "rate_ratio"),
-    (dict(rate_ratio=1.5), "rate_ratio"), (dict(wmax=0), "wmax"), (dict(feedback="effcap"), "feedback"),
+    (dict(rate_ratio=1.5), "rate_ratio"), (dict(wmax=0), "wmax"), (dict(feedback="erica"), "feedback"),
     (dict(feedback="constant"), "source_rate"), (dict(source_rate=0.7), "source_rate"),
     (dict(bmax=2.5), "bmax"), (dict(delta=1, rate_ratio=0.5), "delta"),
 ])

@@ -14,6 +14,9 @@ Fitting (:mod:`._fit`)
     fit_trace -> TraceFit (levels by k-means or quantiles, ML transition matrix, K by
     BIC, occupancy / autocorrelation / effective-capacity report), fit_levels,
     chain_autocorrelation, trace_autocorrelation.
+EFFCAP's view (:mod:`._effcap_chain`)
+    effcap_history_chain -> HistoryChain: the lumped chain of the last M + N - 1 levels with
+    eq. 28's rate after each, which the Markov engine analyses as TCP over EFFCAP.
 Inside an epoch (:mod:`._patterns`)
     ServicePatterns, fit_patterns, epoch_labels -- the opportunity times of a trace inside
     an epoch, a few weighted patterns per level of a fitted chain (issue 23).
@@ -30,6 +33,7 @@ from ._fit import (
     regime_labels,
     trace_autocorrelation,
 )
+from ._effcap_chain import MAX_HISTORIES, HistoryChain, effcap_history_chain
 from ._io import load_model, save_model
 from ._patterns import ServicePatterns, epoch_labels, fit_patterns, service_instants
 from ._model import CapacityModel, constant, from_arrays, two_state
@@ -48,5 +52,5 @@ __all__ = [
     "BinnedTrace", "CapacityModel", "ServicePatterns", "epoch_labels", "fit_patterns", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
     "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "correlation_time", "fit_levels", "fit_trace", "from_arrays",
     "load_model", "read_trace", "regime_labels", "save_model", "service_instants", "synthetic_trace", "trace_autocorrelation", "two_state",
-    "write_trace",
+    "write_trace", "HistoryChain", "effcap_history_chain", "MAX_HISTORIES",
 ]

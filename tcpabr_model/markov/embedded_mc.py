@@ -169,7 +169,13 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
                          "rates (no service patterns, switch_time='epoch')")
     r_vals = np.array(scenario.service_times)
     constant_s = scenario.feedback == "constant"
-    s_vals = np.full(r_vals.size, 1.0 / scenario.source_rate) if constant_s else r_vals.copy()
+    if constant_s:
+        s_vals = np.full(r_vals.size, 1.0 / scenario.source_rate)
+    elif scenario.source_levels is not None:   # INSTCAP's max(c_S, mcr), EFFCAP's eq. 28 (docs/model.md sec. 20)
+        with np.errstate(divide="ignore"):
+            s_vals = 1.0 / np.array(scenario.source_levels, dtype=float)
+    else:
+        s_vals = r_vals.copy()
     if scenario.feedback == "none":
         mode, a0, b0, d0 = MODE_TCP_ALONE, 0, 0, 1
     else:
@@ -177,7 +183,7 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     phase = 1.0 if scenario.ack_clock == "after-service" else 0.0
     if scenario.ack_clock == "spread":   # docs/model.md sec. 3a: every d >= 1 has d s > Delta, so g = Delta / d
         s_vals = np.full(r_vals.size, float(scenario.epoch) + 1.0)
-    if scenario.capacity is None:  # the paper's chain (same random stream as before K levels)
+    if scenario.capacity is None and scenario.feedback != "effcap":  # the paper's chain (same stream as before K levels)
         pswitch, cum = np.array([scenario.p_switch, scenario.p_switch]), np.empty((0, 0))
     else:
         pswitch, cum = np.empty(0), np.cumsum(scenario.rate_matrix, axis=1)

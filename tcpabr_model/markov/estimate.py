@@ -118,7 +118,10 @@ def _kernel_args(key: tuple):
     with np.errstate(divide="ignore"):   # an outage level (service patterns only): no service, s = inf
         r_vals = 1.0 / np.array(levels, dtype=float)  # service time 1 / c_k of each level
     mcr = key[8]
-    if feedback == "constant":
+    if isinstance(mcr, tuple):   # EFFCAP's history chain: each state's own source level (docs/model.md sec. 20)
+        with np.errstate(divide="ignore"):
+            s_vals, constant_s = 1.0 / np.array(mcr, dtype=float), False
+    elif feedback == "constant":
         s_vals, constant_s = np.full(len(levels), 1.0 / source_rate), True
     elif mcr > 0.0:    # INSTCAP with a minimum cell rate: the source sends at max(c_S, MCR) (sec. 11)
         s_vals, constant_s = 1.0 / np.maximum(np.array(levels, dtype=float), mcr), False
@@ -271,7 +274,7 @@ def _mirrored_limit(key: tuple, fit: int) -> int | None:
     """
     delta, bmax, levels, wmax, feedback = key[:5]
     nlev = len(levels)
-    if feedback != "instcap" or key[7] is not None or nlev < 2:
+    if feedback != "instcap" or key[7] is not None or nlev < 2 or isinstance(key[8], tuple):
         return None
     patterns = (int(bmax) + 1) * nlev
     return -(-(fit + (nlev - 1) * patterns) // nlev)   # ceil

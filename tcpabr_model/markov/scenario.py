@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # the capacity package is imported only when a model is given
 __all__ = ["Scenario", "switch_probability", "FEEDBACKS", "ACK_CLOCKS", "TCP_MODELS", "LOSS_CYCLES", "MAX_PSI",
            "SWITCH_TIMES", "CA_INCREMENTS", "ROUND_TRIPS"]
 
-FEEDBACKS = ("instcap", "none", "constant")
+FEEDBACKS = ("instcap", "effcap", "none", "constant")
 ACK_CLOCKS = ("at-epoch", "after-service", "spread")
 #: the round trip the chain steps by: eq. 5's propagation delay Delta, or Delta plus one packet's
 #: transmission at the high rate (docs/model.md sec. 3b)
@@ -90,10 +90,12 @@ class Scenario:
         chain only: must be left out (None) when ``capacity`` is given.
     wmax : int
         Maximum TCP window W_max in packets.
-    feedback : {'instcap', 'none', 'constant'}
+    feedback : {'instcap', 'effcap', 'none', 'constant'}
         'instcap': TCP over ABR whose source rate follows the bottleneck rate one
-        Delta later (assumption III-A.8).  'none': TCP alone (Section III-D).
-        'constant': the ABR source held at ``source_rate`` (Section IV experiment).
+        Delta later (assumption III-A.8).  'effcap': the source gets EFFCAP(``effcap_m``,
+        ``effcap_n``) of the levels, one sample per round trip (eq. 28; the chain on the
+        last ``M + N - 1`` levels, docs/model.md sec. 20).  'none': TCP alone (Section
+        III-D).  'constant': the ABR source held at ``source_rate`` (Section IV experiment).
     source_rate : float, optional
         Packets per time unit for ``feedback='constant'``, in [lowest level, 1]
         (the lowest level is ``rate_ratio`` for the two-state chain).
@@ -131,8 +133,13 @@ class Scenario:
         capacity.epoch``, ``epoch * max(levels) == delta``); the levels the engine uses
         are then the patterns' mean rates (normalised by the largest level of
         ``capacity``), and levels of 0 (outages: epochs that serve nothing) are allowed.
+    effcap_m, effcap_n : int, optional
+        ``feedback='effcap'`` only: samples per average (M) and averages (N) of eq. 28, the
+        sample being the level of one round trip; default M = 1, N = 8, the paper's rule
+        ("M : Delta, N : 8-12 Delta", Section VI) at a measurement interval of Delta.
+        ``2^(M + N - 1)`` histories (``K^(M + N - 1)``) are lumped exactly before the build.
     mcr : float, optional(default=0.0)
-        TM 4.0 minimum cell rate of the INSTCAP source, packets per time unit (a fraction of
+        TM 4.0 minimum cell rate of the INSTCAP or EFFCAP source, packets per time unit (a fraction of
         the peak level, the simulator's unit): the source sends at ``max(c_S, mcr)``
         (docs/model.md sec. 11).  0, TM 4.0's default, is the paper's source.
     tcp : {'timeout-only', 'sack'}
@@ -196,6 +203,8 @@ class Scenario:
     service: "ServicePatterns | None" = None
     mcr: float = 0.0
     tcp: str = "timeout-only"
+    effcap_m: int | None = None
+    effcap_n: int | None = None
     loss_cycle: str = "paper"
     switch_time: str = "epoch"
     switch_phases: int = 4
@@ -207,6 +216,7 @@ class Scenario:
         object.__setattr__(self, "bmax", check_int("bmax", self.bmax, 1, 100_000))
         object.__setattr__(self, "_service_key", None)
         object.__setattr__(self, "_level_pattern", None)   # which levels can follow which (P's zeros, M12)
+        object.__setattr__(self, "_source_levels", None)   # EFFCAP's rate per state of its history chain (sec. 20)
         check_choice("round_trip", self.round_trip, ROUND_TRIPS)
         if self.round_trip != "propagation" and self.capacity is not None:
             raise ValueError(f"round_trip={self.round_trip!r} is invalid with capacity: a K-level model's matrix is "
@@ -246,9 +256,9 @@ class Scenario:
             raise ValueError(f"loss_cycle={self.loss_cycle!r} is invalid with tcp={self.tcp!r}: the drained loss "
                              "cycle is derived for the timeout-only TCP (give loss_cycle='paper')")
         object.__setattr__(self, "mcr", check_real("mcr", self.mcr, 0.0, 1.0))
-        if self.mcr > 0.0 and self.feedback != "instcap":
+        if self.mcr > 0.0 and self.feedback not in ("instcap", "effcap"):
             raise ValueError(f"mcr={self.mcr!r} is invalid with feedback={self.feedback!r}: the minimum cell rate "
-                             "is the INSTCAP source's (give mcr=0)")
+                             "is the INSTCAP or EFFCAP source's (give mcr=0)")
         if self.ack_clock != "at-epoch" and self.feedback != "none":
             raise ValueError(f"ack_clock={self.ack_clock!r} is invalid with feedback={self.feedback!r}: "
                              "the ACK clock is a TCP-alone convention (feedback='none'); an ABR source paces its "
@@ -265,6 +275,45 @@ class Scenario:
         object.__setattr__(self, "switch_phases", check_int("switch_phases", self.switch_phases, 1, 1000))
         if self.switch_time == "uniform":
             self._init_switch_inside()
+        if self.feedback == "effcap":
+            self._init_effcap()
+        else:
+            for name in ("effcap_m", "effcap_n"):
+                if getattr(self, name) is not None:
+                    raise ValueError(f"{name}={getattr(self, name)!r} is invalid with feedback={self.feedback!r}: "
+                                     "EFFCAP's M and N are for feedback='effcap' (leave them out)")
+
+    def _init_effcap(self) -> None:
+        """``feedback='effcap'`` (docs/model.md sec. 20): the levels become the lumped chain of the last
+        ``M + N - 1`` levels (:func:`~tcpabr_model.capacity.effcap_history_chain`), each state serving at its
+        newest level and feeding back eq. 28 of its history, which the source uses over the next round trip."""
+        from ..capacity import effcap_history_chain
+
+        if self.switch_time != "epoch":
+            raise ValueError(f"switch_time={self.switch_time!r} is invalid with feedback='effcap': EFFCAP's samples are "
+                             "the levels of whole round trips (give switch_time='epoch')")
+        m = 1 if self.effcap_m is None else check_int("effcap_m", self.effcap_m, 1, 10_000)
+        n = 8 if self.effcap_n is None else check_int("effcap_n", self.effcap_n, 1, 10_000)
+        object.__setattr__(self, "effcap_m", m)
+        object.__setattr__(self, "effcap_n", n)
+        try:
+            hc = effcap_history_chain(self._levels, self._rate_matrix, m, n, mcr=self.mcr)
+        except ValueError as e:
+            raise ValueError(f"effcap_m={m!r}, effcap_n={n!r} are invalid here: {e}") from None
+        if self._service_key is not None:   # each state is served by its newest level's patterns
+            pat_ptr, pat_w, opp_ptr, opp_t = self._service_key
+            pp, pw, op, ot = [0], [], [0], []
+            for b in hc.base:
+                for q in range(pat_ptr[b], pat_ptr[b + 1]):
+                    pw.append(pat_w[q])
+                    ot.extend(opp_t[opp_ptr[q]:opp_ptr[q + 1]])
+                    op.append(len(ot))
+                pp.append(len(pw))
+            object.__setattr__(self, "_service_key", (tuple(pp), tuple(pw), tuple(op), tuple(ot)))
+        object.__setattr__(self, "_levels", tuple(float(c) for c in hc.levels))
+        object.__setattr__(self, "_rate_matrix", np.ascontiguousarray(hc.matrix))
+        object.__setattr__(self, "_source_levels", tuple(float(c) for c in hc.source_levels))
+        object.__setattr__(self, "_level_pattern", _pattern(hc.matrix))
 
     def _init_switch_inside(self) -> None:
         """``switch_time='uniform'`` (docs/model.md sec. 17): the chain on ``(X_k, X_{k+1}, u_k)``,
@@ -389,6 +438,17 @@ class Scenario:
         return len(self._levels)
 
     @property
+    def source_levels(self) -> tuple[float, ...] | None:
+        """The ABR source's rate in packets per time unit after each level index, the rate it uses
+        over the next round trip: ``max(c_k, mcr)`` for INSTCAP, eq. 28 of the state's history for
+        EFFCAP (docs/model.md sec. 20); None for TCP alone and a constant source."""
+        if self._source_levels is not None:
+            return self._source_levels
+        if self.feedback != "instcap":
+            return None
+        return tuple(max(c, self.mcr) for c in self._levels)
+
+    @property
     def rate_matrix(self) -> np.ndarray:
         """K x K transition matrix of the embedded rate chain per round trip Delta (a copy)."""
         return self._rate_matrix.copy()
@@ -436,8 +496,11 @@ class Scenario:
 
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
-        return (self._epoch, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
-                self.ack_clock, self._service_key, self.mcr, self.tcp,  # switch_time: in _levels / _service_key
+        # EFFCAP is INSTCAP's chain on its history levels, with their own source levels in mcr's place (sec. 20)
+        effcap = self._source_levels is not None
+        return (self._epoch, self.buffer_capacity, self._levels, self.wmax, "instcap" if effcap else self.feedback,
+                self.source_rate, self.ack_clock, self._service_key, self._source_levels if effcap else self.mcr,
+                self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
                 self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
                 self.ca_increment, self._level_pattern)

@@ -1,0 +1,154 @@
+"""TCP over EFFCAP in the Markov engine: the chain of the last M + N - 1 levels (docs/model.md sec. 20).
+
+Checks: the history chain against eq. 28's closed form and against its unlumped self (the law
+of consecutive (service, source) pairs the engine sees, on random chains); the engine's
+bounds with and without the lumping; M = N = 1 is INSTCAP bit for bit; one point against the
+cell simulator; bad input names the parameter.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tcpabr_model.capacity as capacity
+from tcpabr_model.capacity import effcap_history_chain, from_arrays
+from tcpabr_model.closed_forms import effcap_feedback_series
+from tcpabr_model.markov import Scenario, analyze, simulate_embedded
+
+
+def _stationary(Q):
+    w, v = np.linalg.eig(Q.T)
+    p = np.real(v[:, np.argmin(np.abs(w - 1))])
+    return p / p.sum()
+
+
+def _pair_law(hc):
+    """Joint law of (service, source) at two consecutive epochs, in stationarity."""
+    pi = _stationary(hc.matrix)
+    out = {}
+    for i in range(hc.n_states):
+        for j in np.flatnonzero(hc.matrix[i] > 0):
+            key = (hc.levels[i], round(hc.source_levels[i], 12), hc.levels[j], round(hc.source_levels[j], 12))
+            out[key] = out.get(key, 0.0) + pi[i] * hc.matrix[i, j]
+    return out
+
+
+def test_source_levels_are_eq28_of_the_history():
+    levels, P = [1.0, 0.5, 0.2], np.array([[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.3, 0.3, 0.4]])
+    for m, n in [(1, 1), (1, 4), (2, 3), (3, 1)]:
+        hc = effcap_history_chain(levels, P, m, n, lump=False)
+        for h, s in zip(hc.representative, hc.source_levels):
+            samples = np.asarray(levels)[h[::-1]]          # oldest first, as a switch measures them
+            assert s == pytest.approx(effcap_feedback_series(samples, m, n)[-1], abs=1e-12)
+
+
+def test_two_state_min_of_n_lumps_to_n_plus_one_states():
+    P = np.array([[0.9, 0.1], [0.1, 0.9]])
+    hc = effcap_history_chain([1.0, 0.5], P, 1, 8)
+    assert hc.n_histories == 256 and hc.n_states == 9
+    assert tuple(hc.representative[0]) == (0,) * 8 and hc.source_levels[0] == 1.0
+    np.testing.assert_allclose(hc.matrix.sum(axis=1), 1.0, atol=1e-15)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(2, 3), m=st.integers(1, 3), n=st.integers(1, 3), seed=st.integers(0, 10_000),
+       zeros=st.booleans(), mcr=st.sampled_from([0.0, 0.3]))
+def test_lumping_keeps_the_pairs_the_engine_sees(k, m, n, seed, zeros, mcr):
+    rng = np.random.default_rng(seed)
+    P = rng.random((k, k)) + 0.05
+    if zeros:      # a cyclic skeleton keeps it irreducible
+        P *= rng.random((k, k)) < 0.6
+        P[np.arange(k), (np.arange(k) + 1) % k] += 0.1
+    P /= P.sum(axis=1, keepdims=True)
+    levels = np.sort(rng.random(k))[::-1] + 0.1
+    lumped = effcap_history_chain(levels, P, m, n, mcr=mcr)
+    full = effcap_history_chain(levels, P, m, n, mcr=mcr, lump=False)
+    assert lumped.n_states <= full.n_states == lumped.n_histories
+    np.testing.assert_allclose(lumped.matrix.sum(axis=1), 1.0, atol=1e-12)
+    a, b = _pair_law(lumped), _pair_law(full)
+    assert a.keys() == b.keys()
+    for key in a:
+        assert a[key] == pytest.approx(b[key], abs=1e-9)
+    assert _stationary(lumped.matrix) @ lumped.levels == pytest.approx(_stationary(P) @ levels, abs=1e-9)
+
+
+@pytest.mark.parametrize("psi", [2.0, 20.0])
+def test_effcap_one_one_is_instcap_bit_for_bit(psi):
+    a = analyze(Scenario(delta=40, bmax=10, psi=psi, feedback="instcap"))
+    b = analyze(Scenario(delta=40, bmax=10, psi=psi, feedback="effcap", effcap_m=1, effcap_n=1))
+    for f in ("conservative", "prediction", "optimistic", "optimistic_eq18", "mean_queueing_delay",
+              "mean_source_delay"):
+        assert getattr(a, f) == getattr(b, f), f
+    assert a.n_states == b.n_states
+
+
+def test_effcap_one_one_with_capacity_and_mcr_is_instcap():
+    cm = from_arrays([1.0, 0.6, 0.25], transition=[[0.9, 0.1, 0.0], [0.05, 0.9, 0.05], [0.0, 0.2, 0.8]], epoch=20.0)
+    a = analyze(Scenario(delta=20, bmax=6, wmax=48, capacity=cm, mcr=0.3))
+    b = analyze(Scenario(delta=20, bmax=6, wmax=48, capacity=cm, mcr=0.3, feedback="effcap", effcap_m=1, effcap_n=1))
+    assert b.prediction == pytest.approx(a.prediction, rel=1e-10)
+    assert b.conservative == pytest.approx(a.conservative, rel=1e-10)
+
+
+def test_lumped_and_unlumped_history_chains_give_the_same_bounds(monkeypatch):
+    sc = Scenario(delta=20, bmax=5, psi=4, wmax=48, feedback="effcap", effcap_m=2, effcap_n=2)
+    a = analyze(sc)
+    real = capacity.effcap_history_chain
+    monkeypatch.setattr(capacity, "effcap_history_chain", lambda *x, **kw: real(*x, **{**kw, "lump": False}))
+    full = Scenario(delta=20, bmax=5, psi=4, wmax=48, feedback="effcap", effcap_m=2, effcap_n=2)
+    assert full.n_levels > sc.n_levels
+    b = analyze(full)
+    for f in ("conservative", "prediction", "optimistic", "mean_queueing_delay", "mean_source_delay"):
+        assert getattr(b, f) == pytest.approx(getattr(a, f), rel=1e-9), f
+
+
+def test_long_minimum_holds_the_source_at_the_low_rate_at_small_psi():
+    # psi 2, N = 8: the link is rarely high for 8 round trips, so the source sends at the low
+    # rate, loses nothing, and carries the low level: efficiency 0.5 / 0.75 = 2/3 (a limit)
+    a = analyze(Scenario(delta=40, bmax=10, psi=2, feedback="effcap", effcap_m=1, effcap_n=8))
+    assert 0.66 < a.conservative <= a.prediction <= a.optimistic < 0.67
+    inst = analyze(Scenario(delta=40, bmax=10, psi=2, feedback="instcap"))
+    assert a.prediction > inst.prediction + 0.2
+
+
+def test_embedded_monte_carlo_of_a_larger_history_chain():
+    sc = Scenario(delta=20, bmax=5, psi=3, wmax=48, feedback="effcap", effcap_m=1, effcap_n=6)
+    r = analyze(sc)
+    mc = simulate_embedded(sc, n_cycles=200_000, seed=11)
+    assert abs(mc.conservative - r.conservative) < 4 * mc.conservative_halfwidth
+
+
+def test_against_the_cell_simulator_where_the_source_is_held_low():
+    from tcpabr_model.sim import simulate
+    from tcpabr_model.validity import embedded_sim_scenario
+
+    a = analyze(Scenario(delta=40, bmax=10, psi=2, feedback="effcap", effcap_m=1, effcap_n=8))
+    sc = embedded_sim_scenario(delta=40, bmax=10, psi=2, feedback="effcap", effcap_m=1, effcap_n=8,
+                               duration_units=100_000)
+    e = simulate(sc, replications=4, seed=7).efficiency_wire
+    # tolerance: the CI plus 5 %, the validity map's test
+    assert abs(a.prediction - e.mean) <= e.half_width + 0.05 * e.mean
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    (dict(feedback="instcap", effcap_m=2), "effcap_m"),
+    (dict(feedback="none", effcap_n=2), "effcap_n"),
+    (dict(feedback="effcap", effcap_m=0), "effcap_m"),
+    (dict(feedback="effcap", effcap_n=1.5), "effcap_n"),
+    (dict(feedback="effcap", effcap_m=30, effcap_n=30), "effcap_m"),
+    (dict(feedback="effcap", switch_time="uniform"), "switch_time"),
+])
+def test_bad_effcap_input_names_the_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        Scenario(delta=40, bmax=10, psi=20, **kwargs)
+
+
+def test_history_chain_refuses_bad_input():
+    with pytest.raises(ValueError, match="matrix"):
+        effcap_history_chain([1.0, 0.5], [[0.5, 0.4], [0.5, 0.5]], 1, 2)
+    with pytest.raises(ValueError, match="levels"):
+        effcap_history_chain([1.0, -0.5], [[0.5, 0.5], [0.5, 0.5]], 1, 2)
+    with pytest.raises(ValueError, match="m="):
+        effcap_history_chain([1.0, 0.5], [[0.5, 0.5], [0.5, 0.5]], 12, 12)
+
