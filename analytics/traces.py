@@ -12,7 +12,7 @@ INSTCAP and EFFCAP:
 
 1. **fit** on the fitting half: ``trace_study.fit_link(half, rtt, patterns=P)`` -- the
    K-level chain at epoch = RTT with ``P`` within-epoch service patterns per level;
-2. **analysis** (TCP alone and INSTCAP; EFFCAP has no Markov model):
+2. **analysis** (TCP alone and INSTCAP; EFFCAP simulated, its history chain too large here, docs/model.md sec. 20):
    ``trace_study.analyze_link`` -> prediction and band ``[conservative, optimistic]``,
    efficiencies over the fitting half's mean capacity.  Each analysis runs in a child
    process (its seconds and peak resident memory are measured there, with a time limit);
@@ -388,7 +388,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                 for i, p in enumerate(points) if p["feedback"] != "effcap" and i not in res]
         res.update(run_analyses(todo, jobs, timeout, log=log))
         for i, p in enumerate(points):
-            r = res.get(i, {"refused": "no Markov model of EFFCAP (eq. 28)"})
+            r = res.get(i, {"refused": "EFFCAP is simulated (its history chain, docs/model.md sec. 20, is too large here)"})
             replay, model, fitted_trace = p.pop("_replay"), p.pop("_model"), p.pop("_fitted_trace")
             p.pop("_link")
             d = duration if duration is not None else min(300.0, replay.period_ms / 1000.0)

@@ -100,6 +100,15 @@ def main(argv=None) -> int:
     p.add_argument("--grid", choices=("validity", "fig89"), default="validity",
                    help="validity: the map's grid (576 points, --quick 64); fig89: the paper's Fig. 8/9 grid "
                         "(44 points: psi 1.5-1000, Bmax 10/12, Delta 40, embedded)")
+    p.add_argument("--feedback", default=None,
+                   help="comma-separated feedbacks of the points (instcap, effcap, none; default the grid's: "
+                        "instcap,none)")
+    p.add_argument("--effcap-m", default=None,
+                   help="comma-separated EFFCAP M (samples of one round trip per average; default 1; docs/model.md "
+                        "sec. 20); only with --feedback effcap")
+    p.add_argument("--effcap-n", default=None,
+                   help="comma-separated EFFCAP N (averages whose minimum is fed back; default 8); only with "
+                        "--feedback effcap")
     args = p.parse_args(argv)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = args.out or os.path.join(root, "out", "validity_map")
@@ -119,6 +128,19 @@ def main(argv=None) -> int:
             spec["ack_clock"] = [args.ack_clock]
         if args.round_trip != "propagation":
             spec["round_trip"] = [args.round_trip]
+        if args.feedback is not None:
+            spec["feedback"] = [v.strip() for v in args.feedback.split(",") if v.strip()]
+        for name in ("effcap_m", "effcap_n"):
+            text = getattr(args, name)
+            if text is None:
+                continue
+            if "effcap" not in spec.get("feedback", ()):
+                raise ValueError(f"--{name.replace('_', '-')}={text!r} is invalid without --feedback effcap")
+            try:
+                spec[name] = [int(v) for v in text.split(",") if v.strip()]
+            except ValueError:
+                raise ValueError(f"--{name.replace('_', '-')}={text!r} is invalid: must be comma-separated "
+                                 "integers >= 1") from None
         df = validity_map(spec or None, quick=args.quick, seed=args.seed, cache_dir=args.cache,
                           workers=args.workers, progress=True)
     except ValueError as exc:

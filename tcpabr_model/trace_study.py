@@ -7,9 +7,9 @@ One *point* is a trace, a round trip, a buffer and a feedback scheme
 ``analysis``
     the Markov renewal band ``[conservative, optimistic]`` (seed 004 Sec. III, eq. 18 and
     the conservative bound) of the K-state engine on the chain fitted at epoch = RTT (the
-    embedding of assumption III-B.1), for TCP alone and INSTCAP; EFFCAP has no Markov
-    model (its rate is a moving minimum of block averages, eq. 28, not a function of the
-    embedded state), so its analysis is ``None`` with the reason;
+    embedding of assumption III-B.1), for TCP alone and INSTCAP; EFFCAP's chain (the last
+    M + N - 1 levels, docs/model.md sec. 20) is up to K^(M + N - 2) times INSTCAP's on a
+    fitted link, so its analysis here is ``None`` with the reason;
 ``fitted``
     the cell simulator driven by the fitted chain (:class:`tcpabr_model.sim.Scenario` with
     ``capacity=model``);
@@ -323,7 +323,8 @@ def analysis_band(model, rtt: float, bmax: int, wmax: int, feedback: str, max_st
     keep the outage.
     """
     if feedback == "effcap":
-        return None, None, "no Markov model of EFFCAP (eq. 28)"
+        return None, None, ("EFFCAP is simulated: its history chain on a fitted link is up to K^(M + N - 2) "
+                            "times INSTCAP's (docs/model.md sec. 20)")
     from .errors import ModelError
     from .markov import Scenario as MScenario, analyze
 

@@ -6,6 +6,8 @@ bounds with and without the lumping; M = N = 1 is INSTCAP bit for bit; one point
 cell simulator; bad input names the parameter.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -152,3 +154,28 @@ def test_history_chain_refuses_bad_input():
     with pytest.raises(ValueError, match="m="):
         effcap_history_chain([1.0, 0.5], [[0.5, 0.5], [0.5, 0.5]], 12, 12)
 
+
+
+def test_measured_patterns_and_outages_carry_over():
+    from tcpabr_model.capacity import read_trace
+    from tcpabr_model.trace_study import fit_link, link_scenario
+
+    link = fit_link(read_trace("tests/data/markov3_outage.down"), 0.1, patterns=2)
+    sc = link_scenario(link, 6, "instcap")
+    a = analyze(sc)
+    one = analyze(dataclasses.replace(sc, feedback="effcap", effcap_m=1, effcap_n=1))
+    assert one.prediction == a.prediction and one.n_states == a.n_states
+    e = analyze(dataclasses.replace(sc, feedback="effcap", effcap_m=1, effcap_n=4))
+    assert e.scenario["history_states"] > sc.n_levels
+    assert 0 < e.conservative <= e.prediction <= e.optimistic <= 1
+
+
+def test_cli_analyzes_effcap_and_refuses_it_on_a_trace(capsys):
+    from tcpabr_model.cli import main
+
+    assert main(["analyze", "--feedback", "effcap", "--effcap-n", "3", "--psi", "5", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"effcap_n": 3' in out and '"history_states": 4' in out
+    assert main(["analyze", "--feedback", "effcap", "--trace", "tests/data/markov3_outage.down", "--rtt", "0.1",
+                 "--bmax", "6"]) == 2
+    assert "tcpabr simulate --capacity-trace --feedback effcap" in capsys.readouterr().err

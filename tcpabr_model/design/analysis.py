@@ -52,7 +52,9 @@ _DELAY_NOTE = ("mean delays by Little's law (docs/validity.md 'Delay': within CI
 def analysable(base: Scenario, candidate) -> str | None:
     """None if the analysis covers ``candidate`` on ``base``, else the reason it does not."""
     if candidate.feedback == "effcap":
-        return "no Markov model of EFFCAP (eq. 28)"
+        # the engine's EFFCAP takes one sample per round trip (docs/model.md sec. 20); the designer's M and N
+        # count measurement intervals s of its own, which that chain does not represent
+        return "the analysis' EFFCAP samples once per round trip, the candidate every s (docs/model.md sec. 20)"
     if candidate.feedback == "instcap" and (candidate.utilisation != 1.0 or candidate.mcr != 0.0
                                             or candidate.interval is not None):
         return "the analysis' INSTCAP feeds back the whole capacity each round trip (utilisation 1, no mcr)"

@@ -312,6 +312,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
             "switch_time": scenario.switch_time}
     if scenario.switch_time != "epoch":
         desc["switch_phases"] = scenario.switch_phases
+    if scenario.feedback == "effcap":   # docs/model.md sec. 20: EFFCAP's parameters and its history chain
+        desc.update(effcap_m=scenario.effcap_m, effcap_n=scenario.effcap_n, history_states=scenario.n_levels)
     if scenario.round_trip != "propagation":   # docs/model.md sec. 3b: the chain's epoch
         desc["round_trip"] = scenario.round_trip
         desc["epoch"] = scenario.epoch

@@ -13,13 +13,8 @@ METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power",
 
 
 def _feedback(value: str) -> str:
-    """--feedback, with the reason where EFFCAP is asked of the analysis."""
-    if value.lower() == "effcap":
-        raise argparse.ArgumentTypeError(
-            "'effcap' has no Markov model here (its rate is the minimum of N block averages, a history "
-            "of N round trips that the chain does not hold): simulate it with 'tcpabr simulate --feedback "
-            "effcap' or search its M and N with 'tcpabr design'")
-    return value
+    """--feedback, case-insensitive."""
+    return value.lower()
 
 
 def register(sub) -> None:
@@ -30,8 +25,16 @@ def register(sub) -> None:
                     "packets incl. TCP/IP headers, no ATM cell tax) of the embedded Markov renewal "
                     "process of Section III of seed 004.",
     )
-    p.add_argument("--feedback", type=_feedback, choices=("instcap", "none", "constant"), default="instcap",
-                   help="'instcap': TCP over ABR; 'none': TCP alone; 'constant': ABR source at --source-rate")
+    p.add_argument("--feedback", type=_feedback, choices=("instcap", "effcap", "none", "constant"), default="instcap",
+                   help="'instcap': TCP over ABR; 'effcap': over ABR with EFFCAP(--effcap-m, --effcap-n) measured "
+                        "once per round trip (docs/model.md sec. 20); 'none': TCP alone; 'constant': ABR source at "
+                        "--source-rate")
+    p.add_argument("--effcap-m", type=int, default=None, metavar="M",
+                   help="with --feedback effcap: round trips per average of eq. 28 (default 1, the paper's "
+                        "'M : Delta' at a measurement interval of Delta)")
+    p.add_argument("--effcap-n", type=int, default=None, metavar="N",
+                   help="with --feedback effcap: averages whose minimum is fed back (default 8, the paper's "
+                        "'N : 8 Delta'); the chain holds the last M + N - 1 levels, lumped")
     p.add_argument("--delta", type=float, default=None,
                    help="round-trip delay in packet times at the high rate (default: 40)")
     p.add_argument("--bmax", type=int, default=None,
@@ -143,7 +146,9 @@ def _run_trace(args: argparse.Namespace) -> int:
         raise ValueError(f"ack_clock={args.ack_clock!r} is invalid with --trace: TCP alone's ACKs return at the times "
                          "of the fitted patterns, which hold the link's bursts (docs/model.md secs. 3a and 11)")
     if args.feedback not in ("none", "instcap"):
-        raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap'")
+        raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap' (EFFCAP's "
+                         "history chain multiplies the fitted chain's levels by K^(M + N - 2); simulate it with "
+                         "'tcpabr simulate --capacity-trace --feedback effcap')")
     check_real("rtt", args.rtt, 0.001, 100.0)   # fit_link's range, before the refusals below
     if args.bmax is None:
         raise ValueError("--bmax is required with --trace: give the bottleneck buffer in packets (e.g. --bmax 20)")
@@ -195,7 +200,7 @@ def _run_trace(args: argparse.Namespace) -> int:
 def _small_psi_note(sc, model) -> str:
     """The printed note where the paper's chain is far from the simulator below psi 5 (III-B.1 and
     section 3's ACK clock, docs/model.md secs. 3a and 17), with the option that fixes it."""
-    if model is not None or sc.psi >= 5 or sc.switch_time != "epoch":
+    if model is not None or sc.psi >= 5 or sc.switch_time != "epoch" or sc.feedback == "effcap":
         return ""
     if sc.feedback != "none":
         return (f"\n  note: psi={sc.psi:g} < 5 with the rate changed at the epochs (III-B.1): on the Fig. 8/9 grid "
@@ -244,13 +249,16 @@ def _run(args: argparse.Namespace) -> int:
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
                   **({} if args.switch_phases is None else {"switch_phases": args.switch_phases}),
-                  ca_increment=args.ca_increment or "binomial")
+                  ca_increment=args.ca_increment or "binomial", effcap_m=args.effcap_m, effcap_n=args.effcap_n)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty(),
                 window_tail=args.window_tail or None)
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
     else:
-        chain = f"capacity={args.capacity} ({sc.n_levels} levels {', '.join(f'{c:.4g}' for c in sc.levels)})"
+        chain = f"capacity={args.capacity} ({model.n_levels} levels {', '.join(f'{c:.4g}' for c in model.levels)})"
+    if sc.feedback == "effcap":   # the history chain's states are not the link's levels (docs/model.md sec. 20)
+        chain += (f" effcap M={sc.effcap_m} N={sc.effcap_n} (one sample per round trip; {sc.n_levels} history "
+                  "states)")
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
         f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}"
