@@ -33,8 +33,8 @@ def register(sub) -> None:
                    help="with --feedback effcap: round trips per average of eq. 28 (default 1, the paper's "
                         "'M : Delta' at a measurement interval of Delta)")
     p.add_argument("--effcap-n", type=int, default=None, metavar="N",
-                   help="with --feedback effcap: averages whose minimum is fed back (default 8, the paper's "
-                        "'N : 8 Delta'); the chain holds the last M + N - 1 levels, lumped")
+                   help="with --feedback effcap: averages whose minimum is fed back (default 8: a span of 8 round "
+                        "trips, the paper's 'N : 8 Delta'); the chain holds the last M + N - 1 levels, lumped")
     p.add_argument("--delta", type=float, default=None,
                    help="round-trip delay in packet times at the high rate (default: 40)")
     p.add_argument("--bmax", type=int, default=None,

@@ -135,8 +135,9 @@ class Scenario:
         ``capacity``), and levels of 0 (outages: epochs that serve nothing) are allowed.
     effcap_m, effcap_n : int, optional
         ``feedback='effcap'`` only: samples per average (M) and averages (N) of eq. 28, the
-        sample being the level of one round trip; default M = 1, N = 8, the paper's rule
-        ("M : Delta, N : 8-12 Delta", Section VI) at a measurement interval of Delta.
+        sample being the level of one round trip; default M = 1, N = 8: the minimum spans 8
+        round trips, as the paper's testbed rule ("M : Delta, N : 8-12 Delta", M = 7, N = 49 at
+        s = 30 ms, Section V-B) does.
         ``2^(M + N - 1)`` histories (``K^(M + N - 1)``) are lumped exactly before the build.
     mcr : float, optional(default=0.0)
         TM 4.0 minimum cell rate of the INSTCAP or EFFCAP source, packets per time unit (a fraction of
