@@ -131,6 +131,28 @@ def test_analysis_beside_is_the_markov_analysis_where_it_has_one():
     assert bare.points[0].analysis is None and d.points[0].throughput == bare.points[0].throughput
 
 
+def test_effcap_measured_every_round_trip_has_the_analysis():
+    # docs/model.md sec. 20: EFFCAP sampled once per round trip is the history chain; other intervals are not
+    base = Scenario.from_normalized(delta=40, bmax=10, psi=2, duration_units=1000)
+    rtt = base.rtt[0]
+    assert "every 0.03 s" in analysable(base, Candidate("effcap", m=1, n=8))
+    c = Candidate("effcap", m=1, n=8, interval=rtt)
+    a = analysis_beside(base, c, simulated=False)
+    r = analyze(MScenario(delta=40, bmax=10, psi=2, feedback="effcap", effcap_m=1, effcap_n=8, wmax=base.tcp.wmax))
+    assert a["throughput"] == pytest.approx(r.prediction, rel=1e-12) and a["holds"]
+    assert "N = 8 >= 8" in a["validity"]
+    # beside a simulation with the testbed's feedback delay of one round trip, the rate is two round trips old
+    late = analysis_beside(base, c)
+    assert not late["holds"] and "simulated EFFCAP measures over s = 0.2 s" in late["validity"]
+    # the paper's rule at s = RTT: the simulator's own M : Delta, N : 8 Delta (1 and 7)
+    rule = analysis_beside(base, Candidate("effcap", interval=rtt), simulated=False)
+    r7 = analyze(MScenario(delta=40, bmax=10, psi=2, feedback="effcap", effcap_m=1, effcap_n=7, wmax=base.tcp.wmax))
+    assert rule["throughput"] == pytest.approx(r7.prediction, rel=1e-12) and not rule["holds"]
+    for cc in (Candidate("effcap", m=1, n=8, interval=rtt, mcr=0.1),
+               Candidate("effcap", m=1, n=8, interval=rtt / 2)):
+        assert analysable(base, cc)
+
+
 def test_held_out_design_reports_on_the_other_half():
     trace = read_trace(str(DATA / "markov3_outage.down"))
     base = Scenario(feedback="instcap", rtt=0.05, buffer_packets=10, payload_bytes=1460, capacity=trace,

@@ -52,9 +52,16 @@ _DELAY_NOTE = ("mean delays by Little's law (docs/validity.md 'Delay': within CI
 def analysable(base: Scenario, candidate) -> str | None:
     """None if the analysis covers ``candidate`` on ``base``, else the reason it does not."""
     if candidate.feedback == "effcap":
-        # the engine's EFFCAP takes one sample per round trip (docs/model.md sec. 20); the designer's M and N
-        # count measurement intervals s of its own, which that chain does not represent
-        return "the analysis' EFFCAP samples once per round trip, the candidate every s (docs/model.md sec. 20)"
+        # the engine's EFFCAP takes one sample per round trip (docs/model.md sec. 20): a candidate measuring
+        # every s = RTT is that chain; other intervals are not
+        s = base.interval if candidate.interval is None else candidate.interval
+        if abs(s - base.rtt[0]) > 1e-9 * base.rtt[0]:
+            return (f"the analysis' EFFCAP samples once per round trip (s = {base.rtt[0]:g} s), this candidate every "
+                    f"{s:g} s (docs/model.md sec. 20)")
+        if isinstance(base.capacity, Trace):
+            return "on a fitted trace EFFCAP's history chain is too large for the designer (docs/model.md sec. 20)"
+        if candidate.utilisation != 1.0 or candidate.mcr != 0.0:
+            return "the analysis' EFFCAP feeds back eq. 28 of the whole capacity (utilisation 1, no mcr)"
     if candidate.feedback == "instcap" and (candidate.utilisation != 1.0 or candidate.mcr != 0.0
                                             or candidate.interval is not None):
         return "the analysis' INSTCAP feeds back the whole capacity each round trip (utilisation 1, no mcr)"
@@ -94,14 +101,19 @@ def analysis_beside(base: Scenario, candidate, cache: dict | None = None, simula
 def _analysis(base: Scenario, candidate, cache: dict, t0: float, simulated: bool = True) -> dict:
     from ..markov import analyze, estimate_chain
 
+    eff = _effcap_mn(base, candidate)
     if base.capacity is None:
-        ms, unit, scale, holds, why = _two_state_scenario(base, candidate.feedback)
+        ms, unit, scale, holds, why = _two_state_scenario(base, candidate.feedback, **eff)
     elif isinstance(base.capacity, Trace):
         ms, unit, scale, holds, why = _trace_scenario(base, candidate.feedback, cache)
     else:
-        ms, unit, scale, holds, why = _model_scenario(base, candidate.feedback)
-    # beside a simulation of INSTCAP, say where the simulated feedback is older than the analysis'
-    late = instcap_timing_strain(base) if (simulated and candidate.feedback == "instcap") else None
+        ms, unit, scale, holds, why = _model_scenario(base, candidate.feedback, **eff)
+    if eff and eff["effcap_n"] >= EFFCAP_N_HOLDS and not holds:   # the Fig. 8/9 map: a long minimum holds at any psi
+        holds, why = True, (f"{why}, but EFFCAP's minimum spans N = {eff['effcap_n']} >= {EFFCAP_N_HOLDS} round trips "
+                            "(docs/model.md sec. 20: within CI + 5 % at every psi of the Fig. 8/9 grid)")
+    # beside a simulation of INSTCAP or EFFCAP, say where the simulated feedback is older than the analysis'
+    late = (instcap_timing_strain(base, candidate.interval, candidate.feedback.upper())
+            if (simulated and candidate.feedback in ("instcap", "effcap")) else None)
     if late is not None:
         holds, why = False, f"{why}; {late}"
     est = estimate_chain(ms, limit=MAX_STATES)
@@ -129,26 +141,46 @@ def _analysis(base: Scenario, candidate, cache: dict, t0: float, simulated: bool
 INSTCAP_LAG_HOLDS = 1.25
 
 
-def instcap_timing_strain(base: Scenario) -> str | None:
+def instcap_timing_strain(base: Scenario, interval: float | None = None, name: str = "INSTCAP") -> str | None:
     """Why the analysis' INSTCAP (the rate of the previous round trip, III-A.8) is not the
     simulator's on ``base``, or None: the simulated feedback is ``feedback_delay + interval`` old
     (from the middle of its measurement to the middle of its use), against the analysis' one
-    round trip (docs/model.md sec. 16)."""
-    rtt, lag = base.rtt[0], base.feedback_delay[0] + base.interval
+    round trip (docs/model.md sec. 16).  ``interval``: a candidate's own s (default the base's);
+    ``name``: the feedback named (EFFCAP's newest sample is timed as INSTCAP's, sec. 20)."""
+    s = base.interval if interval is None else interval
+    rtt, lag = base.rtt[0], base.feedback_delay[0] + s
     if lag <= INSTCAP_LAG_HOLDS * rtt:
         return None
-    return (f"the simulated INSTCAP measures over s = {base.interval:g} s and applies it {base.feedback_delay[0]:g} s "
+    return (f"the simulated {name} measures over s = {s:g} s and applies it {base.feedback_delay[0]:g} s "
             f"later, a rate {lag / rtt:.2g} round trips old against the analysis' one (docs/model.md sec. 16)")
 
 
-def _two_state_scenario(base: Scenario, feedback: str) -> tuple:
+#: EFFCAP's N (round trips) from which the analysis is taken to hold at any psi [choice, from the Fig. 8/9
+#: map of docs/model.md sec. 20: N = 8 and 12 within CI + 5 % at 44 of 44 points, psi 1.5-1000]
+EFFCAP_N_HOLDS = 8
+
+
+def _effcap_mn(base: Scenario, candidate) -> dict:
+    """``{'effcap_m', 'effcap_n'}`` of an EFFCAP candidate measuring every round trip: its own M and N, or
+    the simulator's defaults at s = RTT (``M : Delta``, ``N : 8 Delta``, :mod:`tcpabr_model.sim.feedback`),
+    so that the analysis and the simulation run the same estimator; ``{}`` for other feedbacks."""
+    if candidate.feedback != "effcap":
+        return {}
+    from ..sim.feedback import m_from_delta, n_from_k
+
+    rtt = base.rtt[0]
+    return {"effcap_m": m_from_delta(rtt, rtt) if candidate.m is None else candidate.m,
+            "effcap_n": n_from_k(8, rtt, rtt) if candidate.n is None else candidate.n}
+
+
+def _two_state_scenario(base: Scenario, feedback: str, **effcap) -> tuple:
     """``(markov scenario, seconds per engine time unit, None, holds, why)`` of the paper's
     two-state link: delta in packet times at the high rate, psi and the rate ratio as given."""
     from ..markov import Scenario as MScenario
 
     unit = base.time_unit
     ms = MScenario(delta=base.rtt[0] / unit, bmax=base.buffer_packets, psi=base.psi, rate_ratio=base.rate_ratio,
-                   wmax=base.tcp.wmax, feedback=feedback, max_states=MAX_STATES)
+                   wmax=base.tcp.wmax, feedback=feedback, max_states=MAX_STATES, **effcap)
     holds = base.psi > PSI_HOLDS
     return ms, unit, None, holds, f"psi = {base.psi:.4g} {'>' if holds else '<='} {PSI_HOLDS:g} (docs/validity.md)"
 
@@ -218,7 +250,7 @@ def model_refusal(base: Scenario) -> str | None:
     return None
 
 
-def _model_scenario(base: Scenario, feedback: str) -> tuple:
+def _model_scenario(base: Scenario, feedback: str, **effcap) -> tuple:
     """``(markov scenario, seconds per engine time unit, None, holds, why)`` of a K-level
     capacity model (docs/model.md sec. 10): the round trip in packet times at the peak level
     (``delta = rtt / time_unit x c_max``, as :func:`tcpabr_model.trace_study.link_scenario`),
@@ -236,7 +268,7 @@ def _model_scenario(base: Scenario, feedback: str) -> tuple:
     tu, cmax = model_seconds(base), float(np.max(cm.levels))
     rtt_units = base.rtt[0] / tu
     ms = MScenario(delta=rtt_units * cmax, bmax=base.buffer_packets, wmax=base.tcp.wmax, feedback=feedback,
-                   capacity=cm, max_states=MAX_STATES)
+                   capacity=cm, max_states=MAX_STATES, **effcap)
     sojourn = float(np.dot(cm.stationary, model_sojourn_rtts(cm, rtt_units)))
     holds = sojourn > PSI_HOLDS
     why = (f"mean sojourn of a level {sojourn:.4g} round trips {'>' if holds else '<='} {PSI_HOLDS:g} (the two-state "

@@ -63,9 +63,11 @@ def register(subparsers) -> argparse.ArgumentParser:
                    help="with --capacity-trace: design on the whole trace (default: held out, design on each "
                         "half and report on the other)")
     p.add_argument("--no-analysis", action="store_true",
-                   help="do not report the Markov analysis beside TCP alone and INSTCAP")
+                   help="do not report the Markov analysis beside TCP alone, INSTCAP and EFFCAP measured every "
+                        "round trip")
     p.add_argument("--analysis-only", action="store_true",
-                   help="evaluate only TCP alone and INSTCAP, with the Markov analysis (seconds; throughput and mean "
+                   help="evaluate only TCP alone, INSTCAP and EFFCAP measured every round trip (--interval equal to "
+                        "the RTT; docs/model.md sec. 20), with the Markov analysis (seconds; throughput and mean "
                         "delay, no p95 and no front)")
     p.add_argument("--quick", action="store_true",
                    help="a smaller search: M 1 4, N 4 16, utilisation 0.9, 2 replications, 500 s per replication "
