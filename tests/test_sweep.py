@@ -159,6 +159,8 @@ def test_analysis_method_matches_analyze():
         r = analyze(Scenario(psi=row.psi, feedback=row.feedback))
         assert row.optimistic == r.optimistic and row.conservative == r.conservative
         assert row.n_states == r.n_states and row.solver == "structured"
+        assert row.prediction == r.prediction and row.mean_queueing_delay == r.mean_queueing_delay
+        assert row.mean_source_delay == r.mean_source_delay and row.mean_queue == r.mean_queue
     assert {"optimistic", "conservative", "optimistic_eq18", "throughput_optimistic",
             "throughput_conservative", "mean_capacity", "loss_probability", "n_states",
             "residual"} <= set(df.columns)

@@ -36,7 +36,8 @@ def _split_unknown(params: dict, allowed, what: str) -> None:
 
 
 def _f(x) -> float:
-    return float(x)
+    """A float column's value; NaN where the result has none (e.g. a delay the analysis does not give)."""
+    return float("nan") if x is None else float(x)
 
 
 def check_point_keys(name: str, params: dict) -> None:
@@ -107,8 +108,11 @@ def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: 
     Returns
     -------
     dict
-        ``optimistic``, ``conservative``, ``optimistic_eq18`` (efficiencies, throughput /
-        mean capacity, packets incl. TCP/IP headers, no ATM cell tax);
+        ``optimistic``, ``conservative``, ``prediction``, ``optimistic_eq18`` (efficiencies,
+        throughput / mean capacity, packets incl. TCP/IP headers, no ATM cell tax);
+        ``mean_queue``, ``mean_source_buffer`` (time-average packets in the bottleneck and the
+        segmentation buffer) and ``mean_queueing_delay``, ``mean_source_delay`` (their mean delays
+        by Little's law, time units; docs/model.md sec. 13);
         ``throughput_optimistic``, ``throughput_conservative``, ``mean_capacity``
         (packets per time unit); ``loss_probability`` (per embedded step);
         ``mean_cycle_length`` (units of Delta); ``n_states``, ``nnz``; ``residual``
@@ -128,7 +132,12 @@ def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: 
     return {
         "optimistic": _f(r.optimistic),
         "conservative": _f(r.conservative),
+        "prediction": _f(r.prediction),
         "optimistic_eq18": _f(r.optimistic_eq18),
+        "mean_queue": _f(r.mean_queue),
+        "mean_source_buffer": _f(r.mean_source_buffer),
+        "mean_queueing_delay": _f(r.mean_queueing_delay),
+        "mean_source_delay": _f(r.mean_source_delay),
         "throughput_optimistic": _f(r.throughput_optimistic),
         "throughput_conservative": _f(r.throughput_conservative),
         "mean_capacity": _f(r.mean_capacity),
