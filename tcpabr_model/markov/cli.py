@@ -255,7 +255,9 @@ def _run(args: argparse.Namespace) -> int:
     if model is None:
         chain = f"psi={sc.psi:g} rate_ratio={sc.rate_ratio:g}"
     else:
-        chain = f"capacity={args.capacity} ({model.n_levels} levels {', '.join(f'{c:.4g}' for c in model.levels)})"
+        # the normalised levels (the engine's: the peak is 1), not EFFCAP's history states
+        chain = (f"capacity={args.capacity} ({model.n_levels} levels "
+                 f"{', '.join(f'{c:.4g}' for c in model.levels / max(model.levels))})")
     if sc.feedback == "effcap":   # the history chain's states are not the link's levels (docs/model.md sec. 20)
         chain += (f" effcap M={sc.effcap_m} N={sc.effcap_n} (one sample per round trip; {sc.n_levels} history "
                   "states)")
