@@ -38,7 +38,7 @@ __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analys
            "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
            "trace_halves", "link_scenario", "fit_labels", "LINK_LOSS_CYCLE", "LINK_CA_INCREMENT", "LINK_WINDOW_TAIL",
            "link_loss_cycle", "link_validity",
-           "SLOW_DRAIN_STRAIN", "INSTCAP_TIMINGS", "feedback_timing"]
+           "SLOW_DRAIN_STRAIN", "INSTCAP_TIMINGS", "feedback_timing", "effcap_round_trip"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
 FEEDBACKS = ("none", "instcap", "effcap")
@@ -260,7 +260,8 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
 def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
                  loss_cycle: str | None = None, ca_increment: str | None = None,
-                 window_tail: float | None = LINK_WINDOW_TAIL) -> LinkAnalysis:
+                 window_tail: float | None = LINK_WINDOW_TAIL, effcap_m: int | None = None,
+                 effcap_n: int | None = None) -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
     the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12) and
     ``loss_cycle`` the length of its timeout cycles (``'paper'``, ``'drain'`` or ``'timer'``,
@@ -269,7 +270,9 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     ``'counter'``, docs/model.md sec. 18; default :data:`LINK_CA_INCREMENT`, the counter).
     ``window_tail``: :func:`tcpabr_model.markov.analyze`'s (default :data:`LINK_WINDOW_TAIL`: the
     chain of a smaller window cap where the window spends at most that share of the time near it,
-    docs/model.md sec. 19; None: the chain of ``wmax`` itself).
+    docs/model.md sec. 19; None: the chain of ``wmax`` itself).  ``feedback='effcap'`` with
+    ``effcap_m``, ``effcap_n``: EFFCAP sampled once per round trip, the chain of the last M + N - 1
+    fitted levels (docs/model.md sec. 20; up to K^(M + N - 2) times INSTCAP's states).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -281,7 +284,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     from .markov import analyze
 
     sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp,
-                       loss_cycle=loss_cycle, ca_increment=ca_increment)
+                       loss_cycle=loss_cycle, ca_increment=ca_increment, effcap_m=effcap_m, effcap_n=effcap_n)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
     r = analyze(sc, window_tail=window_tail)
@@ -294,7 +297,9 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                         feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
                         seconds=time.perf_counter() - t0,
                         model={**link.describe(), **({"instcap_timing": INSTCAP_TIMING_NOTE} if feedback == "instcap"
-                                                     else {})},
+                                                     else {}),
+                               **({"effcap_m": sc.effcap_m, "effcap_n": sc.effcap_n, "history_states": sc.n_levels}
+                                  if feedback == "effcap" else {})},
                         validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
                         ca_increment=sc.ca_increment,
                         window_solved=int(r.scenario.get("window_solved", wmax)),
@@ -361,6 +366,14 @@ def feedback_timing(feedback: str, rtt: float, timing: str = "round-trip") -> di
     if feedback == "instcap" and timing == "round-trip":
         return {"interval": float(rtt), "feedback_delay": 0.0}
     return {}
+
+
+def effcap_round_trip(rtt: float, m: int, n: int) -> dict:
+    """The :class:`~tcpabr_model.sim.Scenario` fields of EFFCAP(``m``, ``n``) sampled once per round trip and
+    applied over the next, as :func:`analyze_link` analyses it (docs/model.md sec. 20): ``interval = rtt``,
+    ``feedback_delay = 0``, ``m``, ``n``."""
+    return {"interval": float(rtt), "feedback_delay": 0.0, "m": check_int("m", m, 1, 10_000),
+            "n": check_int("n", n, 1, 10_000)}
 
 
 def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
@@ -442,7 +455,8 @@ def trace_halves(trace):
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                   max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
-                  loss_cycle: str | None = None, ca_increment: str | None = None):
+                  loss_cycle: str | None = None, ca_increment: str | None = None, effcap_m: int | None = None,
+                  effcap_n: int | None = None):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
@@ -452,7 +466,7 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
     an analysis."""
     from .markov import Scenario as MScenario
 
-    check_choice("feedback", feedback, ("none", "instcap"))
+    check_choice("feedback", feedback, ("none", "instcap", "effcap"))
     bmax = check_int("bmax", bmax, 1, 1_000_000)
     m = link.fit.model
     cmax = float(np.max(m.levels))
@@ -461,10 +475,11 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
     if mcr > cmax:   # a minimum above the link's peak: the chain's rates are fractions of the peak
         raise ValueError(f"mcr={mcr!r} is invalid: must be in [0, {cmax:g}] packets per second (at most the "
                          f"peak level of the chain fitted at epoch {link.rtt:g} s)")
-    if mcr > 0.0 and feedback != "instcap":
+    if mcr > 0.0 and feedback == "none":
         raise ValueError(f"mcr={mcr!r} is invalid with feedback={feedback!r}: the minimum cell rate (packets/s) is "
-                         "the INSTCAP source's (give mcr=0)")
+                         "the INSTCAP or EFFCAP source's (give mcr=0)")
     return MScenario(delta=link.rtt * cmax, bmax=bmax, wmax=wmax, feedback=feedback, capacity=m,
                      service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp,
                      loss_cycle=link_loss_cycle(loss_cycle, tcp),
-                     ca_increment=LINK_CA_INCREMENT if ca_increment is None else ca_increment)
+                     ca_increment=LINK_CA_INCREMENT if ca_increment is None else ca_increment,
+                     effcap_m=effcap_m, effcap_n=effcap_n)

@@ -179,3 +179,18 @@ def test_cli_analyzes_effcap_and_refuses_it_on_a_trace(capsys):
     assert main(["analyze", "--feedback", "effcap", "--trace", "tests/data/markov3_outage.down", "--rtt", "0.1",
                  "--bmax", "6"]) == 2
     assert "tcpabr simulate --capacity-trace --feedback effcap" in capsys.readouterr().err
+
+
+def test_analyze_link_takes_effcap_and_the_simulator_times_it_alike():
+    from tcpabr_model.capacity import read_trace
+    from tcpabr_model.trace_study import analyze_link, effcap_round_trip, fit_link
+
+    link = fit_link(read_trace("tests/data/markov3_outage.down"), 0.1, patterns=2)
+    inst = analyze_link(link, 6, "instcap")
+    one = analyze_link(link, 6, "effcap", effcap_m=1, effcap_n=1)
+    assert one.prediction == inst.prediction and one.model["history_states"] == link.model.n_levels
+    e = analyze_link(link, 6, "effcap", effcap_m=2, effcap_n=2)
+    assert e.model["effcap_m"] == 2 and 0 < e.conservative <= e.prediction <= e.optimistic <= 1
+    assert effcap_round_trip(0.05, 2, 3) == {"interval": 0.05, "feedback_delay": 0.0, "m": 2, "n": 3}
+    with pytest.raises(ValueError, match="effcap_m"):
+        analyze_link(link, 6, "instcap", effcap_m=2)
