@@ -170,15 +170,16 @@ def test_measured_patterns_and_outages_carry_over():
     assert 0 < e.conservative <= e.prediction <= e.optimistic <= 1
 
 
-def test_cli_analyzes_effcap_and_refuses_it_on_a_trace(capsys):
+def test_cli_analyzes_effcap_on_the_two_state_link_and_on_a_trace(capsys):
     from tcpabr_model.cli import main
 
     assert main(["analyze", "--feedback", "effcap", "--effcap-n", "3", "--psi", "5", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"effcap_n": 3' in out and '"history_states": 4' in out
-    assert main(["analyze", "--feedback", "effcap", "--trace", "tests/data/markov3_outage.down", "--rtt", "0.1",
-                 "--bmax", "6"]) == 2
-    assert "tcpabr simulate --capacity-trace --feedback effcap" in capsys.readouterr().err
+    assert main(["analyze", "--feedback", "effcap", "--effcap-n", "2", "--trace", "tests/data/markov3_outage.down",
+                 "--rtt", "0.1", "--bmax", "6", "--patterns", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "over ABR (effcap)" in out and "EFFCAP: M=1 N=2 round trips" in out and "5 history states" in out
 
 
 def test_analyze_link_takes_effcap_and_the_simulator_times_it_alike():

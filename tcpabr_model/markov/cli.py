@@ -145,10 +145,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.ack_clock != "at-epoch":
         raise ValueError(f"ack_clock={args.ack_clock!r} is invalid with --trace: TCP alone's ACKs return at the times "
                          "of the fitted patterns, which hold the link's bursts (docs/model.md secs. 3a and 11)")
-    if args.feedback not in ("none", "instcap"):
-        raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none' or 'instcap' (EFFCAP's "
-                         "history chain multiplies the fitted chain's levels by K^(M + N - 2); simulate it with "
-                         "'tcpabr simulate --capacity-trace --feedback effcap')")
+    if args.feedback not in ("none", "instcap", "effcap"):
+        raise ValueError(f"feedback={args.feedback!r} is invalid with --trace: must be 'none', 'instcap' or 'effcap'")
     check_real("rtt", args.rtt, 0.001, 100.0)   # fit_link's range, before the refusals below
     if args.bmax is None:
         raise ValueError("--bmax is required with --trace: give the bottleneck buffer in packets (e.g. --bmax 20)")
@@ -163,13 +161,14 @@ def _run_trace(args: argparse.Namespace) -> int:
                     regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
                      tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
-                     window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None)
+                     window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
+                     effcap_m=args.effcap_m, effcap_n=args.effcap_n)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
     v = r.validity
     text = (
-        f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else 'over ABR (instcap)'} on {args.trace}: rtt={r.rtt:g} s "
+        f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else f'over ABR ({r.feedback})'} on {args.trace}: rtt={r.rtt:g} s "
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)"
         + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "")
         + (f" ca_increment={r.ca_increment}" if r.ca_increment != "binomial" else "") + "\n"
@@ -187,6 +186,10 @@ def _run_trace(args: argparse.Namespace) -> int:
         + (f" (window cap {r.window_solved} solved for {r.wmax}: the window spends "
            f"{r.window_cap_share:.1e} of the time near it)" if r.window_solved != r.wmax else "") + "\n"
         + (f"  INSTCAP: {r.model['instcap_timing']}\n" if "instcap_timing" in r.model else "")
+        + (f"  EFFCAP: M={r.model['effcap_m']} N={r.model['effcap_n']} round trips, one sample per round trip, applied "
+           f"over the next ({r.model['history_states']} history states of the fitted levels, docs/model.md sec. 20; "
+           f"tcpabr simulate --capacity-trace --feedback effcap --interval RTT --feedback-delay 0 --m M --n N)\n"
+           if "effcap_m" in r.model else "")
         + ("  assumptions: the level never changes (the chain has one level), outage "
            if r.model["states"] == 1 else
            f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage ")
