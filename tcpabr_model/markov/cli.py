@@ -51,7 +51,7 @@ def register(sub) -> None:
                    help="a measured link (Mahimahi file): fit it at epoch = --rtt (chain + the opportunity "
                         "patterns inside an epoch, docs/model.md sec. 11) and print prediction, conservative "
                         "and optimistic efficiency over the trace's mean capacity, with the model used; needs "
-                        "--rtt and --bmax (refused without them), --feedback none|instcap")
+                        "--rtt and --bmax (refused without them), --feedback none|instcap|effcap")
     p.add_argument("--mcr", type=float, default=0.0,
                    help="INSTCAP: the source's TM 4.0 minimum cell rate, packets per time unit (a fraction of "
                         "the peak rate, in [0, 1]; with --trace, packets per second, in [0, the fitted chain's "
