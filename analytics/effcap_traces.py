@@ -106,11 +106,12 @@ def main(argv=None) -> int:
     try:
         if args.replications < 2:
             raise ValueError(f"--replications={args.replications} is invalid: must be >= 2 (a confidence interval)")
+        pairs = _mn(args.mn)
         points = _points(args.points, Path(args.traces_dir))
         for path, _, _ in points:
             if not path.exists():
                 raise ValueError(f"--points: {path} does not exist (give --traces-dir or a path)")
-        df = measure(points, _mn(args.mn), args.replications, args.seed)
+        df = measure(points, pairs, args.replications, args.seed)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

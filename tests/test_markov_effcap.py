@@ -7,6 +7,7 @@ cell simulator; bad input names the parameter.
 """
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ import tcpabr_model.capacity as capacity
 from tcpabr_model.capacity import effcap_history_chain, from_arrays
 from tcpabr_model.closed_forms import effcap_feedback_series
 from tcpabr_model.markov import Scenario, analyze, simulate_embedded
+
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def _stationary(Q):
@@ -160,7 +163,7 @@ def test_measured_patterns_and_outages_carry_over():
     from tcpabr_model.capacity import read_trace
     from tcpabr_model.trace_study import fit_link, link_scenario
 
-    link = fit_link(read_trace("tests/data/markov3_outage.down"), 0.1, patterns=2)
+    link = fit_link(read_trace(str(DATA / "markov3_outage.down")), 0.1, patterns=2)
     sc = link_scenario(link, 6, "instcap")
     a = analyze(sc)
     one = analyze(dataclasses.replace(sc, feedback="effcap", effcap_m=1, effcap_n=1))
@@ -176,7 +179,7 @@ def test_cli_analyzes_effcap_on_the_two_state_link_and_on_a_trace(capsys):
     assert main(["analyze", "--feedback", "effcap", "--effcap-n", "3", "--psi", "5", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"effcap_n": 3' in out and '"history_states": 4' in out
-    assert main(["analyze", "--feedback", "effcap", "--effcap-n", "2", "--trace", "tests/data/markov3_outage.down",
+    assert main(["analyze", "--feedback", "effcap", "--effcap-n", "2", "--trace", str(DATA / "markov3_outage.down"),
                  "--rtt", "0.1", "--bmax", "6", "--patterns", "2"]) == 0
     out = capsys.readouterr().out
     assert "over ABR (effcap)" in out and "EFFCAP: M=1 N=2 round trips" in out and "5 history states" in out
@@ -186,7 +189,7 @@ def test_analyze_link_takes_effcap_and_the_simulator_times_it_alike():
     from tcpabr_model.capacity import read_trace
     from tcpabr_model.trace_study import analyze_link, effcap_round_trip, fit_link
 
-    link = fit_link(read_trace("tests/data/markov3_outage.down"), 0.1, patterns=2)
+    link = fit_link(read_trace(str(DATA / "markov3_outage.down")), 0.1, patterns=2)
     inst = analyze_link(link, 6, "instcap")
     one = analyze_link(link, 6, "effcap", effcap_m=1, effcap_n=1)
     assert one.prediction == inst.prediction and one.model["history_states"] == link.model.n_levels
