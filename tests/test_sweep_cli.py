@@ -58,6 +58,20 @@ def test_toml_file_json_and_cache(main, capsys, tmp_path):
     assert all(r["cached"] for r in doc["rows"]) and doc["cached"] == 2 and doc["seconds_this_run"] == 0
 
 
+def test_cache_none_means_no_cache_even_with_the_variable(main, capsys, tmp_path, monkeypatch):
+    env = tmp_path / "env-cache"
+    monkeypatch.setenv("TCPABR_CACHE_DIR", str(env))
+    monkeypatch.chdir(tmp_path)
+    args = ["sweep", "effcap_design", "--grid", "delta=0.2", "--fixed", "s=0.03", "--fixed", "k=8", "--json",
+            "--workers", "1"]
+    assert main(args + ["--cache", "none"]) == 0
+    assert json.loads(capsys.readouterr().out)["cached"] == 0
+    assert not (tmp_path / "none").exists() and not (env.exists() and any(env.iterdir()))
+    assert main(args) == 0            # without it the variable's folder is the cache
+    capsys.readouterr()
+    assert any(env.iterdir())
+
+
 def test_failed_point_exit_1(main, capsys):
     rc = main(["sweep", "analysis", "--grid", "psi=0.5,2", "--fixed", "delta=8", "--fixed", "bmax=3",
                "--fixed", "wmax=16", "--workers", "1"])

@@ -29,7 +29,10 @@ _FORMAT = 1  # bump when the file layout changes
 
 
 def resolve_cache_dir(cache_dir) -> str | None:
-    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created and writable."""
+    """``cache_dir``, else ``$TCPABR_CACHE_DIR``, else None (no cache); folder created and writable.
+    ``cache_dir=False``: no cache, whatever ``$TCPABR_CACHE_DIR`` says (``tcpabr sweep --cache none``)."""
+    if cache_dir is False:
+        return None
     if cache_dir is None:
         cache_dir = os.environ.get(ENV_VAR) or None
     if cache_dir is None:

@@ -140,7 +140,8 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
         the grid order and of the number of workers).
     cache_dir : path, optional
         Folder of the disk cache (one file per finished point); default
-        ``$TCPABR_CACHE_DIR``; neither: no cache.  Cached points are not recomputed, so
+        ``$TCPABR_CACHE_DIR``; neither: no cache; ``False``: no cache even with
+        ``$TCPABR_CACHE_DIR`` set.  Cached points are not recomputed, so
         an interrupted sweep resumes where it stopped.
     workers : int >= 1, optional
         Local worker processes (default ``os.cpu_count()``); the sweep runs serially

@@ -41,7 +41,8 @@ def register(sub) -> None:
                    help="a method option, e.g. replications=2 for simulation or solver=dense (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="base seed (>= 0)")
     p.add_argument("--cache", default=None, metavar="DIR",
-                   help="disk cache folder (default $TCPABR_CACHE_DIR; none: no cache)")
+                   help="disk cache folder (default $TCPABR_CACHE_DIR, and without it no cache); 'none': no cache, "
+                        "even with $TCPABR_CACHE_DIR set (a folder of that name: ./none)")
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
     p.add_argument("--dask", default=None, metavar="ADDRESS|local[:N]",
                    help="run on a Dask scheduler at ADDRESS, or on a local cluster of N worker processes")
@@ -385,7 +386,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.dask is not None:
         client, cluster = _client(args.dask)
     try:
-        df = run_sweep(method, grid, seed=args.seed, cache_dir=args.cache, workers=args.workers,
+        cache = False if (args.cache or "").lower() == "none" else args.cache   # 'none': no cache at all
+        df = run_sweep(method, grid, seed=args.seed, cache_dir=cache, workers=args.workers,
                        client=client, progress=False if args.no_progress else None, method_options=options)
     finally:
         if client is not None:
