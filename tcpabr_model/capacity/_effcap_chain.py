@@ -146,9 +146,7 @@ def effcap_history_chain(levels, matrix, m: int, n: int, mcr: float = 0.0, *, lu
                 break
             lab = new
         # classes numbered in the order their first history is reached (state 0: h0's)
-        first = np.full(lab.max() + 1, -1, dtype=np.int64)
-        for i in range(lab.size - 1, -1, -1):
-            first[lab[i]] = i
+        first = np.unique(lab, return_index=True)[1]
         rank = np.empty_like(first)
         rank[np.argsort(first, kind="stable")] = np.arange(first.size)
         cls = rank[lab]

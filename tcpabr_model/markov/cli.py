@@ -12,11 +12,6 @@ from .scenario import (ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, ROUND_TRIPS, SWIT
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
 
-def _feedback(value: str) -> str:
-    """--feedback, case-insensitive."""
-    return value.lower()
-
-
 def register(sub) -> None:
     p = sub.add_parser(
         "analyze",
@@ -25,7 +20,7 @@ def register(sub) -> None:
                     "packets incl. TCP/IP headers, no ATM cell tax) of the embedded Markov renewal "
                     "process of Section III of seed 004.",
     )
-    p.add_argument("--feedback", type=_feedback, choices=("instcap", "effcap", "none", "constant"), default="instcap",
+    p.add_argument("--feedback", type=str.lower, choices=("instcap", "effcap", "none", "constant"), default="instcap",
                    help="'instcap': TCP over ABR; 'effcap': over ABR with EFFCAP(--effcap-m, --effcap-n) measured "
                         "once per round trip (docs/model.md sec. 20); 'none': TCP alone; 'constant': ABR source at "
                         "--source-rate")

@@ -24,7 +24,8 @@ import numpy as np
 from numba import njit
 
 from .._validate import check_int
-from .kernels.interval import MODE_ABR, MODE_TCP_ALONE, ceil_log2, interval_outcome
+from .estimate import _kernel_args
+from .kernels.interval import ceil_log2, interval_outcome
 from .kernels.recovery import DUPTHRESH, loss_interval_counts
 from .scenario import Scenario
 
@@ -167,19 +168,9 @@ def simulate_embedded(scenario: Scenario, n_cycles: int = 200_000, seed: int = 1
     if scenario.service is not None or scenario.switch_time != "epoch":
         raise ValueError("scenario is invalid here: the embedded Monte Carlo samples levels served at constant "
                          "rates (no service patterns, switch_time='epoch')")
-    r_vals = np.array(scenario.service_times)
-    constant_s = scenario.feedback == "constant"
-    if constant_s:
-        s_vals = np.full(r_vals.size, 1.0 / scenario.source_rate)
-    elif scenario.source_levels is not None:   # INSTCAP's max(c_S, mcr), EFFCAP's eq. 28 (docs/model.md sec. 20)
-        with np.errstate(divide="ignore"):
-            s_vals = 1.0 / np.array(scenario.source_levels, dtype=float)
-    else:
-        s_vals = r_vals.copy()
-    if scenario.feedback == "none":
-        mode, a0, b0, d0 = MODE_TCP_ALONE, 0, 0, 1
-    else:
-        mode, a0, b0, d0 = MODE_ABR, 1, 0, 0
+    # the engine's own kernel arguments: the service times, and the source's spacing per level (a constant
+    # source, INSTCAP's max(c_S, mcr), EFFCAP's eq. 28 of the history, docs/model.md sec. 20)
+    mode, constant_s, _, _, _, r_vals, s_vals, a0, b0, d0 = _kernel_args(scenario.structure_key())
     phase = 1.0 if scenario.ack_clock == "after-service" else 0.0
     if scenario.ack_clock == "spread":   # docs/model.md sec. 3a: every d >= 1 has d s > Delta, so g = Delta / d
         s_vals = np.full(r_vals.size, float(scenario.epoch) + 1.0)

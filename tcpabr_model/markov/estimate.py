@@ -274,7 +274,7 @@ def _mirrored_limit(key: tuple, fit: int) -> int | None:
     """
     delta, bmax, levels, wmax, feedback = key[:5]
     nlev = len(levels)
-    if feedback != "instcap" or key[7] is not None or nlev < 2 or isinstance(key[8], tuple):
+    if feedback != "instcap" or key[7] is not None or nlev < 2:
         return None
     patterns = (int(bmax) + 1) * nlev
     return -(-(fit + (nlev - 1) * patterns) // nlev)   # ceil

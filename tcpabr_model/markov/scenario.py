@@ -439,17 +439,6 @@ class Scenario:
         return len(self._levels)
 
     @property
-    def source_levels(self) -> tuple[float, ...] | None:
-        """The ABR source's rate in packets per time unit after each level index, the rate it uses
-        over the next round trip: ``max(c_k, mcr)`` for INSTCAP, eq. 28 of the state's history for
-        EFFCAP (docs/model.md sec. 20); None for TCP alone and a constant source."""
-        if self._source_levels is not None:
-            return self._source_levels
-        if self.feedback != "instcap":
-            return None
-        return tuple(max(c, self.mcr) for c in self._levels)
-
-    @property
     def rate_matrix(self) -> np.ndarray:
         """K x K transition matrix of the embedded rate chain per round trip Delta (a copy)."""
         return self._rate_matrix.copy()
@@ -497,10 +486,9 @@ class Scenario:
 
     def structure_key(self) -> tuple:
         """Everything the rate-chain-independent skeleton depends on (the levels, not the matrix)."""
-        # EFFCAP is INSTCAP's chain on its history levels, with their own source levels in mcr's place (sec. 20)
-        effcap = self._source_levels is not None
-        return (self._epoch, self.buffer_capacity, self._levels, self.wmax, "instcap" if effcap else self.feedback,
-                self.source_rate, self.ack_clock, self._service_key, self._source_levels if effcap else self.mcr,
+        # EFFCAP: INSTCAP's chain on its history levels, their own source levels in mcr's place (sec. 20)
+        return (self._epoch, self.buffer_capacity, self._levels, self.wmax, self.feedback, self.source_rate,
+                self.ack_clock, self._service_key, self.mcr if self._source_levels is None else self._source_levels,
                 self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
                 self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
