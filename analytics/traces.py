@@ -12,7 +12,10 @@ INSTCAP and EFFCAP:
 
 1. **fit** on the fitting half: ``trace_study.fit_link(half, rtt, patterns=P)`` -- the
    K-level chain at epoch = RTT with ``P`` within-epoch service patterns per level;
-2. **analysis** (TCP alone and INSTCAP; EFFCAP simulated, its history chain too large here, docs/model.md sec. 20):
+2. **analysis** (TCP alone and INSTCAP; the simulator's EFFCAP, 30-ms samples applied a round trip late, has
+   no chain: its history of M + N - 1 samples is far too long, docs/model.md sec. 20; ``--effcap-analysis M:N``
+   adds a fourth row per point, EFFCAP(M, N) sampled once per round trip, analysed on INSTCAP's chain and
+   patterns and simulated with that estimator, scored apart from issue 23's points):
    ``trace_study.analyze_link`` -> prediction and band ``[conservative, optimistic]``,
    efficiencies over the fitting half's mean capacity.  Each analysis runs in a child
    process (its seconds and peak resident memory are measured there, with a time limit);
@@ -46,7 +49,7 @@ Usage::
 
     python analytics/traces.py [--quick] [--holdout | --in-sample | --mechanisms]
         [--traces FILE ...] [--rtts 0.02,0.05,0.1] [--buffers 0.5,2] [--replications 5] [--tcp sack]
-        [--duration S] [--workers 2] [--out DIR]
+        [--duration S] [--workers 2] [--effcap-analysis M:N] [--out DIR]
 
 ``--quick``: one trace (the shipped ``tests/data/markov3_outage.down`` unless ``--traces``),
 one RTT and buffer, 2 replications of 20 s (seconds).
@@ -210,6 +213,13 @@ STATE_LIMIT_INSTCAP = 20_000_000
 #: [choice]: 900 (was 600) so that the 13-million-state INSTCAP chain of Verizon-LTE at 100 ms
 #: (726 s beside another analysis, docs/traces.md sec. 7.2o) is not refused for time
 ANALYSIS_TIMEOUT = 900.0
+#: the study's column of EFFCAP sampled once per round trip (``--effcap-analysis M:N``, docs/model.md
+#: sec. 20): analysed and simulated with the same estimator (``trace_study.effcap_round_trip``)
+EFFCAP_RTT = "effcap-rtt"
+#: its state limit [choice, from the measured cost, not from any result]: the history chain of M + N
+#: - 1 = 2 levels has 1.5-5 times INSTCAP's states and costs 25-40 us per state at 0.5-0.9 million
+#: (docs/traces.md sec. 7.2u), so 5 x 10^6 states is about the 900 s of the time limit on the 2-core VM
+STATE_LIMIT_EFFCAP = 5_000_000
 
 
 def with_patterns(link: LinkFit, trace, patterns: int) -> LinkFit:
@@ -229,17 +239,20 @@ def _rss_gb() -> float:
 
 
 def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
-                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL):
+                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL, effcap=None):
     """Runs in a child process: analyse with ``min(state_limit, max_states)`` as the chain's
-    limit (the analysis counts or builds up to it and refuses above it); sends a dict back."""
+    limit (the analysis counts or builds up to it and refuses above it); sends a dict back.
+    ``feedback`` :data:`EFFCAP_RTT` with ``effcap=(m, n)``: EFFCAP sampled once per round trip."""
     from tcpabr_model.errors import ChainTooLargeError
 
     t0 = time.perf_counter()
     out = {"n_states": None, "refused": ""}
     limit = min(state_limit, max_states)
     try:
-        a = analyze_link(link, bmax, feedback, wmax=wmax, max_states=limit, tcp=tcp, loss_cycle=loss_cycle,
-                         ca_increment=ca_increment, window_tail=window_tail)
+        fb, kw = (("effcap", {"effcap_m": effcap[0], "effcap_n": effcap[1]}) if feedback == EFFCAP_RTT
+                  else (feedback, {}))
+        a = analyze_link(link, bmax, fb, wmax=wmax, max_states=limit, tcp=tcp, loss_cycle=loss_cycle,
+                         ca_increment=ca_increment, window_tail=window_tail, **kw)
         out.update(prediction=a.prediction, conservative=a.conservative, optimistic=a.optimistic,
                    n_states=int(a.n_states), window_solved=a.window_solved,
                    window_tries=" ".join(f"{t['wmax']}:{t['states']}:{t['cap_share']:.1e}:{t['seconds']:.1f}"
@@ -315,7 +328,8 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             state_limit=STATE_LIMIT, timeout=ANALYSIS_TIMEOUT, jobs=2, fitted_sim=True, in_sample=True,
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
             reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print,
-            ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL) -> pd.DataFrame:
+            ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL, effcap_analysis=None,
+            state_limit_effcap=STATE_LIMIT_EFFCAP) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -334,7 +348,10 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     docs/model.md sec. 14).  ``instcap_timing``: how every simulation times INSTCAP
     (:func:`~tcpabr_model.trace_study.feedback_timing`; INSTCAP replays are reused only from a run
     with the same timing, a run without the column being ``'testbed'``).  ``ca_increment``: the analysis'
-    congestion-avoidance growth (docs/model.md sec. 18; analyses are reused only from a run with the same)."""
+    congestion-avoidance growth (docs/model.md sec. 18; analyses are reused only from a run with the same).
+    ``effcap_analysis=(m, n)``: a fourth row per point, :data:`EFFCAP_RTT`, EFFCAP(m, n) sampled once per
+    round trip, analysed (docs/model.md sec. 20, with ``state_limit_effcap``) and simulated with that
+    estimator (``trace_study.effcap_round_trip``) on the same chain and patterns as INSTCAP."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -342,6 +359,10 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     log(f"kernels ready in {time.perf_counter() - t0:.0f} s; baseline memory {_rss_gb():.2f} GB", flush=True)
     rows = []
     lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
+    kinds = tuple(FEEDBACKS)
+    if effcap_analysis is not None:
+        lim[EFFCAP_RTT] = state_limit_effcap
+        kinds += (EFFCAP_RTT,)
     if max_states is None:    # the limits above decide (a fixed 3 x 10^6 here capped INSTCAP's 2 x 10^7)
         max_states = max(lim.values())
     for path in traces:
@@ -355,6 +376,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                                 regime_window=regime_window)
                 links = {"none": link, "instcap": link if PATTERNS["instcap"] == PATTERNS["none"]
                          else with_patterns(link, halves[fit_h], PATTERNS["instcap"])}
+                links[EFFCAP_RTT] = links["instcap"]
                 fit_seconds = time.perf_counter() - tf
                 replay = halves[rep_h]
                 # the window of the study: the one-timescale chain's peak, whatever the model
@@ -362,12 +384,14 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                 for bf in buffers:
                     bmax = max(1, int(round(bf * replay.mean_rate * rtt)))
                     wmax = window_packets(peak, rtt, bmax)
-                    for fb in FEEDBACKS:
+                    for fb in kinds:
+                        em, en = effcap_analysis if fb == EFFCAP_RTT else (None, None)
                         points.append({"trace_file": Path(path).name, "rtt": rtt, "rtt_ms": round(rtt * 1000),
                                        "fit_half": fit_h, "replay_half": rep_h, "buffer_bdp": bf, "bmax": bmax,
                                        "wmax": wmax, "feedback": fb, "states": int(link.fit.states),
                                        "regimes": int(regimes),
-                                       "patterns": PATTERNS.get(fb), "fit_mean_pps": link.mean_rate,
+                                       "patterns": PATTERNS.get("instcap" if fb == EFFCAP_RTT else fb),
+                                       "effcap_m": em, "effcap_n": en, "fit_mean_pps": link.mean_rate,
                                        "replay_mean_pps": replay.mean_rate, "fit_seconds": fit_seconds,
                                        "_link": links.get(fb), "_model": link.model, "_replay": replay,
                                        "_fitted_trace": halves[fit_h]})
@@ -384,7 +408,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                 res[i] = {k: old[c] for k, c in _ANALYSIS_COLUMNS.items()
                           if c in old and not (isinstance(old[c], float) and np.isnan(old[c]))}
         todo = [(i, (p["_link"], p["bmax"], p["feedback"], p["wmax"], max_states, lim[p["feedback"]], tcp, loss_cycle,
-                     ca_increment, window_tail))
+                     ca_increment, window_tail, effcap_analysis if p["feedback"] == EFFCAP_RTT else None))
                 for i, p in enumerate(points) if p["feedback"] != "effcap" and i not in res]
         res.update(run_analyses(todo, jobs, timeout, log=log))
         for i, p in enumerate(points):
@@ -397,18 +421,18 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             if old is not None:
                 m, h = old["replay"], old["replay_half_width"]
             else:
-                m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed,
-                                 workers, tcp, instcap_timing)
+                m, h = _simulate(replay, p["rtt"], p["bmax"], p["wmax"], _sim_feedback(p), replications, d, seed,
+                                 workers, tcp, instcap_timing, _sim_effcap(p))
             fm, fh = im, ih = (float("nan"), float("nan"))
             if old is not None and in_sample and p["feedback"] != "effcap":
                 im, ih = old["replay_fitted_half"], old["replay_fitted_half_hw"]
             elif in_sample and p["feedback"] != "effcap":
-                im, ih = _simulate(fitted_trace, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications,
+                im, ih = _simulate(fitted_trace, p["rtt"], p["bmax"], p["wmax"], _sim_feedback(p), replications,
                                    duration if duration is not None else min(300.0, fitted_trace.period_ms / 1000.0),
-                                   seed, workers, tcp, instcap_timing)
+                                   seed, workers, tcp, instcap_timing, _sim_effcap(p))
             if fitted_sim:
-                fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], p["feedback"], replications, d, seed, workers,
-                                   tcp, instcap_timing)
+                fm, fh = _simulate(model, p["rtt"], p["bmax"], p["wmax"], _sim_feedback(p), replications, d, seed,
+                                   workers, tcp, instcap_timing, _sim_effcap(p))
             row = {**p, "tcp": tcp, "loss_cycle": loss_cycle, "ca_increment": ca_increment,
                    "instcap_timing": instcap_timing if p["feedback"] == "instcap" else "", "prediction": r.get("prediction", np.nan), "conservative": r.get("conservative", np.nan),
                    "optimistic": r.get("optimistic", np.nan), "analysis_states": r.get("n_states"),
@@ -434,6 +458,16 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                                         np.nan)
     df["optimistic_holds"] = np.where(df.optimistic.notna(), df.optimistic >= df.replay - df.replay_half_width, np.nan)
     return df
+
+
+def _sim_feedback(p: dict) -> str:
+    """The simulator's feedback of a study point (:data:`EFFCAP_RTT` is the simulator's EFFCAP)."""
+    return "effcap" if p["feedback"] == EFFCAP_RTT else p["feedback"]
+
+
+def _sim_effcap(p: dict):
+    """``(m, n)`` of an :data:`EFFCAP_RTT` point (sampled once per round trip), else None."""
+    return (int(p["effcap_m"]), int(p["effcap_n"])) if p["feedback"] == EFFCAP_RTT else None
 
 
 #: analysis result key -> traces_study.csv column (``--reuse-analyses``)
@@ -466,6 +500,9 @@ def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | Non
         keep &= (reuse.ca_increment if "ca_increment" in reuse.columns else "binomial") == ca_increment
     if patterns is not None:   # within-epoch patterns per level of the analysed chain (none recorded: no match)
         keep &= (reuse.patterns if "patterns" in reuse.columns else np.nan) == patterns
+    if p["feedback"] == EFFCAP_RTT:   # EFFCAP per round trip: the same M and N (runs without them: no match)
+        for c in ("effcap_m", "effcap_n"):
+            keep &= (reuse[c] if c in reuse.columns else np.nan) == p[c]
     if instcap_timing is not None and p["feedback"] == "instcap":
         keep &= (reuse.instcap_timing.fillna("testbed") if "instcap_timing" in reuse.columns else "testbed") \
             == instcap_timing
@@ -503,7 +540,14 @@ def markdown(df: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
-FEEDBACK_NAMES = {"none": "TCP alone", "instcap": "INSTCAP", "effcap": "EFFCAP"}
+FEEDBACK_NAMES = {"none": "TCP alone", "instcap": "INSTCAP", "effcap": "EFFCAP", EFFCAP_RTT: "EFFCAP per RTT"}
+
+
+def _feedback_name(r) -> str:
+    """A row's feedback as the tables print it: EFFCAP per round trip with its M and N."""
+    if r.feedback == EFFCAP_RTT:
+        return f"EFFCAP({int(r.effcap_m)}, {int(r.effcap_n)}) per RTT"
+    return FEEDBACK_NAMES[r.feedback]
 
 
 def holdout_markdown(df: pd.DataFrame) -> str:
@@ -519,7 +563,7 @@ def holdout_markdown(df: pd.DataFrame) -> str:
             an, err = ("-" if r.feedback == "effcap" else f"refused: {r.refused}"), "-"
         ins = "-" if pd.isna(r.in_sample_rel_error) else f"{100 * r.in_sample_rel_error:+.1f} %"
         out.append(f"| {r.trace_file.replace('.down', '')} | {r.rtt_ms} | {r.fit_half} -> {r.replay_half} | "
-                   f"{r.buffer_bdp:g} ({r.bmax}) | {FEEDBACK_NAMES[r.feedback]} | {r.states} | {_num(r.prediction)} | "
+                   f"{r.buffer_bdp:g} ({r.bmax}) | {_feedback_name(r)} | {r.states} | {_num(r.prediction)} | "
                    f"{_band(r.conservative, r.optimistic)} | {_ci(r.fitted, r.fitted_half_width)} | "
                    f"{_ci(r.replay, r.replay_half_width)} | {err} | {ins} | {an} |")
     return "\n".join(out)
@@ -618,12 +662,70 @@ def targets(df: pd.DataFrame) -> str:
                      f"2 cores): median {sec.median():.1f}, max {sec.max():.1f}; <= 10 s at {_share(sec <= 10)} "
                      f"(target: all); peak resident memory of the analysis process median {gb.median():.2f} GB, "
                      f"max {gb.max():.2f} GB (<= 4 GB at {_share(gb <= 4)})")
+    if (df.feedback == EFFCAP_RTT).any():
+        lines += effcap_targets(df)
     f = df[df.fitted.notna()]
     if len(f):
         e = f.fitted_rel_error.abs()
         lines.append(f"- fitted chain (levels only) simulated against the replay: within 10 % at {_share(e <= 0.10)}, "
                      f"median |error| {100 * e.median():.1f} % (all feedbacks, EFFCAP included)")
     return "\n".join(lines)
+
+
+def effcap_targets(df: pd.DataFrame) -> list:
+    """The :data:`EFFCAP_RTT` rows in the same terms (not among issue 23's points, which are TCP alone and
+    INSTCAP), and the sign of EFFCAP minus INSTCAP where the replays' CIs separate them."""
+    ef = df[df.feedback == EFFCAP_RTT]
+    ok = ef[ef.prediction.notna()]
+    first = ef.iloc[0]
+    lines = [f"- EFFCAP({int(first.effcap_m)}, {int(first.effcap_n)}) sampled once per round trip (docs/model.md "
+             f"sec. 20; analysed and simulated with that estimator): {len(ef)} points, analysed {len(ok)}, refused "
+             f"{len(ef) - len(ok)}"]
+    if len(ok):
+        e = ok.prediction_rel_error.abs()
+        c, o = ok.conservative_holds.astype(bool), ok.optimistic_holds.astype(bool)
+        lines.append(f"  - out of sample: prediction within 10 % at {_share(e <= 0.10)}, median |error| "
+                     f"{100 * e.median():.1f} % (signed {100 * ok.prediction_rel_error.median():+.1f} %); conservative at "
+                     f"or below at {_share(c)}, optimistic at or above at {_share(o)}")
+        ins = ok[ok.replay_fitted_half.notna()]
+        if len(ins):
+            ei = ins.in_sample_rel_error.abs()
+            lines.append(f"  - in sample: within 10 % at {_share(ei <= 0.10)}, median |error| {100 * ei.median():.1f} % "
+                         f"(signed {100 * ins.in_sample_rel_error.median():+.1f} %)")
+        for bf, g in ok.groupby("buffer_bdp"):
+            eg = g.prediction_rel_error.abs()
+            lines.append(f"  - buffer {bf:g} BDP: within 10 % at {_share(eg <= 0.10)}, median |error| "
+                         f"{100 * eg.median():.1f} %")
+        sec, gb = ok.analysis_seconds, ok.analysis_peak_gb
+        lines.append(f"  - seconds per analysis median {sec.median():.1f}, max {sec.max():.1f}; states median "
+                     f"{ok.analysis_states.median():,.0f}, max {ok.analysis_states.max():,.0f}; peak memory max "
+                     f"{gb.max():.2f} GB")
+    keys = ["trace_file", "rtt_ms", "fit_half", "buffer_bdp"]
+    j = pd.merge(df[df.feedback == "instcap"], ef, on=keys, suffixes=("_i", "_e"))
+    if len(j):
+        diff = j.replay_e - j.replay_i
+        sep = diff.abs() > j.replay_half_width_e + j.replay_half_width_i
+        both = sep & j.prediction_e.notna() & j.prediction_i.notna()
+        right = np.sign(j.prediction_e - j.prediction_i) == np.sign(diff)
+        lines.append(f"  - sign of EFFCAP minus INSTCAP where the replays' CIs separate them ({int(sep.sum())} of "
+                     f"{len(j)} pairs; EFFCAP higher at {int((sep & (diff > 0)).sum())}): the prediction has it right at "
+                     f"{_share(right[both])} of the pairs with both analyses")
+    for r in ef[ef.prediction.isna()].itertuples():
+        lines.append(f"  - refused: {r.trace_file} {r.rtt_ms} ms {r.fit_half}->{r.replay_half} {r.buffer_bdp:g} BDP "
+                     f"({r.bmax}): {r.refused}")
+    return lines
+
+
+def _effcap_pair(text: str):
+    """``--effcap-analysis M:N`` -> ``(M, N)``."""
+    try:
+        m, n = (int(v) for v in text.split(":"))
+        if m < 1 or n < 1:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"--effcap-analysis={text!r} is invalid: must be M:N with integers M, N >= 1 "
+                         "(round trips, e.g. 2:1)") from None
+    return m, n
 
 
 def main(argv=None) -> int:
@@ -682,8 +784,18 @@ def main(argv=None) -> int:
                     help="how the simulations time INSTCAP: 'round-trip' (default) measures each round trip and "
                          "applies it over the next, the analysis' INSTCAP; 'testbed' the simulator's defaults "
                          "(s = 30 ms, applied one round trip later; docs/model.md sec. 16)")
+    ap.add_argument("--effcap-analysis", metavar="M:N", default=None,
+                    help="holdout: a fourth row per point, EFFCAP(M, N) sampled once per round trip, analysed "
+                         "(docs/model.md sec. 20) and simulated with that estimator (default: none)")
+    ap.add_argument("--state-limit-effcap", type=int, default=STATE_LIMIT_EFFCAP,
+                    help="holdout: states above which an --effcap-analysis point is refused")
     ap.add_argument("--out", default=str(ROOT / "out" / "traces"))
     a = ap.parse_args(argv)
+    try:
+        effcap_analysis = _effcap_pair(a.effcap_analysis) if a.effcap_analysis else None
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     rtts = [float(x) for x in a.rtts.split(",")]
     buffers = [float(x) for x in a.buffers.split(",")]
     if a.traces:
@@ -730,7 +842,8 @@ def main(argv=None) -> int:
                  reuse=pd.read_csv(a.reuse_replays) if a.reuse_replays else None,
                  reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
                  if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp),
-                 instcap_timing=a.instcap_timing, ca_increment=a.ca_increment, window_tail=a.window_tail or None)
+                 instcap_timing=a.instcap_timing, ca_increment=a.ca_increment, window_tail=a.window_tail or None,
+                 effcap_analysis=effcap_analysis, state_limit_effcap=a.state_limit_effcap)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

@@ -377,21 +377,25 @@ def effcap_round_trip(rtt: float, m: int, n: int) -> dict:
 
 
 def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
-                instcap_timing="round-trip"):
+                instcap_timing="round-trip", effcap=None):
     """The study's simulation of one point (warm-up min(10 s, duration / 10); INSTCAP timed by
-    :func:`feedback_timing`): the whole :class:`~tcpabr_model.sim.SimulationResult`."""
+    :func:`feedback_timing`; with ``effcap=(m, n)``, EFFCAP sampled once per round trip as
+    :func:`analyze_link` analyses it, :func:`effcap_round_trip`): the whole
+    :class:`~tcpabr_model.sim.SimulationResult`."""
     from .sim import Scenario, TcpConfig, simulate
 
+    timing = (effcap_round_trip(rtt, *effcap) if effcap is not None and feedback == "effcap"
+              else feedback_timing(feedback, rtt, instcap_timing))
     sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
                   duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=variant),
-                  **feedback_timing(feedback, rtt, instcap_timing))
+                  **timing)
     return simulate(sc, replications=replications, seed=seed, workers=workers)
 
 
 def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
-              instcap_timing="round-trip"):
+              instcap_timing="round-trip", effcap=None):
     r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant,
-                    instcap_timing)
+                    instcap_timing, effcap)
     w = r.efficiency_wire
     return float(w.mean), float(w.half_width) if w.half_width is not None else float("nan")
 
