@@ -369,26 +369,35 @@ def abr_held_occupancy(p: np.ndarray, ri: np.ndarray, a_end: np.ndarray, t_a: np
     **Choices**: ``T_a`` the cycle's (an expectation); the source's rate taken as the next level's
     from the end of the loss interval (INSTCAP lags it by one interval: the first interval's
     difference is in the held path); the buffer's input stops at ``T_a`` at once."""
-    lost = p > 0
-    room = np.maximum(room, 0.0)
+    q_out, a_out = np.zeros(p.shape[0]), np.zeros(p.shape[0])
+    # element by element, so computed only where it counts: the states that can lose, and per next
+    # level those that can go there (the same numbers; EFFCAP's history chain reaches K of its levels)
+    idx = np.nonzero(p > 0)[0]
+    if idx.size == 0:
+        return q_out, a_out
+    ri, a_end, t_a = ri[idx], a_end[idx], t_a[idx]
+    room = np.maximum(room[idx], 0.0)
     hold = np.clip(t_a, 0.0, room)
     c = served[ri]
-    q_area = np.zeros(p.shape[0])
-    a_area = np.zeros(p.shape[0])
+    q_area = np.zeros(idx.size)
+    a_area = np.zeros(idx.size)
     for lvl in range(P.shape[0]):
-        pl = P[ri, lvl]
-        if not np.any(pl > 0):
+        sel = np.nonzero(P[ri, lvl] > 0)[0]
+        if sel.size == 0:
             continue
+        pl = P[ri[sel], lvl]
         s_next = max(float(src[lvl]), 1e-12)
-        tau_a = a_end / s_next
-        a_lvl = a_end * hold + _linear_drain(a_end, tau_a, room - hold)
-        t_h = np.minimum(hold + tau_a, room)
-        held, qh = (_held_area(bmax, np.maximum(served[lvl] - c, 0.0), t_h) if curves is None
-                    else _held_path(bmax, c, curves[lvl], t_h))
+        ae, ho, rm, cc = a_end[sel], hold[sel], room[sel], c[sel]
+        tau_a = ae / s_next
+        a_lvl = ae * ho + _linear_drain(ae, tau_a, rm - ho)
+        t_h = np.minimum(ho + tau_a, rm)
+        held, qh = (_held_area(bmax, np.maximum(served[lvl] - cc, 0.0), t_h) if curves is None
+                    else _held_path(bmax, cc, curves[lvl], t_h))
         tau_q = qh / max(float(served[lvl]), 1e-12)
-        q_area += pl * (held + _linear_drain(qh, tau_q, room - t_h))
-        a_area += pl * a_lvl
-    return np.where(lost, p * q_area, 0.0), np.where(lost, p * a_area, 0.0)
+        q_area[sel] += pl * (held + _linear_drain(qh, tau_q, rm - t_h))
+        a_area[sel] += pl * a_lvl
+    q_out[idx], a_out[idx] = p[idx] * q_area, p[idx] * a_area
+    return q_out, a_out
 
 
 def abr_recovery_occupancy(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,

@@ -1,0 +1,59 @@
+"""``service.abr_held_occupancy`` computes the held backlog only at the states that can lose and, per
+next level, at those that can go there (benchmarks/README.md, "EFFCAP per round trip in the trace
+study"): the same numbers, bit for bit, as the loop over every state and every level."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tcpabr_model.markov.service import _held_area, _held_path, _linear_drain, abr_held_occupancy
+
+
+def _every_state(p, ri, a_end, t_a, room, P, served, src, bmax, curves=None):
+    """The loop as it was: every state, every next level with any transition."""
+    lost = p > 0
+    room = np.maximum(room, 0.0)
+    hold = np.clip(t_a, 0.0, room)
+    c = served[ri]
+    q_area, a_area = np.zeros(p.shape[0]), np.zeros(p.shape[0])
+    for lvl in range(P.shape[0]):
+        pl = P[ri, lvl]
+        if not np.any(pl > 0):
+            continue
+        s_next = max(float(src[lvl]), 1e-12)
+        tau_a = a_end / s_next
+        a_lvl = a_end * hold + _linear_drain(a_end, tau_a, room - hold)
+        t_h = np.minimum(hold + tau_a, room)
+        held, qh = (_held_area(bmax, np.maximum(served[lvl] - c, 0.0), t_h) if curves is None
+                    else _held_path(bmax, c, curves[lvl], t_h))
+        tau_q = qh / max(float(served[lvl]), 1e-12)
+        q_area += pl * (held + _linear_drain(qh, tau_q, room - t_h))
+        a_area += pl * a_lvl
+    return np.where(lost, p * q_area, 0.0), np.where(lost, p * a_area, 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), n=st.integers(1, 40), patterns=st.booleans())
+def test_the_subset_gives_the_loop_over_every_state_bit_for_bit(seed, k, n, patterns):
+    rng = np.random.default_rng(seed)
+    P = rng.random((k, k)) * (rng.random((k, k)) < 0.6)            # zeros: levels a state cannot reach
+    P[np.arange(k), rng.integers(0, k, k)] += 0.1
+    P /= P.sum(axis=1, keepdims=True)
+    p = np.where(rng.random(n) < 0.5, rng.random(n), 0.0)             # states that cannot lose
+    ri = rng.integers(0, k, n)
+    a_end = np.floor(rng.random(n) * 30)
+    t_a = rng.random(n) * 4
+    room = rng.random(n) * 5 - 0.5
+    served = np.floor(rng.random(k) * 20) + rng.integers(0, 2, k)       # an outage level serves 0
+    src = np.floor(rng.random(k) * 20)
+    curves = None
+    if patterns:
+        curves = np.cumsum(rng.random((k, 65)), axis=1)
+        curves = np.hstack([np.zeros((k, 1)), curves[:, :-1]]) * (served[:, None] / np.maximum(curves[:, -2:-1], 1e-9))
+    got = abr_held_occupancy(p, ri, a_end, t_a, room, P, served, src, 10.0, curves)
+    want = _every_state(p, ri, a_end, t_a, room, P, served, src, 10.0, curves)
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    assert not np.any(got[0][p == 0]) and not np.any(got[1][p == 0])
