@@ -569,6 +569,11 @@ def holdout_markdown(df: pd.DataFrame) -> str:
     return "\n".join(out)
 
 
+def _within(err) -> str:
+    """"within 10 % at n of N (x %), median |error| y %" of the absolute relative errors ``err``."""
+    return f"within 10 % at {_share(err <= 0.10)}, median |error| {100 * err.median():.1f} %"
+
+
 def _share(mask) -> str:
     mask = np.asarray(mask, dtype=bool)
     return f"{int(mask.sum())} of {mask.size} ({100 * mask.mean():.0f} %)" if mask.size else "0 of 0"
@@ -609,20 +614,17 @@ def targets(df: pd.DataFrame) -> str:
         ]
         for name, g in ok.groupby("feedback", sort=False):
             e = g.prediction_rel_error.abs()
-            lines.append(f"  - {FEEDBACK_NAMES[name]}: within 10 % at {_share(e <= 0.10)}, median |error| "
-                         f"{100 * e.median():.1f} %, band holds at {_share(g.conservative_holds.astype(bool) & g.optimistic_holds.astype(bool))}")
+            lines.append(f"  - {FEEDBACK_NAMES[name]}: {_within(e)}, band holds at {_share(g.conservative_holds.astype(bool) & g.optimistic_holds.astype(bool))}")
         for bf, g in ok.groupby("buffer_bdp"):
             e = g.prediction_rel_error.abs()
-            lines.append(f"  - buffer {bf:g} BDP: within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} %, "
-                         f"median signed {100 * g.prediction_rel_error.median():+.1f} %, conservative holds at "
+            lines.append(f"  - buffer {bf:g} BDP: {_within(e)}, median signed {100 * g.prediction_rel_error.median():+.1f} %, conservative holds at "
                          f"{_share(g.conservative_holds.astype(bool))}, optimistic at {_share(g.optimistic_holds.astype(bool))}")
         for rtt, g in ok.groupby("rtt_ms"):
             e = g.prediction_rel_error.abs()
-            lines.append(f"  - RTT {rtt} ms: within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} %, "
-                         f"median signed {100 * g.prediction_rel_error.median():+.1f} %")
+            lines.append(f"  - RTT {rtt} ms: {_within(e)}, median signed {100 * g.prediction_rel_error.median():+.1f} %")
         for tr, g in ok.groupby("trace_file", sort=False):
             e = g.prediction_rel_error.abs()
-            lines.append(f"  - {tr}: within 10 % at {_share(e <= 0.10)}, median |error| {100 * e.median():.1f} %")
+            lines.append(f"  - {tr}: {_within(e)}")
     if len(ok) and "replay_fitted_half" in ok and ok.replay_fitted_half.notna().any():
         ins = ok[ok.replay_fitted_half.notna()]
         e = ins.in_sample_rel_error.abs()
@@ -684,18 +686,14 @@ def effcap_targets(df: pd.DataFrame) -> list:
     if len(ok):
         e = ok.prediction_rel_error.abs()
         c, o = ok.conservative_holds.astype(bool), ok.optimistic_holds.astype(bool)
-        lines.append(f"  - out of sample: prediction within 10 % at {_share(e <= 0.10)}, median |error| "
-                     f"{100 * e.median():.1f} % (signed {100 * ok.prediction_rel_error.median():+.1f} %); conservative at "
+        lines.append(f"  - out of sample: prediction {_within(e)} (signed {100 * ok.prediction_rel_error.median():+.1f} %); conservative at "
                      f"or below at {_share(c)}, optimistic at or above at {_share(o)}")
         ins = ok[ok.replay_fitted_half.notna()]
         if len(ins):
             ei = ins.in_sample_rel_error.abs()
-            lines.append(f"  - in sample: within 10 % at {_share(ei <= 0.10)}, median |error| {100 * ei.median():.1f} % "
-                         f"(signed {100 * ins.in_sample_rel_error.median():+.1f} %)")
+            lines.append(f"  - in sample: {_within(ei)} (signed {100 * ins.in_sample_rel_error.median():+.1f} %)")
         for bf, g in ok.groupby("buffer_bdp"):
-            eg = g.prediction_rel_error.abs()
-            lines.append(f"  - buffer {bf:g} BDP: within 10 % at {_share(eg <= 0.10)}, median |error| "
-                         f"{100 * eg.median():.1f} %")
+            lines.append(f"  - buffer {bf:g} BDP: {_within(g.prediction_rel_error.abs())}")
         sec, gb = ok.analysis_seconds, ok.analysis_peak_gb
         lines.append(f"  - seconds per analysis median {sec.median():.1f}, max {sec.max():.1f}; states median "
                      f"{ok.analysis_states.median():,.0f}, max {ok.analysis_states.max():,.0f}; peak memory max "

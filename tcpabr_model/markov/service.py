@@ -382,10 +382,11 @@ def abr_held_occupancy(p: np.ndarray, ri: np.ndarray, a_end: np.ndarray, t_a: np
     q_area = np.zeros(idx.size)
     a_area = np.zeros(idx.size)
     for lvl in range(P.shape[0]):
-        sel = np.nonzero(P[ri, lvl] > 0)[0]
+        pl = P[ri, lvl]
+        sel = np.nonzero(pl > 0)[0]
         if sel.size == 0:
             continue
-        pl = P[ri[sel], lvl]
+        pl = pl[sel]
         s_next = max(float(src[lvl]), 1e-12)
         ae, ho, rm, cc = a_end[sel], hold[sel], room[sel], c[sel]
         tau_a = ae / s_next
