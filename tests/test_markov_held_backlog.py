@@ -57,3 +57,80 @@ def test_the_subset_gives_the_loop_over_every_state_bit_for_bit(seed, k, n, patt
     for g, w in zip(got, want):
         assert np.array_equal(g, w)
     assert not np.any(got[0][p == 0]) and not np.any(got[1][p == 0])
+
+
+def _old_levels(C, P, r0, ahead, c, served, bmax, room, curves):
+    """``_recovery_levels`` as it was: every state for every next level with any transition."""
+    from tcpabr_model.markov.service import _dup_ack_time
+    for lvl in range(P.shape[0]):
+        p = P[r0, lvl]
+        if not np.any(p > 0):
+            continue
+        c1 = served[lvl]
+        t_a = _dup_ack_time(C, ahead, c, lvl)
+        t_h = t_a if room is None else np.minimum(t_a, room)
+        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
+                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
+        yield p, c1, t_a, t_h, held, q0, (1.0 if room is None else np.clip(room - t_a, 0.0, 1.0))
+
+
+def _old_recovery(C, P, ri, ahead, wbar, a_end, p_fr, served, bmax, delta, room, curves, abr):
+    """``recovery_queue_area`` (``abr`` False) and ``abr_recovery_occupancy`` as they were."""
+    from tcpabr_model.markov.service import _prr_area
+    q_out, a_out = np.zeros(p_fr.shape[0]), np.zeros(p_fr.shape[0])
+    idx = np.nonzero(p_fr > 0)[0]
+    if idx.size == 0:
+        return q_out, a_out
+    r0, ah = ri[idx], ahead[idx]
+    half = np.ceil(wbar[idx] / 2.0)
+    c = served[r0]
+    q_area, a_area = np.zeros(idx.size), np.zeros(idx.size)
+    rm = None if room is None else room[idx]
+    for p, c1, t_a, t_h, held, q0, frac in _old_levels(C, P, r0, ah, c, served, bmax, rm, curves):
+        length = delta * frac
+        if not abr:
+            q_end = np.clip(half - c1, 0.0, bmax)
+            q_area += p * (delta * held + _prr_area(q0, q_end, np.full(idx.size, delta / max(c1, 1.0)), length))
+            continue
+        a0 = a_end[idx]
+        r1 = np.full(idx.size, delta / max(c1, 1.0))
+        x_end = np.maximum(half - c1, 0.0)
+        total = _prr_area(a0 + q0, x_end, r1, length)
+        src = _prr_area(a0, np.maximum(x_end - q0, 0.0), r1, length)
+        q_area += p * (delta * held + np.maximum(total - src, 0.0))
+        a_area += p * (delta * a0 * t_h + src)
+    q_out[idx], a_out[idx] = p_fr[idx] * q_area, p_fr[idx] * a_area
+    return q_out, a_out
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), n=st.integers(1, 40), patterns=st.booleans(),
+       cut=st.booleans())
+def test_the_fast_recovery_subset_gives_the_loop_over_every_state_bit_for_bit(seed, k, n, patterns, cut):
+    """``service.recovery_queue_area`` (TCP alone) and ``abr_recovery_occupancy`` (over ABR), ``tcp='sack'``:
+    per next level only at the states that go there, the same numbers as over every state."""
+    from tcpabr_model.markov.service import _service_sums, abr_recovery_occupancy, recovery_queue_area
+    rng = np.random.default_rng(seed)
+    P = rng.random((k, k)) * (rng.random((k, k)) < 0.6)
+    P[np.arange(k), rng.integers(0, k, k)] += 0.1
+    P /= P.sum(axis=1, keepdims=True)
+    served = np.floor(rng.random(k) * 20) + rng.integers(0, 2, k)
+    C = _service_sums(P, served, 12)
+    p_fr = np.where(rng.random(n) < 0.5, rng.random(n), 0.0)
+    ri = rng.integers(0, k, n)
+    ahead = np.floor(rng.random(n) * 40)
+    wbar = ahead + np.floor(rng.random(n) * 40)
+    a_end = np.floor(rng.random(n) * 30)
+    room = rng.random(n) * 5 - 0.5
+    curves = None
+    if patterns:
+        curves = np.cumsum(rng.random((k, 65)), axis=1)
+        curves = np.hstack([np.zeros((k, 1)), curves[:, :-1]]) * (served[:, None] / np.maximum(curves[:, -2:-1], 1e-9))
+    got = recovery_queue_area(C, P, ri, ahead, wbar, p_fr, served, 10.0, 20.0, room if cut else None, curves)
+    want = _old_recovery(C, P, ri, ahead, wbar, a_end, p_fr, served, 10.0, 20.0, room if cut else None, curves, False)
+    assert np.array_equal(got, want[0])
+    got = abr_recovery_occupancy(C, P, ri, ahead, wbar, a_end, p_fr, served, 10.0, 20.0, room, curves)
+    want = _old_recovery(C, P, ri, ahead, wbar, a_end, p_fr, served, 10.0, 20.0, room, curves, True)
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    assert not np.any(got[0][p_fr == 0]) and not np.any(got[1][p_fr == 0])

@@ -147,19 +147,24 @@ def _dup_ack_time(C: np.ndarray, ahead: np.ndarray, c: np.ndarray, lvl: int) -> 
 
 
 def _recovery_levels(C, P, r0, ahead, c, served, bmax: float, room, curves):
-    """Per next level ``R'`` with ``P[R, R'] > 0``, a fast recovery's held queue (docs/model.md sec. 13):
-    ``(P[R, R'], c', T_a, T_h, held area, queue at T_a, share of PRR's round trip before room)``, with
-    ``T_h = min(T_a, room)`` (``room`` None: not cut)."""
+    """Per next level ``R'`` with ``P[R, R'] > 0``, a fast recovery's held queue (docs/model.md sec. 13),
+    computed only at the states ``sel`` that can go there (element by element: the same numbers as
+    over every state; EFFCAP's history chain reaches K of its levels from each):
+    ``(sel, P[R, R'], c', T_a, T_h, held area, queue at T_a, share of PRR's round trip before room)``
+    at ``sel``, with ``T_h = min(T_a, room)`` (``room`` None: not cut)."""
     for lvl in range(P.shape[0]):
         p = P[r0, lvl]
-        if not np.any(p > 0):
+        sel = np.nonzero(p > 0)[0]
+        if sel.size == 0:
             continue
+        ah, cc = ahead[sel], c[sel]
+        rm = None if room is None else room[sel]
         c1 = served[lvl]
-        t_a = _dup_ack_time(C, ahead, c, lvl)
-        t_h = t_a if room is None else np.minimum(t_a, room)
-        held, q0 = (_held_area(bmax, np.maximum(c1 - c, 0.0), t_h, t_a) if curves is None
-                    else _held_path(bmax, c, curves[lvl], t_h, t_a))
-        yield p, c1, t_a, t_h, held, q0, (1.0 if room is None else np.clip(room - t_a, 0.0, 1.0))
+        t_a = _dup_ack_time(C, ah, cc, lvl)
+        t_h = t_a if rm is None else np.minimum(t_a, rm)
+        held, q0 = (_held_area(bmax, np.maximum(c1 - cc, 0.0), t_h, t_a) if curves is None
+                    else _held_path(bmax, cc, curves[lvl], t_h, t_a))
+        yield sel, p[sel], c1, t_a, t_h, held, q0, (1.0 if rm is None else np.clip(rm - t_a, 0.0, 1.0))
 
 
 def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray,
@@ -196,12 +201,12 @@ def recovery_queue_area(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: np.
     half = np.ceil(wbar[idx] / 2.0)
     c = served[r0]
     area = np.zeros(idx.size)
-    for p, c1, t_a, t_h, held, q0, frac in _recovery_levels(C, P, r0, ah, c, served, bmax,
-                                                            None if room is None else room[idx], curves):
+    for sel, p, c1, t_a, t_h, held, q0, frac in _recovery_levels(C, P, r0, ah, c, served, bmax,
+                                                                 None if room is None else room[idx], curves):
         length = delta * frac
         r1 = delta / max(c1, 1.0)
-        q_end = np.clip(half - c1, 0.0, bmax)
-        area += p * (delta * held + _prr_area(q0, q_end, np.full(idx.size, r1), length))
+        q_end = np.clip(half[sel] - c1, 0.0, bmax)
+        area[sel] += p * (delta * held + _prr_area(q0, q_end, np.full(sel.size, r1), length))
     out[idx] = p_fr[idx] * area
     return out
 
@@ -422,13 +427,14 @@ def abr_recovery_occupancy(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: 
     half = np.ceil(wbar[idx] / 2.0)
     c = served[r0]
     q_area, a_area = np.zeros(idx.size), np.zeros(idx.size)
-    for p, c1, t_a, t_h, held, q0, frac in _recovery_levels(C, P, r0, ah, c, served, bmax, room[idx], curves):
+    for sel, p, c1, t_a, t_h, held, q0, frac in _recovery_levels(C, P, r0, ah, c, served, bmax, room[idx], curves):
         length = delta * frac
-        r1 = np.full(idx.size, delta / max(c1, 1.0))
-        x_end = np.maximum(half - c1, 0.0)
-        total = _prr_area(a0 + q0, x_end, r1, length)
-        src = _prr_area(a0, np.maximum(x_end - q0, 0.0), r1, length)
-        q_area += p * (delta * held + np.maximum(total - src, 0.0))
-        a_area += p * (delta * a0 * t_h + src)
+        r1 = np.full(sel.size, delta / max(c1, 1.0))
+        x_end = np.maximum(half[sel] - c1, 0.0)
+        a1 = a0[sel]
+        total = _prr_area(a1 + q0, x_end, r1, length)
+        src = _prr_area(a1, np.maximum(x_end - q0, 0.0), r1, length)
+        q_area[sel] += p * (delta * held + np.maximum(total - src, 0.0))
+        a_area[sel] += p * (delta * a1 * t_h + src)
     q_out[idx], a_out[idx] = p_fr[idx] * q_area, p_fr[idx] * a_area
     return q_out, a_out
