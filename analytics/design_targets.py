@@ -11,7 +11,11 @@ Target: within 5 % of INSTCAP's throughput at no more p95 delay.
 best EFFCAP within INSTCAP's p95, and the best EFFCAP without a limit) against the paper's rule
 (M : Delta, N : 8 Delta, ``closed_forms.effcap_design``), and the max-min design over the four psi.
 
-    python analytics/design_targets.py [--traces PATH ...] [--workers 2] [--replications 3] [--out DIR]
+    python analytics/design_targets.py [--traces PATH ...] [--intervals S ...] [--workers 2] [--replications 3]
+        [--out DIR]
+
+``--intervals``: EFFCAP's (and INSTCAP's) measurement intervals s to search on the traces, seconds (issue
+26 item 3: M, N and s); default the base scenario's s (30 ms) only.  ``base`` stands for that s.
 
 DIR defaults to out/design_targets.
 
@@ -48,8 +52,8 @@ def traces_default() -> list:
     return out
 
 
-def run_traces(paths, rtt, buffers, reps, workers, log=print) -> pd.DataFrame:
-    cands = candidate_grid(**GRID)
+def run_traces(paths, rtt, buffers, reps, workers, log=print, intervals=(None,)) -> pd.DataFrame:
+    cands = candidate_grid(**GRID, interval=tuple(intervals))
     rows = []
     for path in paths:
         tr = read_trace(str(path))
@@ -127,16 +131,24 @@ def main(argv=None) -> int:
     ap.add_argument("--rtt", type=float, default=0.05)
     ap.add_argument("--buffers", type=float, nargs="+", default=[0.5, 2.0])
     ap.add_argument("--psi", type=float, nargs="+", default=[1, 10, 100, 1000])
+    ap.add_argument("--intervals", nargs="+", default=None, metavar="S",
+                    help="measurement intervals s to search on the traces, seconds, or 'base' (default: base only)")
     ap.add_argument("--replications", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-paper", action="store_true")
     ap.add_argument("--skip-traces", action="store_true")
     ap.add_argument("--out", default=str(ROOT / "out" / "design_targets"))
     a = ap.parse_args(argv)
+    try:
+        intervals = tuple(None if v == "base" else float(v) for v in (a.intervals or ["base"]))
+        candidate_grid(**GRID, interval=intervals)
+    except ValueError as e:
+        ap.exit(2, f"design_targets.py: error: --intervals {' '.join(a.intervals)}: {e}\n")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     if not a.skip_traces:
-        df = run_traces(a.traces or traces_default(), a.rtt, a.buffers, a.replications, a.workers)
+        df = run_traces(a.traces or traces_default(), a.rtt, a.buffers, a.replications, a.workers,
+                        intervals=intervals)
         df.to_csv(out / "design_traces.csv", index=False)
         print(df.to_string(index=False))
     if not a.skip_paper:
