@@ -282,6 +282,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     import time
 
     from .markov import analyze
+    from .markov.analysis import ordered_bounds
 
     sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp,
                        loss_cycle=loss_cycle, ca_increment=ca_increment, effcap_m=effcap_m, effcap_n=effcap_n)
@@ -293,6 +294,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     eff = {k: min(1.0, v * scale) for k, v in (("prediction", r.prediction * r.mean_capacity),
                                                 ("conservative", r.throughput_conservative),
                                                 ("optimistic", r.throughput_optimistic))}
+    ordered_bounds(eff)     # the three rescaled apart: a crossing by rounding is put right
     return LinkAnalysis(prediction=eff["prediction"], conservative=eff["conservative"], optimistic=eff["optimistic"],
                         feedback=feedback, rtt=link.rtt, bmax=bmax, wmax=wmax, n_states=r.n_states,
                         seconds=time.perf_counter() - t0,

@@ -276,3 +276,22 @@ def test_model_file_extension_checked(tmp_path):
         cap.save_model(cap.constant(1.0), tmp_path / "m.yaml")
     with pytest.raises(ValueError, match="missing.toml: cannot read the model file"):
         cap.load_model(tmp_path / "missing.toml")
+
+
+@pytest.mark.parametrize("field, value, fragment", [
+    ("epoch", -0.1, "epoch=-0.1 is invalid"),
+    ("levels", ["a", "b"], "levels, transition or generator is invalid: must hold numbers"),
+    ("levels", [1, -2], "levels[1]=-2.0 is invalid"),
+])
+def test_a_bad_field_of_a_model_file_names_the_file(tmp_path, field, value, fragment):
+    import json
+
+    from tcpabr_model.capacity import load_model
+    d = {"format": "tcpabr-capacity-model", "version": 1, "levels": [1, 2], "time": "discrete",
+         "transition": [[0.5, 0.5], [0.5, 0.5]], "epoch": 0.1, "time_unit": 1.0, "packet_bytes": 1500}
+    d[field] = value
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps(d))
+    with pytest.raises(ValueError) as e:
+        load_model(p)
+    assert str(e.value).startswith(f"{p}: ") and fragment in str(e.value)

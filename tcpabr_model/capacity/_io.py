@@ -118,5 +118,11 @@ def load_model(path) -> CapacityModel:
                          "one 'generator'")
     if "levels" not in d:
         raise ValueError(f"{name}: levels is missing")
-    return CapacityModel(d["levels"], transition=d.get("transition"), generator=d.get("generator"),
-                         epoch=d.get("epoch"), time_unit=d.get("time_unit"), packet_bytes=d.get("packet_bytes"))
+    try:
+        return CapacityModel(d["levels"], transition=d.get("transition"), generator=d.get("generator"),
+                             epoch=d.get("epoch"), time_unit=d.get("time_unit"), packet_bytes=d.get("packet_bytes"))
+    except (ValueError, TypeError) as exc:     # a field of the file: say which file
+        msg = str(exc)
+        if isinstance(exc, TypeError) or " is invalid" not in msg:
+            msg = f"levels, transition or generator is invalid: must hold numbers ({msg})"
+        raise ValueError(f"{name}: {msg}") from None

@@ -223,7 +223,12 @@ def bin_trace(trace: Trace, epoch: float) -> BinnedTrace:
     """Count the opportunities per epoch of ``epoch`` seconds (see the module docstring)."""
     if not isinstance(trace, Trace):
         raise ValueError(f"trace={trace!r} is invalid: must be a Trace")
+    # the trace's times are whole milliseconds (Mahimahi's format): a shorter epoch would cut a
+    # millisecond's opportunities apart and count empty epochs that the link never had
     epoch = check_real("epoch", epoch, 0.0, low_open=True)
+    if epoch < 0.001:
+        raise ValueError(f"epoch={epoch!r} is invalid: must be >= 0.001 s, the trace's resolution (its times "
+                         "are whole milliseconds)")
     e_ms = epoch * 1000.0
     T = trace.period_ms
     n = int(math.floor(T / e_ms * (1.0 + 1e-12)))

@@ -76,10 +76,14 @@ def throughput_from_window(cwnd_avg_bytes, rtt_s, *, cap_mbps=None):
     w = as_float_array("cwnd_avg_bytes", cwnd_avg_bytes)
     r = as_float_array("rtt_s", rtt_s)
     if np.any(~np.isfinite(w)) or np.any(w < 0):
-        raise ValueError(f"cwnd_avg_bytes={cwnd_avg_bytes!r} is invalid: must be >= 0")
+        raise ValueError(f"cwnd_avg_bytes={cwnd_avg_bytes!r} is invalid: must be finite and >= 0")
     if np.any(~np.isfinite(r)) or np.any(r <= 0):
-        raise ValueError(f"rtt_s={rtt_s!r} is invalid: must be > 0")
-    thr = 8e-6 * w / r
+        raise ValueError(f"rtt_s={rtt_s!r} is invalid: must be finite and > 0")
+    with np.errstate(over="ignore"):
+        thr = 8e-6 * w / r
+    if np.any(~np.isfinite(thr)):
+        raise ValueError(f"cwnd_avg_bytes={cwnd_avg_bytes!r} over rtt_s={rtt_s!r} is invalid: the throughput "
+                         "overflows a float (above 1.8e308 Mbps)")
     if cap_mbps is not None:
         cap = check_real("cap_mbps", cap_mbps, 0.0, low_open=True)
         thr = np.minimum(thr, cap)

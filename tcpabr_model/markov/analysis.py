@@ -252,6 +252,21 @@ def _window_search(scenario: Scenario, method: str, tol: float, progress: bool, 
     return replace(r, scenario=desc)
 
 
+#: a bound on the wrong side of the prediction by at most this (relative) is rounding: the three rewards
+#: coincide where no cap acts (e.g. ``W_max`` 1), and their sums may then differ in the last bit
+ORDER_ROUNDING = 1e-12
+
+
+def ordered_bounds(eff: dict) -> None:
+    """``conservative <= prediction <= optimistic`` where a bound crosses the prediction by rounding only
+    (:data:`ORDER_ROUNDING`); a larger crossing is left as it is (and would show)."""
+    p = eff["prediction"]
+    if p < eff["conservative"] <= p * (1.0 + ORDER_ROUNDING):
+        eff["conservative"] = p
+    if p * (1.0 - ORDER_ROUNDING) <= eff["optimistic"] < p:
+        eff["optimistic"] = p
+
+
 def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: dict | None = None) -> AnalysisResult:
     t0 = time.perf_counter()
     sk = skeleton_for(scenario, progress=progress)
@@ -323,6 +338,7 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         desc["capacity_levels"] = list(scenario.levels)
         desc["capacity_rate_matrix"] = Q.tolist()
     eff = {k: thr[k] / cap for k in ("optimistic", "conservative", "prediction")}
+    ordered_bounds(eff)
     clipped = {k: (v if v > 1.0 else None) for k, v in eff.items()}   # unclipped value, None if <= 1
     occ = dict(_kept(sk, "occupancy", sk.occupancy_rewards))   # its arrays are not changed in place
     if drain_queue is not None:

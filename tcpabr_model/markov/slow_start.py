@@ -227,7 +227,12 @@ def burst_failure(before, after) -> np.ndarray:
     rows = np.repeat(np.arange(before.n_states), np.diff(before.ls_ptr))
     m = before.ls_m.astype(np.int64)
     has_reg = before.regenerations()   # (0, 0, m') is a state
-    passed = (after.ls_m == before.ls_m) & (m > int(before.scenario_key[1])) & has_reg[np.maximum(m // 2, 2)]
+    half = np.maximum(m // 2, 2)
+    # a regeneration threshold beyond the chain's (W_max of 1 or 2: thresholds up to 1) is no state
+    reg = np.zeros(half.size, dtype=bool)
+    inside = half < has_reg.size
+    reg[inside] = has_reg[half[inside]]
+    passed = (after.ls_m == before.ls_m) & (m > int(before.scenario_key[1])) & reg
     return np.where(passed, np.minimum(share[rows], 1.0), 0.0)
 
 
