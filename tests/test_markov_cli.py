@@ -76,3 +76,6 @@ def test_analyze_convention_flags_and_no_progress(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["scenario"]["bmax_counts_service"] is False and out["eq18_above_capacity"] is False
     assert abs(out["optimistic_eq18"] - 0.8435) < 1e-4
+    assert main(["analyze", "--delta", "10", "--bmax", "4", "--wmax", "32", "--psi", "2",
+                 "--bmax-excludes-service"]) == 0
+    assert "bmax=4 (waiting room, the packet in service not counted)" in capsys.readouterr().out

@@ -261,7 +261,8 @@ def _run(args: argparse.Namespace) -> int:
                   "states)")
     text = (
         f"TCP {'alone' if sc.feedback == 'none' else 'over ABR (' + sc.feedback + ')'}: "
-        f"delta={sc.delta:g} bmax={sc.bmax} {chain} wmax={sc.wmax}"
+        f"delta={sc.delta:g} bmax={sc.bmax}{'' if sc.bmax_counts_service else ' (waiting room, the packet in service not counted)'}"
+        f" {chain} wmax={sc.wmax}"
         + (f" source_rate={sc.source_rate:g}" if sc.feedback == "constant" else "")
         + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + f" variant={sc.tcp}"
         + (f" loss_cycle={sc.loss_cycle}" if sc.loss_cycle != "paper" else "")
