@@ -57,6 +57,7 @@ CASES = [
     (["formula", "window", "--cwnd-avg", "-5", "--rtt", "0.03"], 2, "--cwnd-avg=-5.0 is invalid: must be finite and >= 0"),
     (["formula", "window", "--cwnd-avg", "1e308", "--rtt", "1e-10"], 2, "the throughput overflows a float"),
     (["formula", "atm", "--mss", "0"], 2, "--mss=0 is invalid: must be an integer >= 1"),
+    (["formula", "atm", "--mss", "99999999"], 2, "--mss=99999999 is invalid: must be in [1, 65487] bytes"),
     (["formula", "atm", "--mss", "1.5"], 2, "argument --mss: invalid int value: '1.5'"),
     (["formula", "fairness"], 2, "values=[] is invalid: give the throughputs"),
     (["formula", "fairness", "1", "-1"], 2, "values=[1.0, -1.0] is invalid"),

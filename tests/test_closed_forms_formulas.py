@@ -128,3 +128,22 @@ def test_window_bad_inputs():
         cf.throughput_from_window(-1, 0.1)
     with pytest.raises(ValueError, match="mss"):
         cf.average_window_linear(100, 0)
+
+
+def test_formula_json_states_units_and_the_overhead_counted(capsys):
+    import json
+
+    from tcpabr_model.cli import main
+    assert main(["formula", "atm", "--mss", "9180", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["units"]["tcp_max_throughput"] == "Mbit/s of TCP data" and "AAL5 trailer 8" in out["overhead"]
+    assert out["cells_per_packet"] == -(-(9180 + 56) // 48)
+    assert main(["formula", "window", "--cwnd-avg", "60000", "--rtt", "0.03", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["units"]["cwnd_avg_bytes"] == "bytes"
+
+
+def test_mss_beyond_one_aal5_frame_is_refused():
+    from tcpabr_model.closed_forms.atm import cells_per_packet
+    assert cells_per_packet(65487) == -(-(65487 + 56) // 48)
+    with pytest.raises(ValueError, match=r"mss=65488 is invalid: must be in \[1, 65487\] bytes"):
+        cells_per_packet(65488)

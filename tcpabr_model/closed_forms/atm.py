@@ -58,17 +58,30 @@ class Encapsulation:
 
 
 DEFAULT = Encapsulation()
+#: the largest AAL5 CPCS-PDU payload (ITU-T I.363.5), bytes: LLC/SNAP, IP, TCP and the segment's data
+AAL5_MAX_PAYLOAD = 65535
+
+
+def _mss(mss, encap: Encapsulation) -> int:
+    """``mss`` checked: at least 1 byte, and one AAL5 frame (its payload at most 65,535 bytes)."""
+    top = AAL5_MAX_PAYLOAD - (encap.total - encap.aal5_trailer)
+    m = check_int("mss", mss, 1)
+    if m > top:
+        raise ValueError(f"mss={m} is invalid: must be in [1, {top}] bytes (one AAL5 frame carries at most "
+                         f"{AAL5_MAX_PAYLOAD} payload bytes, {encap.total - encap.aal5_trailer} of them TCP/IP and "
+                         "LLC/SNAP headers)")
+    return m
 
 
 def cells_per_packet(mss, encap: Encapsulation = DEFAULT) -> int:
     """Cells carrying one segment: :math:`\\lceil(\\text{mss} + \\text{overhead})/48\\rceil`."""
-    m = check_int("mss", mss, 1)
+    m = _mss(mss, encap)
     return -(-(m + encap.total) // CELL_PAYLOAD)
 
 
 def padding_bytes(mss, encap: Encapsulation = DEFAULT) -> int:
     """AAL5 pad bytes: ``48 * cells - (mss + overhead)`` (0..47)."""
-    m = check_int("mss", mss, 1)
+    m = _mss(mss, encap)
     return CELL_PAYLOAD * cells_per_packet(m, encap) - (m + encap.total)
 
 
@@ -78,7 +91,7 @@ def tcp_efficiency(mss, encap: Encapsulation = DEFAULT, *, include_headers=False
     ``include_headers=True`` counts the TCP/IP headers as useful (seed 004's efficiency
     "includes the TCP/IP headers in the throughput").
     """
-    m = check_int("mss", mss, 1)
+    m = _mss(mss, encap)
     useful = m + (encap.tcp_header + encap.ip_header if include_headers else 0)
     return useful / (CELL_BYTES * cells_per_packet(m, encap))
 

@@ -199,7 +199,8 @@ def _formula(args) -> int:
     name = args.name
     if name == "window":
         v = _win.throughput_from_window(args.cwnd_avg, args.rtt, cap_mbps=args.cap)
-        out = {"throughput_mbps": v, "cwnd_avg_bytes": args.cwnd_avg, "rtt_s": args.rtt}
+        out = {"throughput_mbps": v, "cwnd_avg_bytes": args.cwnd_avg, "rtt_s": args.rtt,
+               "units": {"throughput_mbps": "Mbit/s of window bytes", "cwnd_avg_bytes": "bytes", "rtt_s": "s"}}
         text = f"throughput (seed 002 eq. 1) = {v:.6g} Mbps"
     elif name == "cwnd-avg":
         try:
@@ -210,7 +211,8 @@ def _formula(args) -> int:
             raise ValueError(f"--cwnd-max/--mss={args.cwnd_max!r}/{args.mss!r} is invalid: eq. 2 needs --cwnd-max >= "
                              f"2 * --mss / --acks-per-increment = {2.0 * args.mss / args.acks_per_increment:.10g} "
                              "bytes (at least one round trip from cwnd_max/2 to cwnd_max)") from None
-        out = {"cwnd_avg": v, "cwnd_max": args.cwnd_max, "mss": args.mss}
+        out = {"cwnd_avg": v, "cwnd_max": args.cwnd_max, "mss": args.mss,
+               "units": {"cwnd_avg": "bytes", "cwnd_max": "bytes", "mss": "bytes", "throughput_mbps": "Mbit/s"}}
         text = f"average window (seed 002 eq. 2) = {v:.6g} bytes"
         if args.rtt is not None:
             out["throughput_mbps"] = _win.throughput_from_window(v, args.rtt)
@@ -226,9 +228,16 @@ def _formula(args) -> int:
             "link_rate": args.link_rate,
             "sonet": bool(args.sonet),
         }
+        out["units"] = {"mss": "bytes (TCP data per segment)", "padding_bytes": "bytes",
+                        "tcp_efficiency": "TCP data bytes per ATM-layer byte",
+                        "tcp_max_throughput": "Mbit/s of TCP data", "link_rate": "Mbit/s"}
+        out["overhead"] = ("per segment: TCP 20 + IP 20 + LLC/SNAP 8 + AAL5 trailer 8 bytes, padding to a multiple "
+                           "of 48; per cell: 5-byte header" + (", STS-3c framing (26/27)" if args.sonet else ""))
         text = (
             f"{cells} cells/packet, efficiency {out['tcp_efficiency']:.4f}, "
-            f"TCP-layer max {out['tcp_max_throughput']:.4g} Mbps (link {args.link_rate:g} Mbps, sonet={args.sonet})"
+            f"TCP-layer max {out['tcp_max_throughput']:.4g} Mbps (link {args.link_rate:g} Mbps, sonet={args.sonet})\n"
+            f"  overhead counted: {out['overhead']} ({out['padding_bytes']} pad bytes here); efficiency = TCP data "
+            "bytes per ATM-layer byte"
         )
     elif name == "fairness":
         if not args.values:
