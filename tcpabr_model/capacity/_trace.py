@@ -102,6 +102,25 @@ class Trace:
         return float(runs[i]) / 1000.0, float(b[i] + 1) / 1000.0
 
 
+#: a stretch without any delivery opportunity at least this long (seconds) is named by ``trace fit`` and
+#: ``analyze --trace`` (``simulate`` refuses a measured window shorter than it)
+LONG_GAP_SECONDS = 60.0
+
+
+def long_gap_note(trace: Trace) -> str | None:
+    """A one-line note on the trace's longest stretch without a delivery opportunity
+    (:attr:`Trace.longest_gap`) where it lasts at least :data:`LONG_GAP_SECONDS`, else None: a fit counts
+    it as one outage of that length, which is right for a link that was down and wrong for a gap in
+    the capture."""
+    gap, start = trace.longest_gap
+    if gap < LONG_GAP_SECONDS:
+        return None
+    period = trace.period_ms / 1000.0
+    return (f"{trace.name} has no delivery opportunity for {gap:.0f} s (from {start:g} s, {100 * gap / period:.1f} % "
+            f"of its {period:.0f}-s period): the fit takes it as an outage of that length; if the link was not down "
+            "then (a gap in the capture), cut it out of the trace")
+
+
 def _check_times(t: np.ndarray, name: str) -> None:
     """Refuse an empty, negative, decreasing or zero-period array (line numbers 1-based)."""
     if t.ndim != 1 or t.size == 0:

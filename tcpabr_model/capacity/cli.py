@@ -54,6 +54,7 @@ def _fit(args) -> int:
     from ..cli import emit
     from ..closed_forms import effcap_design
     from . import fit_trace, save_model
+    from ._trace import long_gap_note
 
     trace, max_lag, select = _checked(args)
     fit = fit_trace(trace, states=args.states, epoch=args.epoch, method=args.method,
@@ -85,6 +86,10 @@ def _fit(args) -> int:
         zero = [str(i) for i, c in enumerate(m.levels) if c == 0.0]
         which = f"level {zero[0]} is an outage" if len(zero) == 1 else f"levels {', '.join(zero)} are outages"
         lines.append(f"{which} (0 packets/s): {how}")
+    gap = long_gap_note(trace)
+    if gap is not None:
+        out["notes"] = [gap]
+        lines.append(f"note: {gap}")
     lines.append("transition matrix per epoch:")
     lines += ["  " + " ".join(f"{v:6.3f}" for v in row) for row in m.transition]
     show = [lag for lag in (1, 2, 5, 10, 20, 50) if lag <= len(fit.acf_lags)]

@@ -161,6 +161,11 @@ def _run_trace(args: argparse.Namespace) -> int:
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
+    from ..capacity._trace import long_gap_note
+
+    gap = long_gap_note(trace)
+    if gap is not None:
+        d["notes"] = [gap]
     v = r.validity
     text = (
         f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else f'over ABR ({r.feedback})'} on {args.trace}: rtt={r.rtt:g} s "
@@ -190,6 +195,7 @@ def _run_trace(args: argparse.Namespace) -> int:
            f"  assumptions: levels last {v['mean_sojourn_rtts_weighted']:.1f} RTTs on average, outage ")
         + f"{v['outage_share']:.1%} of epochs, service lag inside an epoch {v['service_lag_packets']:.1f} packets\n"
         + (f"  strained: {'; '.join(v['strained'])}" if v["strained"] else "  strained: none of the checked assumptions")
+        + (f"\n  note: {gap}" if gap is not None else "")
     )
     emit(d, args.json, text)
     return 0
