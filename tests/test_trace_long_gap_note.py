@@ -34,3 +34,10 @@ def test_fit_and_analyze_print_it(tmp_path, capsys):
     assert "10800 s" in json.loads(capsys.readouterr().out)["notes"][0]
     assert main(["analyze", "--trace", p, "--rtt", "0.1", "--bmax", "10", "--feedback", "none"]) == 0
     assert f"  note: {p} has no delivery opportunity for 10800 s" in capsys.readouterr().out
+
+
+def test_a_tiny_level_is_not_printed_as_zero(tmp_path, capsys):
+    p = str(_gap_trace(tmp_path, 3 * 3600))
+    assert main(["trace", "fit", p, "--epoch", "0.1", "--no-outage", "--states", "2"]) == 0
+    level0 = capsys.readouterr().out.splitlines()[2].split()
+    assert level0[0] == "0" and float(level0[1]) > 0 and "e-" in level0[1]

@@ -78,7 +78,8 @@ def _fit(args) -> int:
         lines.insert(1, f"{fit.regimes} regimes of the capacity smoothed over {fit.regime_window:g} s, "
                         f"{fit.states // fit.regimes} levels each (states ordered regime by regime)")
     for i, (c, b, o, p) in enumerate(zip(m.levels, m.bits_per_second, fit.occupancy_trace, fit.occupancy_model)):
-        lines.append(f"{i:5d}  {c:9.1f}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}"
+        rate = f"{c:9.1f}" if c == 0.0 or c >= 0.05 else f"{c:9.1e}"   # a level that is not 0 never reads 0.0
+        lines.append(f"{i:5d}  {rate}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}"
                      + (f"  {fit.regime_of_state[i]:6d}" if fit.regimes > 1 else ""))
     if m.has_outage:
         how = ("k-means/quantiles put only empty epochs in the lowest level" if not args.outage
