@@ -37,7 +37,12 @@ def test_fit_and_analyze_print_it(tmp_path, capsys):
 
 
 def test_a_tiny_level_is_not_printed_as_zero(tmp_path, capsys):
-    p = str(_gap_trace(tmp_path, 3 * 3600))
+    # 3 hours with one opportunity every 1000 s: the low level is about 1e-3 packets/s, not 0
+    t = list(range(1, 10_001)) + [10_000 + 1_000_000 * k for k in range(1, 11)] + \
+        [11_000_000 + k for k in range(1, 10_001)]
+    p = tmp_path / "sparse.down"
+    p.write_text("\n".join(map(str, t)) + "\n")
+    p = str(p)
     assert main(["trace", "fit", p, "--epoch", "0.1", "--no-outage", "--states", "2"]) == 0
     level0 = capsys.readouterr().out.splitlines()[2].split()
     assert level0[0] == "0" and float(level0[1]) > 0 and "e-" in level0[1]
