@@ -128,9 +128,12 @@ def api_page(mod: str) -> str:
             lines += [f"The same object as [`{path}`]({owner}.md#{path}) (re-exported here).", ""]
         else:
             obj = getattr(pkg, name)
-            lines += [f"`{type(obj).__name__}` of {len(obj)} items, built when the package is imported; "
-                      "the package description above says what it holds." if hasattr(obj, "__len__")
-                      else f"`{type(obj).__name__}`; the package description above says what it is.", ""]
+            if isinstance(obj, (str, bytes, int, float, bool)):    # a constant: its value says what it is
+                lines += [f"`{type(obj).__name__}` constant: `{obj!r}`.", ""]
+            else:
+                lines += [f"`{type(obj).__name__}` of {len(obj)} items, built when the package is imported; "
+                          "the package description above says what it holds." if hasattr(obj, "__len__")
+                          else f"`{type(obj).__name__}`; the package description above says what it is.", ""]
     return "\n".join(lines)
 
 

@@ -13,3 +13,10 @@ def test_roles_are_stripped_before_code():
     html = 'x :math:<code>T &lt; 1</code> and :func:<code>f</code>, :py:class:<code>C</code>; a:math: b'
     out = hooks.on_page_content(html, None, None, None)
     assert out == 'x <code>T &lt; 1</code> and <code>f</code>, <code>C</code>; a:math: b'
+
+
+def test_a_constant_built_at_import_shows_its_value():
+    """``api_page``'s summary of a re-exported constant: its value, not "of 16 items" (a string's length)."""
+    hooks = load_script("docs/hooks.py", "docs_hooks")
+    t = hooks.api_page("sweep")
+    assert "`str` constant: `'TCPABR_CACHE_DIR'`." in t and "`str` of" not in t
