@@ -208,12 +208,14 @@ def _small_psi_note(sc, model) -> str:
         return ""
     if sc.feedback != "none":
         return (f"\n  note: psi={sc.psi:g} < 5 with the rate changed at the epochs (III-B.1): on the Fig. 8/9 grid "
-                "this is 7-29 % below the simulator; --switch-time uniform changes it inside the round trip "
+                "this is 14-27 % below the simulator (psi 1.5-3, B_max 10-12); --switch-time uniform changes it inside "
+                "the round trip "
                 "(docs/model.md sec. 17)")
     if sc.ack_clock == "spread":
         return ""
     return (f"\n  note: psi={sc.psi:g} < 5 with the ACKs back to back at the previous level's spacing (sec. 3): on "
-            "the Fig. 8/9 grid TCP alone is 7-27 % below the simulator; --ack-clock spread spreads them over the "
+            "the Fig. 8/9 grid TCP alone is 11-26 % below the simulator (psi 1.5-3, B_max 10-12); --ack-clock spread "
+            "spreads them over the "
             "round trip (docs/model.md sec. 3a)")
 
 
