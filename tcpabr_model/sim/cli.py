@@ -336,6 +336,10 @@ def handler(args) -> int:
     if args.trace is not None:
         args.trace = _trace_path(args.trace)
     sc = _scenario(args)
+    rtt = max(sc.rtt)
+    if sc.duration < rtt:     # a measurement shorter than one round trip: no estimate to trust (nan delays)
+        raise ValueError(f"--duration={sc.duration:g} s is invalid: shorter than the round trip ({rtt:.4g} s): "
+                         f"give --duration >= {rtt:.4g} s, better many round trips")
     reps = 10 if args.replications is None else args.replications
     bar = _progress_bar(reps, estimated_kernel_seconds(sc) * reps / max(1, args.workers))
     try:
@@ -351,6 +355,16 @@ def handler(args) -> int:
         save_npz(args.trace, **{k: getattr(res.trace, k) for k in res.trace.__dataclass_fields__})
         d["trace_file"] = args.trace
     lines = [_header(args, sc, res)] + _efficiency_lines(sc, res, d)
+    if args.trace is not None:
+        lines.append(f"trace written to {args.trace}")
+    if args.target_halfwidth is not None:
+        e = res.efficiency      # the estimate the driver's stopping rule reads (driver.simulate)
+        rel = e.half_width / abs(e.mean) if e.has_interval and e.mean else float("inf")
+        d["target_met"] = bool(rel <= args.target_halfwidth)
+        if not d["target_met"]:
+            print(f"tcpabr simulate: warning: --target-halfwidth {args.target_halfwidth:g} not reached: "
+                  f"{res.replications} replications (the cap: 1000, or --replications when larger) give a relative "
+                  f"half-width of {rel:.3g}; lengthen --duration", file=sys.stderr)
     if sc.n_connections > 1:
         lines.append(f"Jain fairness   {res.fairness.format()}")
     lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
@@ -414,10 +428,10 @@ def _efficiency_lines(sc, res, d: dict) -> list:
     pkt = capacity_packet_bytes(sc.capacity)
     if pkt is None:
         d["efficiency_definition"] = section_v
-        lines = [f"efficiency      {e.format()} (95% CI; ceiling {ceiling:.4f})",
+        lines = [f"efficiency      {e.format()} ({'95% CI; ' if e.has_interval else ''}ceiling {ceiling:.4f})",
                  f"efficiency_wire {res.efficiency_wire.format()}"]
         for i, (ec, gp) in enumerate(zip(res.per_connection_efficiency, res.goodput_bps)):
-            lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean:.1f} B/s")
+            lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean:.1f} B/s of TCP payload")
         return lines
     whose = "trace's" if sc.capacity_kind == "trace" else "model's"
     atm = sc.feedback != "none"
@@ -432,7 +446,8 @@ def _efficiency_lines(sc, res, d: dict) -> list:
     d["efficiency"] = dict(d["efficiency_wire"])
     d["per_connection_efficiency"] = [x.to_dict() for x in per]
     d["efficiency_definition"] = unit
-    lines = [f"efficiency      {res.efficiency_wire.format()} (95% CI) = {unit}",
+    ci = " (95% CI)" if res.efficiency_wire.has_interval else ""
+    lines = [f"efficiency      {res.efficiency_wire.format()}{ci} = {unit}",
              f"efficiency_ip_bytes {e.format()} ({section_v})"]
     for i, (ec, gp) in enumerate(zip(per, res.goodput_bps)):
         lines.append(f"  connection {i}: efficiency {ec.format()}, goodput {gp.mean / sc.payload_bytes:.1f} "

@@ -202,6 +202,10 @@ class DelayStats:
         out = []
         for k in COMPONENTS:
             e = getattr(self, k)
+            if not np.isfinite(e.mean.mean):     # a replication measured no delivered frame
+                out.append(f"delay {k:<12s}none: a replication delivered no frame in its measured window "
+                           f"({e.frames} frames in all)")
+                continue
             q = ", ".join(f"{n} {_ms(getattr(e, n))}" for n in ("mean", "p50", "p95", "p99"))
             out.append(f"delay {k:<12s}{q} ms ({e.frames} frames)")
         qf = ", ".join(x.format(".4g") for x in self.queue_frames)
@@ -213,7 +217,10 @@ class DelayStats:
 
 def _ms(e: Estimate) -> str:
     m = f"{1e3 * e.mean:.4g}"
-    return m if not e.has_interval else f"{m} +/- {1e3 * e.half_width:.2g}"
+    if not e.has_interval:
+        return m
+    hw = e.half_width if e.half_width > 1e-12 * abs(e.mean) else 0.0     # rounding noise of equal replications
+    return f"{m} +/- {1e3 * hw:.2g}"
 
 
 def _est(reps, get, level):
