@@ -94,9 +94,8 @@ def bursty(tmp_path):
 
 def test_epoch_too_short_names_epoch(bursty, capsys):
     tr, path = bursty
-    err = refused(["trace", "fit", path, "--epoch", "1e-5"], capsys,
-                  "--epoch=1e-05 is invalid", "use a longer epoch")
-    assert "underflows" in err
+    refused(["trace", "fit", path, "--epoch", "1e-5"], capsys,
+            "--epoch=1e-05 is invalid", "must be >= 0.001 s, the trace's resolution")
     with pytest.raises(ValueError, match=r"^epoch=1e-05 is invalid"):
         cap.fit_trace(tr, epoch=1e-5)
 

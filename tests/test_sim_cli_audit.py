@@ -52,3 +52,14 @@ def test_target_halfwidth_says_whether_it_was_reached(monkeypatch, capsys):
     monkeypatch.setattr(driver, "simulate", real)
     assert main(argv[:-3] + ["--target-halfwidth", "0.5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["target_met"] is True
+
+
+def test_delta_and_delays_name_the_flag_and_the_real_range(capsys):
+    for argv, fragment in ((["--delta", "1e-6"], "--delta=1e-06 is invalid: the round trip it gives in seconds"),
+                           (["--rtt", "200"], "--rtt=200.0 is invalid: must be in (0, 100] seconds"),
+                           (["--feedback-delay", "1e4"], "--feedback-delay=10000.0 (entry 0) is invalid: must be in "
+                                                         "[0.0, 100.0]"),
+                           (["--feedback-delay", "-1"], "must be in [0.0, 100.0]")):
+        assert main(["simulate", *argv]) == 2
+        err = capsys.readouterr().err
+        assert fragment in err and err.count("\n") == 1

@@ -19,7 +19,7 @@ def main(monkeypatch):
     (["simulate", "--duration", "1e8"], 2, "duration=1e+08 s is invalid: one replication keeps 3.33e+09"),
     (["simulate", "--preset", "seed001_testbed", "--feedback", "effcap", "--bmax", "5"], 2,
      "--feedback, --bmax are ignored with --preset"),
-    (["simulate", "--delta", "1e9"], 2, "delta=1000000000.0 is invalid: must be in (0.0, 2000000.0]"),
+    (["simulate", "--delta", "1e9"], 2, "delta=1000000000.0 is invalid: must be in (0.0, 20000.0]"),
     (["simulate", "--host-rate-factor", "5"], 2, "--host-rate-factor is ignored without --feedback none"),
     (["simulate", "--batches", "5"], 2, "--batches is ignored without --ci batch"),
     (["simulate", "--granularity", "0.1"], 2, "--granularity is ignored without --rto estimator"),

@@ -361,7 +361,7 @@ def test_scenario_to_dict_describes_the_capacity():
      "--rate-ratio, --capacity-mode are ignored with --capacity-trace"),
     (["--capacity-offset", "2"], "--capacity-offset is ignored without --capacity-trace"),
     (["--rtt", "0.1", "--delta", "20"], "--rtt and --delta are exclusive"),
-    (["--rtt", "-0.1"], "--rtt=-0.1 is invalid: must be in (0, 10000] seconds"),
+    (["--rtt", "-0.1"], "--rtt=-0.1 is invalid: must be in (0, 100] seconds"),
     (["--capacity", "BAD"], "is invalid: not a JSON file"),
     (["--capacity-trace", "BADTRACE"], "line 2: 'x' is invalid: not an integer"),
     (["--capacity-trace", str(OUTAGE), "--capacity-offset", "1", "--replications", "2"],

@@ -242,7 +242,7 @@ def _variant(name: str) -> str:
 def _scenario(args):
     from ..capacity import Trace as LinkTrace
     from .feedback import n_from_k
-    from .scenario import Scenario, TcpConfig
+    from .scenario import MAX_RTT_SECONDS, Scenario, TcpConfig
 
     kw = {}
     if args.feedback == "effcap":
@@ -285,10 +285,10 @@ def _scenario(args):
             raise ValueError("--rtt and --delta are exclusive: give the round trip in seconds or in packet times")
         # seconds -> packet times at the high (peak) rate of this capacity and packet
         unit = Scenario(feedback=args.feedback, **kw).time_unit
-        for i, v in enumerate(args.rtt):   # the physical limit of Scenario.from_normalized: 1e4 s
-            if not 0.0 < v <= 1e4:
+        for i, v in enumerate(args.rtt):   # the physical limit of Scenario.from_normalized
+            if not 0.0 < v <= MAX_RTT_SECONDS:
                 entry = f" (entry {i})" if len(args.rtt) > 1 else ""
-                raise ValueError(f"--rtt={v!r}{entry} is invalid: must be in (0, 10000] seconds")
+                raise ValueError(f"--rtt={v!r}{entry} is invalid: must be in (0, {MAX_RTT_SECONDS:g}] seconds")
         vals = [v / unit for v in args.rtt]
         delta = tuple(vals) if len(vals) > 1 else vals[0]
     wmax = args.wmax
@@ -311,10 +311,16 @@ def _scenario(args):
     rto_min = {} if args.rto_min is None else {"rto_min": args.rto_min}
     tcp = TcpConfig(variant=_variant(args.variant), rto=args.rto, granularity=args.granularity, wmax=wmax,
                     delayed_ack=args.delayed_ack, **rto_min)
-    sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
-                                  feedback=args.feedback, tcp=tcp, warmup=args.warmup,
-                                  capacity_mode=args.capacity_mode, interval=interval, discard=args.discard,
-                                  host_rate_factor=args.host_rate_factor, **kw)
+    try:
+        sc = Scenario.from_normalized(delta=delta, bmax=args.bmax, psi=args.psi, rate_ratio=args.rate_ratio,
+                                      feedback=args.feedback, tcp=tcp, warmup=args.warmup,
+                                      capacity_mode=args.capacity_mode, interval=interval, discard=args.discard,
+                                      host_rate_factor=args.host_rate_factor, **kw)
+    except ValueError as exc:    # the round trip in seconds comes from --delta: name the flag the user gave
+        if delta_given and str(exc).startswith("rtt"):
+            raise ValueError(f"--delta={args.delta[0] if len(args.delta) == 1 else list(args.delta)} is invalid: the "
+                             f"round trip it gives in seconds is out of range ({exc})") from None
+        raise
     if args.k is not None:
         sc = sc.with_(n=tuple(n_from_k(args.k, d, sc.interval) for d in sc.rtt))
     return sc

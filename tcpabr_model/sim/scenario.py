@@ -129,6 +129,10 @@ def _tuple_of(name, value, n, check, allow_none=True):
     return tuple(check(f"{name}[{i}]", v) for i, v in enumerate(vals))
 
 
+#: the largest round trip and feedback delay the simulator takes, seconds: its network's ACK and feedback
+#: delays are checked against it (network.Vc)
+MAX_RTT_SECONDS = 100.0
+
 @dataclass(frozen=True)
 class Scenario:
     """A TCP/ABR (or TCP alone) scenario in physical units; validated on construction.
@@ -244,7 +248,7 @@ class Scenario:
         rtt = self.rtt if isinstance(self.rtt, (list, tuple)) else (self.rtt,)
         if len(rtt) < 1 or len(rtt) > 64:
             raise ValueError(f"rtt={self.rtt!r} is invalid: must hold 1 to 64 connections")
-        rtt = tuple(check_real(f"rtt[{i}]", v, 0.0, 1e4, low_open=True) for i, v in enumerate(rtt))
+        rtt = tuple(check_real(f"rtt[{i}]", v, 0.0, MAX_RTT_SECONDS, low_open=True) for i, v in enumerate(rtt))
         s(self, "rtt", rtt)
         nc = len(rtt)
         s(self, "tau", check_real("tau", self.tau, 0.0, low_open=True))
@@ -279,7 +283,7 @@ class Scenario:
                 n = tuple(n_from_k(8, d, self.interval) for d in rtt)
             s(self, "m", m)
             s(self, "n", n)
-        fd = _tuple_of("feedback_delay", self.feedback_delay, nc, lambda a, b: check_real(a, b, 0.0, 1e4))
+        fd = _tuple_of("feedback_delay", self.feedback_delay, nc, lambda a, b: check_real(a, b, 0.0, MAX_RTT_SECONDS))
         s(self, "feedback_delay", fd if fd is not None else rtt)
         sh = _tuple_of("share", self.share, nc, lambda a, b: check_real(a, b, 0.0, 1.0, low_open=True))
         s(self, "share", sh if sh is not None else (1.0 / nc,) * nc)
@@ -499,8 +503,8 @@ class Scenario:
             hr = capacity_high_rate(cap, pl, frame)
             high = hr if hr is not None else high
         unit = check_int("payload_bytes", payload, 1) / check_real("high_rate", high, 0.0, low_open=True)
-        # the physical limit (rtt <= 1e4 s) stated in the caller's unit, time units
-        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, 1e4 / unit,
+        # the physical limit (rtt <= MAX_RTT_SECONDS) stated in the caller's unit, time units
+        deltas = tuple(check_real(f"delta[{i}]" if len(deltas) > 1 else "delta", d, 0.0, MAX_RTT_SECONDS / unit,
                                   low_open=True) for i, d in enumerate(deltas))
         if tcp is None:
             tcp = TcpConfig(wmax=wmax)
