@@ -58,6 +58,24 @@ def check_point_keys(name: str, params: dict) -> None:
         _split_unknown(p, keys, name)
 
 
+def check_point_values(name: str, params: dict) -> None:
+    """``ValueError`` where the built-in method ``name`` would refuse the point's values before
+    computing anything: the analysis' and the simulation's scenarios are built (files read, nothing
+    solved or simulated); other methods: nothing to check.  For ``tcpabr sweep``, which refuses a grid
+    whose every point is invalid (a typo in a value) in one line instead of a table of error rows."""
+    p = dict(params)
+    if name == "analysis":
+        from ..markov import Scenario
+
+        p.pop("solver", None)
+        if isinstance(p.get("capacity"), str):
+            from ..capacity import load_model
+            p["capacity"] = load_model(p["capacity"])
+        Scenario(**p)
+    elif name == "simulation":
+        build_sim_scenario({k: v for k, v in p.items() if k not in SIMULATION_KEYS})
+
+
 def _simulation_keys(p: dict) -> None:
     """The key checks of :func:`build_sim_scenario`, alone (a bad ``normalized`` value is left
     to the point, which says so when it runs)."""

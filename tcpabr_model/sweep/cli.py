@@ -236,6 +236,23 @@ def _check_keys(name: str, grid) -> None:
             raise ValueError(f"grid key {exc}") from None
 
 
+def _check_values(name: str, grid) -> None:
+    """Refuse a grid whose every point the method refuses before computing (e.g. ``psi=abc``): one
+    line with the first point's reason.  A grid with some valid points runs; the others are error rows."""
+    from ._methods import check_point_values
+
+    first = None
+    for p in grid.points:
+        try:
+            check_point_values(name, p)
+            return
+        except (ValueError, TypeError) as exc:
+            if first is None:
+                first = (p, exc)
+    if first is not None:
+        raise ValueError(f"every point of the grid is invalid; the first, {first[0]}: {first[1]}")
+
+
 def _confirmed(args, name: str, grid, options) -> bool:
     """Whether the sweep may start: below the thresholds of :mod:`._size`, ``--yes``, or a "y"
     typed at a terminal; a non-interactive run above them is refused (ValueError, exit 2)."""
@@ -377,6 +394,7 @@ def _run(args: argparse.Namespace) -> int:
     name, func = method_name(method)
     check_options(name, func, options, "--option")   # once, before any point (it failed at every point)
     _check_keys(name, grid)
+    _check_values(name, grid)
     if args.out:
         _check_out(args.out)
     if not _confirmed(args, name, grid, options):
