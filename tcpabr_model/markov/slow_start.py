@@ -229,9 +229,7 @@ def burst_failure(before, after) -> np.ndarray:
     has_reg = before.regenerations()   # (0, 0, m') is a state
     half = np.maximum(m // 2, 2)
     # a regeneration threshold beyond the chain's (W_max of 1 or 2: thresholds up to 1) is no state
-    reg = np.zeros(half.size, dtype=bool)
-    inside = half < has_reg.size
-    reg[inside] = has_reg[half[inside]]
+    reg = (half < has_reg.size) & has_reg[np.minimum(half, has_reg.size - 1)]
     passed = (after.ls_m == before.ls_m) & (m > int(before.scenario_key[1])) & reg
     return np.where(passed, np.minimum(share[rows], 1.0), 0.0)
 

@@ -329,7 +329,7 @@ def _scenario(args):
 def handler(args) -> int:
     """Run ``tcpabr simulate``; returns the exit status."""
     from ..cli import emit
-    from .driver import estimated_kernel_seconds, simulate
+    from .driver import estimated_kernel_seconds, simulate, target_reached
 
     _refuse_ignored(args)
     if args.list_presets:
@@ -364,10 +364,10 @@ def handler(args) -> int:
     if args.trace is not None:
         lines.append(f"trace written to {args.trace}")
     if args.target_halfwidth is not None:
-        e = res.efficiency      # the estimate the driver's stopping rule reads (driver.simulate)
-        rel = e.half_width / abs(e.mean) if e.has_interval and e.mean else float("inf")
-        d["target_met"] = bool(rel <= args.target_halfwidth)
+        e = res.efficiency      # the estimate the driver's stopping rule reads
+        d["target_met"] = bool(target_reached(e, args.target_halfwidth))
         if not d["target_met"]:
+            rel = e.half_width / abs(e.mean) if e.has_interval and e.mean else float("inf")
             print(f"tcpabr simulate: warning: --target-halfwidth {args.target_halfwidth:g} not reached: "
                   f"{res.replications} replications (the cap: 1000, or --replications when larger) give a relative "
                   f"half-width of {rel:.3g}; lengthen --duration", file=sys.stderr)

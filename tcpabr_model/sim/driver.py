@@ -283,9 +283,15 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
             eff = Estimate.from_samples(tally.samples["eff"], level)
             if target_rel_halfwidth is None or tally.nrep >= max_replications:
                 break
-            if eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean):
+            if target_reached(eff, target_rel_halfwidth):
                 break
     return tally.result(seed, level, eff)
+
+
+def target_reached(eff: Estimate, target_rel_halfwidth: float) -> bool:
+    """:func:`simulate`'s stopping rule: the efficiency's half-width at most ``target_rel_halfwidth``
+    times its mean (two replications at least)."""
+    return eff.n >= 2 and eff.half_width <= target_rel_halfwidth * abs(eff.mean)
 
 
 def _check_run(scenario: Scenario, replications: int, trace: bool, adaptive: bool) -> None:

@@ -133,6 +133,7 @@ def _tuple_of(name, value, n, check, allow_none=True):
 #: delays are checked against it (network.Vc)
 MAX_RTT_SECONDS = 100.0
 
+
 @dataclass(frozen=True)
 class Scenario:
     """A TCP/ABR (or TCP alone) scenario in physical units; validated on construction.

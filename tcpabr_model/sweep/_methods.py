@@ -65,13 +65,8 @@ def check_point_values(name: str, params: dict) -> None:
     whose every point is invalid (a typo in a value) in one line instead of a table of error rows."""
     p = dict(params)
     if name == "analysis":
-        from ..markov import Scenario
-
         p.pop("solver", None)
-        if isinstance(p.get("capacity"), str):
-            from ..capacity import load_model
-            p["capacity"] = load_model(p["capacity"])
-        Scenario(**p)
+        _analysis_scenario(p)
     elif name == "simulation":
         build_sim_scenario({k: v for k, v in p.items() if k not in SIMULATION_KEYS})
 
@@ -105,6 +100,17 @@ def _check_sim_keys(p: dict, normalized: bool) -> None:
 
 
 # ---- analysis -----------------------------------------------------------------------
+def _analysis_scenario(p: dict):
+    """The :class:`tcpabr_model.markov.Scenario` of an analysis point (``solver`` removed)."""
+    from ..markov import Scenario
+
+    _split_unknown(p, [f.name for f in dataclasses.fields(Scenario)], "the analysis (tcpabr_model.markov.Scenario)")
+    if isinstance(p.get("capacity"), str):   # a model file written by capacity.save_model
+        from ..capacity import load_model
+        p = {**p, "capacity": load_model(p["capacity"])}
+    return Scenario(**p)
+
+
 def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: float | None = None) -> dict:
     """Markov renewal bounds of one :class:`tcpabr_model.markov.Scenario` (seed 004 Sec. III).
 
@@ -136,17 +142,12 @@ def analysis_point(params: dict, seed: int, *, solver: str = "structured", tol: 
         ``mean_cycle_length`` (units of Delta); ``n_states``, ``nnz``; ``residual``
         (||pi P - pi||_1); ``solver`` (the solver used).
     """
-    from ..markov import Scenario, analyze
+    from ..markov import analyze
     from ..markov.solvers import DEFAULT_TOL
 
     p = dict(params)
     solver = p.pop("solver", solver)
-    allowed = [f.name for f in dataclasses.fields(Scenario)]
-    _split_unknown(p, allowed, "the analysis (tcpabr_model.markov.Scenario)")
-    if isinstance(p.get("capacity"), str):   # a model file written by capacity.save_model
-        from ..capacity import load_model
-        p["capacity"] = load_model(p["capacity"])
-    r = analyze(Scenario(**p), method=solver, tol=DEFAULT_TOL if tol is None else tol)
+    r = analyze(_analysis_scenario(p), method=solver, tol=DEFAULT_TOL if tol is None else tol)
     return {
         "optimistic": _f(r.optimistic),
         "conservative": _f(r.conservative),
