@@ -20,7 +20,9 @@ appears in the site without editing ``mkdocs.yml``:
   still succeeds: the report is an output of the study, not a source of the site.
 
 The docstrings' Sphinx roles (``:func:`name```) have no meaning in Markdown; the rendered
-pages show the name as code without the role prefix.
+pages show the name as code without the role prefix. A ``:math:`...``` role is rendered as
+MathML (``latex2mathml``, in the ``docs`` extra), which browsers show natively: no script and
+no network. An expression it cannot convert stays as its LaTeX in code, and the build says so.
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ NOT_API = {"cli", "__main__"}  # command-line entry points: documented by `tcpab
 REPORT_DIRS = ("out/reproduce-ci", "out/reproduce")
 NOTEBOOKS_SECTION, API_SECTION = "Notebooks", "API reference"
 log = logging.getLogger("mkdocs.hooks.tcpabr")
-SPHINX_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const|math):(?=<code>)")  # math: shown as its LaTeX in code
+SPHINX_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|meth|attr|data|exc|obj|const|math):(?=<code>)")
+MATH_ROLE = re.compile(r":math:<code>(.*?)</code>", re.S)
 
 
 def notebooks() -> list[Path]:
@@ -187,8 +190,21 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
+def _mathml(match: re.Match) -> str:
+    """``:math:<code>TEX</code>`` as inline MathML; the code itself where the TeX does not convert."""
+    import html as html_lib
+
+    tex = html_lib.unescape(match.group(1))
+    try:
+        from latex2mathml.converter import convert
+        return convert(tex)
+    except Exception as exc:  # noqa: BLE001 - any failure keeps the TeX readable as code
+        log.info("math kept as LaTeX (%s): %s", type(exc).__name__, tex)
+        return match.group(0)
+
+
 def on_page_content(html: str, page, config, files) -> str:
-    return SPHINX_ROLE.sub("", html)
+    return SPHINX_ROLE.sub("", MATH_ROLE.sub(_mathml, html))
 
 
 def on_post_build(config) -> None:
