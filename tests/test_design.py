@@ -325,3 +325,29 @@ def test_design_targets_script_searches_the_interval(tmp_path):
     assert len(df) == 2
     # seeded: on this 3-level trace with outages the 10-ms interval is what the design halves choose (docs/design.md)
     assert df["effcap"].str.contains("s=0.01").all() and df["met"].all()
+
+
+def test_front_labels_do_not_overlap():
+    """Candidates at (nearly) the same point get stacked labels, not one over the other."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tcpabr_model.plot._design import _OFFSETS, _place_labels
+
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 1)
+    labels = [(50.0, 0.5, "M=1 N=4"), (50.5, 0.5, "M=4 N=4"), (50.2, 0.501, "M=4 N=16"), (90.0, 0.1, "M=1 N=16")]
+    used = _place_labels(ax, labels)
+    assert len(used) == 4 and len(set(used[:3])) == 3     # the three crowded ones stacked apart
+    assert used[3] == _OFFSETS[0]                         # the lone one where a label goes first
+    texts = [t for t in ax.texts]
+    fig.canvas.draw()
+    from matplotlib.text import Text
+
+    r = fig.canvas.get_renderer()
+    boxes = [Text.get_window_extent(t, r) for t in texts[:3]]     # the text alone, not its leader line
+    assert not any(boxes[i].overlaps(boxes[j]) for i in range(3) for j in range(i + 1, 3))
+    plt.close(fig)

@@ -49,7 +49,7 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.4))
     best = None if d.get("best") is None else d["best"]["candidate"]["label"]
-    front = []
+    front, labels = [], []
     for p in d["points"]:
         lab = p["candidate"]["label"]
         y, yh = _val(p["throughput"])
@@ -62,8 +62,7 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
         ax.scatter([x], [y], marker=mk, s=size, color=col, zorder=3,
                    label=lab if lab in _STYLE else None)
         if lab not in _STYLE:
-            ax.annotate(lab.replace("EFFCAP ", "").replace("INSTCAP ", "I "), (x, y), fontsize=6.5,
-                        xytext=(3, 3), textcoords="offset points", color="0.3")
+            labels.append((x, y, lab.replace("EFFCAP ", "")))
         if lab == best:
             ax.scatter([x], [y], marker="o", s=260, facecolors="none", edgecolors="k", zorder=4,
                        label=f"best: {lab}")
@@ -91,13 +90,52 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
     lim = d.get("max_p95_delay_s")
     if lim is not None:
         ax.axvline(1e3 * lim, ls="--", color="0.5", lw=0.8, label=f"p95 limit {1e3 * lim:.4g} ms")
+    _place_labels(ax, labels)
     ax.set_xlabel("p95 delay per delivered segment, ms (source buffer + bottleneck queue)")
     ax.set_ylabel("throughput (efficiency)")
     ax.grid(True, alpha=0.3)
     if title:
         ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=7, loc="best")
+    # below the axes, where it covers no point (the front's points crowd every corner)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False)
     return ax
+
+
+# the offsets (points) tried in turn for a candidate's label: right-above first, then stacked
+_OFFSETS = [(4, 3), (4, -9), (4, 12), (4, -18), (4, 21), (4, -27), (-4, 3), (-4, -9)]
+
+
+def _place_labels(ax, labels: list) -> list:
+    """Annotate each ``(x, y, text)`` at the first offset of ``_OFFSETS`` whose text box overlaps
+    no label placed before (estimated in display pixels from the font size), else at the first.
+    Returns the offsets used."""
+    if not labels:
+        return []
+    size = 6.5
+    px = ax.figure.dpi / 72.0
+    h, cw = 1.25 * size * px, 0.58 * size * px  # line height and mean character width, pixels
+    ax.get_xlim(), ax.get_ylim()               # autoscale now: the transform below is final
+    placed, used = [], []
+    for x, y, text in sorted(labels, key=lambda t: (t[0], -t[1])):
+        X, Y = ax.transData.transform((x, y))
+        w = cw * len(text)
+        choice = _OFFSETS[0]
+        for dx, dy in _OFFSETS:
+            x0 = X + dx * px if dx >= 0 else X + dx * px - w
+            y0 = Y + dy * px
+            box = (x0, y0, x0 + w, y0 + h)
+            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+                choice = (dx, dy)
+                break
+        dx, dy = choice
+        x0 = X + dx * px if dx >= 0 else X + dx * px - w
+        placed.append((x0, Y + dy * px, x0 + w, Y + dy * px + h))
+        used.append(choice)
+        # a label moved off its point is tied to it by a thin line
+        arrow = None if choice == _OFFSETS[0] else dict(arrowstyle="-", color="0.6", lw=0.5, shrinkA=0, shrinkB=2)
+        ax.annotate(text, (x, y), fontsize=size, xytext=choice, textcoords="offset points", color="0.3",
+                    ha="left" if dx >= 0 else "right", va="bottom", arrowprops=arrow)
+    return used
 
 
 def plot_design(result):
