@@ -339,7 +339,7 @@ def test_front_labels_do_not_overlap():
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
     ax.set_xlim(0, 100)
     ax.set_ylim(0, 1)
-    labels = [(50.0, 0.5, "M=1 N=4"), (50.5, 0.5, "M=4 N=4"), (50.2, 0.501, "M=4 N=16"), (90.0, 0.1, "M=1 N=16")]
+    labels = [(50.0, 0.5, "M=1 N=4"), (50.5, 0.5, "M=4 N=4"), (50.2, 0.501, "M=4 N=16"), (20.0, 0.1, "M=1 N=16")]
     used = _place_labels(ax, labels)
     assert len(used) == 4 and len(set(used[:3])) == 3     # the three crowded ones stacked apart
     assert used[3] == _OFFSETS[0]                         # the lone one where a label goes first
@@ -348,6 +348,23 @@ def test_front_labels_do_not_overlap():
     from matplotlib.text import Text
 
     r = fig.canvas.get_renderer()
-    boxes = [Text.get_window_extent(t, r) for t in texts[:3]]     # the text alone, not its leader line
-    assert not any(boxes[i].overlaps(boxes[j]) for i in range(3) for j in range(i + 1, 3))
+    boxes = [Text.get_window_extent(t, r) for t in texts]     # the text alone, not its leader line
+    assert len(boxes) == 4 and not any(boxes[i].overlaps(boxes[j]) for i in range(4) for j in range(i + 1, 4))
+    plt.close(fig)
+
+
+def test_front_label_stays_inside_the_axes():
+    """A label at the right edge goes to the left of its point, not out of the axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from tcpabr_model.plot._design import _place_labels
+
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    ax.set_xlim(0, 100)
+    ax.set_ylim(0, 1)
+    (dx, _dy), = _place_labels(ax, [(99.0, 0.5, "EFFCAP M=4 N=16")])
+    assert dx < 0
     plt.close(fig)

@@ -49,7 +49,7 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
     if ax is None:
         _, ax = plt.subplots(figsize=(6.4, 4.4))
     best = None if d.get("best") is None else d["best"]["candidate"]["label"]
-    front, labels = [], []
+    front, labels, markers = [], [], []
     for p in d["points"]:
         lab = p["candidate"]["label"]
         y, yh = _val(p["throughput"])
@@ -61,6 +61,7 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
         ax.errorbar(x, y, xerr=[[min(xh, x)], [xh]], yerr=yh, fmt="none", ecolor=col, alpha=0.35, lw=0.8)
         ax.scatter([x], [y], marker=mk, s=size, color=col, zorder=3,
                    label=lab if lab in _STYLE else None)
+        markers.append((x, y, 9.0 if lab == best else 0.5 * size ** 0.5))
         if lab not in _STYLE:
             labels.append((x, y, lab.replace("EFFCAP ", "")))
         if lab == best:
@@ -90,7 +91,9 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
     lim = d.get("max_p95_delay_s")
     if lim is not None:
         ax.axvline(1e3 * lim, ls="--", color="0.5", lw=0.8, label=f"p95 limit {1e3 * lim:.4g} ms")
-    _place_labels(ax, labels)
+    if held_out is not None:
+        markers += [(1e3 * p["p95_delay_s"]["mean"], p["throughput"]["mean"], 5.0) for p in held_out["points"]]
+    _place_labels(ax, labels, markers)
     ax.set_xlabel("p95 delay per delivered segment, ms (source buffer + bottleneck queue)")
     ax.set_ylabel("throughput (efficiency)")
     ax.grid(True, alpha=0.3)
@@ -102,21 +105,29 @@ def plot_design_front(design, ax=None, *, title: str | None = None, held_out: di
 
 
 # the offsets (points) tried in turn for a candidate's label: right-above first, then stacked
-_OFFSETS = [(4, 3), (4, -9), (4, 12), (4, -18), (4, 21), (4, -27), (-4, 3), (-4, -9)]
+_OFFSETS = [(4, 3), (4, -9), (4, 12), (4, -18), (4, 21), (4, -27), (-4, 3), (-4, -9), (-4, 12), (-4, -18),
+            (4, 30), (4, -36)]
 
 
-def _place_labels(ax, labels: list) -> list:
+def _place_labels(ax, labels: list, markers: list = ()) -> list:
     """Annotate each ``(x, y, text)`` at the first offset of ``_OFFSETS`` whose text box overlaps
-    no label placed before (estimated in display pixels from the font size), else at the first.
-    Returns the offsets used."""
+    no label placed before and no marker at ``markers`` (``(x, y, radius in points)``) and lies
+    inside the axes (boxes estimated in display pixels from the font size), else at the first.
+    Returns the offsets used, in the order of ``labels``."""
     if not labels:
         return []
     size = 6.5
     px = ax.figure.dpi / 72.0
     h, cw = 1.25 * size * px, 0.58 * size * px  # line height and mean character width, pixels
     ax.get_xlim(), ax.get_ylim()               # autoscale now: the transform below is final
-    placed, used = [], []
-    for x, y, text in sorted(labels, key=lambda t: (t[0], -t[1])):
+    frame = ax.get_window_extent()             # the axes' box: a label stays inside it where it can
+    placed = []
+    for x, y, rad in markers:
+        X, Y = ax.transData.transform((x, y))
+        placed.append((X - rad * px, Y - rad * px, X + rad * px, Y + rad * px))
+    used = [None] * len(labels)
+    for i in sorted(range(len(labels)), key=lambda i: (labels[i][0], -labels[i][1])):
+        x, y, text = labels[i]
         X, Y = ax.transData.transform((x, y))
         w = cw * len(text)
         choice = _OFFSETS[0]
@@ -124,13 +135,14 @@ def _place_labels(ax, labels: list) -> list:
             x0 = X + dx * px if dx >= 0 else X + dx * px - w
             y0 = Y + dy * px
             box = (x0, y0, x0 + w, y0 + h)
-            if not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
+            inside = frame.x0 <= box[0] and box[2] <= frame.x1 and frame.y0 <= box[1] and box[3] <= frame.y1
+            if inside and not any(box[0] < b[2] and b[0] < box[2] and box[1] < b[3] and b[1] < box[3] for b in placed):
                 choice = (dx, dy)
                 break
         dx, dy = choice
         x0 = X + dx * px if dx >= 0 else X + dx * px - w
         placed.append((x0, Y + dy * px, x0 + w, Y + dy * px + h))
-        used.append(choice)
+        used[i] = choice
         # a label moved off its point is tied to it by a thin line
         arrow = None if choice == _OFFSETS[0] else dict(arrowstyle="-", color="0.6", lw=0.5, shrinkA=0, shrinkB=2)
         ax.annotate(text, (x, y), fontsize=size, xytext=choice, textcoords="offset points", color="0.3",
