@@ -5,7 +5,10 @@ adds its parser and sets ``func``).  Any :class:`ValueError` (bad input) or
 :class:`~tcpabr_model.errors.ModelError` (untrustworthy computation) is printed as
 one line on stderr and the command exits with status 2; an :class:`OSError` (a result
 file that cannot be written: full disk, read-only folder) as one line naming the file,
-exit status 1; never a traceback.  Only
+exit status 1; never a traceback.  Any other exception is a defect of the toolkit: the
+command writes a fault report (:mod:`tcpabr_model.runtime.fault`: the traceback, the command
+and the versions) and prints one line naming it, exit status 70 (``TCPABR_DEBUG=1``: the
+traceback instead); a :class:`MemoryError` is one line, exit status 1.  Only
 the module of the subcommand being run is imported (the others only for the
 top-level ``--help``), so that a usage error is reported before heavy imports.
 """
@@ -294,6 +297,41 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:  # a full disk, a read-only folder: one line naming the file, exit 1
         print(f"{prog}: error: {os_error_line(exc)}", file=sys.stderr)
         return 1
+    except MemoryError:  # a resource, not a defect: one line, exit 1
+        print(f"{prog}: error: out of memory (a smaller problem: fewer states (--max-states, --bmax, --wmax), "
+              "fewer workers, or a machine with more memory)", file=sys.stderr)
+        return 1
+    except Exception as exc:  # a defect of the toolkit: a fault report, one line naming it, exit 70
+        return _fault(exc, argv, prog)
+
+
+#: exit status of a command that failed on a defect of the toolkit (BSD's EX_SOFTWARE)
+EXIT_FAULT = 70
+
+
+def _fault(exc: Exception, argv: list[str], prog: str) -> int:
+    """Keep ``exc`` in a fault report (:mod:`tcpabr_model.runtime.fault`) and say so in one line;
+    with ``TCPABR_DEBUG=1``, raise it instead.  Where no report can be written, the traceback
+    goes to stderr, so that nothing is lost."""
+    from .runtime.fault import DEBUG_ENV, debug_requested, write_fault_report
+
+    if debug_requested():
+        raise exc
+    what = " ".join(f"{type(exc).__name__}: {exc}".split())
+    if len(what) > 200:
+        what = what[:197] + "..."
+    path = write_fault_report(exc, argv)
+    if path is None:
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        print(f"{prog}: internal error ({what}): a defect of tcpabr-model, not of the input; no fault report "
+              "could be written, the traceback is above", file=sys.stderr)
+    else:
+        print(f"{prog}: internal error ({what}): a defect of tcpabr-model, not of the input; the traceback, "
+              f"the command and the versions are in {path} (please report it; {DEBUG_ENV}=1 shows the traceback "
+              "here)", file=sys.stderr)
+    return EXIT_FAULT
 
 
 if __name__ == "__main__":  # pragma: no cover
