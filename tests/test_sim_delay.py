@@ -218,6 +218,9 @@ def test_simulate_network_reports_every_port():
     assert len(d["port_queue"]) == 2 and len(d["occupancy"]["queue_cells"]) == 2
     assert d["propagation"]["mean"]["mean"] == pytest.approx(net.to_slots(0.004) * net.slot_seconds)
     assert r.delay.total.frames > 0
+    # a network's links have a delay: its line shows the figures, not the Scenario's note
+    (prop,) = [x for x in r.delay.lines() if x.startswith("delay propagation")]
+    assert "mean " in prop and "ACK return path" not in prop
 
 
 # ---- outputs ----------------------------------------------------------------------------------
@@ -241,6 +244,8 @@ def test_cli_json_and_text(main, capsys):
     text = capsys.readouterr().out
     for k in ("source", "queue", "propagation", "total"):
         assert sum(line.startswith(f"delay {k} ") for line in text.splitlines()) == 1
+    # a Scenario's round trip is on the ACK path: its propagation line says so instead of zeros
+    assert "delay propagation 0 ms: the round trip is on the ACK return path here" in text
     assert "occupancy" in text
 
 

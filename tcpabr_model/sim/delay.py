@@ -206,6 +206,11 @@ class DelayStats:
                 out.append(f"delay {k:<12s}none: a replication delivered no frame in its measured window "
                            f"({e.frames} frames in all)")
                 continue
+            if k == "propagation" and all(getattr(e, n).mean == 0.0 for n in ("mean", "p99")):
+                # a Scenario: its round trip is all on the ACK return path (docs/simulator.md "Delay")
+                out.append(f"delay {k:<12s}0 ms: the round trip is on the ACK return path here, so the "
+                           f"total is source + queue ({e.frames} frames)")
+                continue
             q = ", ".join(f"{n} {_ms(getattr(e, n))}" for n in ("mean", "p50", "p95", "p99"))
             out.append(f"delay {k:<12s}{q} ms ({e.frames} frames)")
         qf = ", ".join(x.format(".4g") for x in self.queue_frames)
