@@ -23,7 +23,7 @@ from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
 from .._validate import check_real
 from .scenario import MAX_PSI, Scenario
 from .skeleton import skeleton_for
-from .slow_start import with_go_back_n_burst, with_slow_start_outage
+from .slow_start import with_go_back_n_burst, with_outage_wait, with_slow_start_outage
 from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, event_start, loss_event_law,
                       stationary_distribution, structured_matrix_free)
 
@@ -277,6 +277,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         sk = with_go_back_n_burst(sk, sk.with_slow_start_loss(Q), Q)
         if scenario.service is not None:      # sec. 15a: an outage in the slow start
             sk = with_slow_start_outage(sk, Q)
+    if scenario.loss_cycle == "timer" and scenario.service is not None:
+        sk = with_outage_wait(sk, Q)          # sec. 15c: the timeout cycle waits out an outage
     sol = None
     t_asm = 0.0
     if sk.n_levels > 2 and method in ("structured", "structured-direct"):

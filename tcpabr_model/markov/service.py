@@ -438,3 +438,72 @@ def abr_recovery_occupancy(C: np.ndarray, P: np.ndarray, ri: np.ndarray, ahead: 
         a_area[sel] += p * (delta * a1 * t_h + src)
     q_out[idx], a_out[idx] = p_fr[idx] * q_area, p_fr[idx] * a_area
     return q_out, a_out
+
+
+def first_serving(P: np.ndarray, served: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(F, h)`` of the timer cycle through an outage (docs/model.md sec. 15c): ``F[i, j]`` the law of
+    the first level that serves, over the intervals after one at level ``i``, and ``h[i]`` the
+    expected intervals until that level's interval starts (``h = 1 + P_OO h`` on the outage levels
+    ``O``, those whose ``served`` is 0); ``F = I``, ``h = 0`` at a level that serves."""
+    k = served.shape[0]
+    out = np.asarray(served) <= 0.0
+    F, h = np.eye(k), np.zeros(k)
+    if out.any() and not out.all():
+        A = np.eye(int(out.sum())) - P[np.ix_(out, out)]
+        try:
+            h[out] = np.linalg.solve(A, np.ones(int(out.sum())))
+            F[np.ix_(out, ~out)] = np.linalg.solve(A, P[np.ix_(out, ~out)])
+        except np.linalg.LinAlgError:   # outage levels the rate chain never leaves: no wait to take
+            return np.eye(k), np.zeros(k)
+        F[np.ix_(out, out)] = 0.0
+    return F, h
+
+
+def over_first_serving(wait, ri: np.ndarray, fn):
+    """``fn(levels)`` (a tuple of per-state arrays) with each state whose level ``ri`` is an outage
+    replaced by the mixture over its first serving level ``j`` (``wait = (F, h)`` of
+    :func:`first_serving`) of ``fn`` at level ``j``; the others as they are.  Returns the tuple and
+    ``h[ri]``, the expected wait before that level (0 where ``ri`` serves)."""
+    F, h = wait
+    base = fn(ri)
+    sel = h[ri] > 0.0
+    if not sel.any():
+        return base, np.zeros(ri.shape[0])
+    mix = [np.zeros(int(sel.sum())) for _ in base]
+    for j in np.flatnonzero(h == 0.0):
+        w = F[ri[sel], j]
+        if not np.any(w > 0.0):
+            continue
+        vals = fn(np.where(sel, j, ri))
+        for acc, v in zip(mix, vals):
+            acc += w * v[sel]
+    out = tuple(np.where(sel, 0.0, b) for b in base)
+    for o, acc in zip(out, mix):
+        o[sel] = acc
+    return out, np.where(sel, h[ri], 0.0)
+
+
+def recovery_times(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray, bmax: float, wait=None):
+    """The timer cycle's ``(T_a, behind, T_e)`` per state (docs/model.md sec. 15; intervals from ``T_k``):
+    ``T_a = S_i^-1(b + J)``, ``behind = min(w - 1, S(T_a + 1) - S(T_a) + B_max)``, ``T_e = S_i^-1(b + J +
+    behind)``.  ``wait`` (``(F, h)`` of :func:`first_serving`, sec. 15c): at an outage level, the wait
+    ``h`` for the first serving level and the times from that level (:func:`over_first_serving`)."""
+    def times(lv):
+        t_a = _service_time(C, lv, ahead)
+        behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, lv, t_a + 1.0) - _served_by(C, lv, t_a) + bmax),
+                         0.0, None)
+        return t_a, behind, _service_time(C, lv, ahead + behind)
+    if wait is None:
+        return times(ri)
+    (t_a, behind, t_e), h = over_first_serving(wait, ri, times)
+    return t_a + h, behind, t_e + h
+
+
+def slow_start_span(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray, wait=None) -> np.ndarray:
+    """``(L + 1) rbar`` of the timer cycle's slow start (:func:`_slow_start_rounds`); with ``wait``
+    (sec. 15c) at the first serving level after an outage."""
+    if wait is None:
+        _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
+        return rounds * rbar
+    (ss,), _ = over_first_serving(wait, ri, lambda lv: (np.prod(_slow_start_rounds(C, lv, wbar)[1:], axis=0),))
+    return ss

@@ -16,8 +16,9 @@ from .kernels.assemble import assemble_csr
 from .kernels.enumeration import build_skeleton
 from .scenario import Scenario, allowed_levels
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds, drain_queue_weight,  # noqa: F401
-                      held_queue_weight, loss_interval_queue, recovery_expectations, recovery_queue_area,
-                      recovery_room, service_curves, slow_start_failure, slow_start_pipe, slow_start_queue_area)
+                      held_queue_weight, loss_interval_queue, recovery_expectations, recovery_queue_area, recovery_room,
+                      recovery_times, service_curves, slow_start_failure, slow_start_pipe, slow_start_queue_area,
+                      slow_start_span)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -88,6 +89,8 @@ class Skeleton:
     burst_loss: np.ndarray | None = None
     #: tcp='sack': E[J 1{FR} | x], the packets admitted before the first loss of a fast recovery (sec. 13)
     recovery_j: np.ndarray | None = None
+    #: loss_cycle='timer' with outage levels (sec. 15c): ``(F, h)`` of :func:`.service.first_serving`; else None
+    outage_wait: tuple | None = None
 
     @property
     def n_states(self) -> int:
@@ -228,8 +231,7 @@ class Skeleton:
             raise ModelError("loss_cycle='timer' is derived for the timeout-only TCP")
         p, lost, ri, wbar, _ = self._loss_expectations()
         t_a, behind, t_e = self.recovery_times(C)
-        _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
-        extra = np.maximum(t_a, t_e - 3.0) + 1.0 + rounds * rbar
+        extra = np.maximum(t_a, t_e - 3.0) + 1.0 + slow_start_span(C, ri, wbar, self.outage_wait)
         return (np.where(lost, extra, 0.0), np.where(lost, p * behind, 0.0), self._queue_weight(p, t_a, t_e, P))
 
     def _queue_weight(self, p, t_a, t_e, P):
@@ -257,10 +259,7 @@ class Skeleton:
         where there is no loss): the retransmission is served at ``max(T_a + 3, T_e)``."""
         bmax = float(self.scenario_key[1])
         _, _, ri, wbar, ahead = self._loss_expectations()
-        t_a = _service_time(C, ri, ahead)
-        behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, ri, t_a + 1.0) - _served_by(C, ri, t_a) + bmax),
-                         0.0, None)
-        return t_a, behind, _service_time(C, ri, ahead + behind)
+        return recovery_times(C, ri, ahead, wbar, bmax, self.outage_wait)
 
     def recovery_queue(self, rates) -> np.ndarray:
         """TCP alone's queue after the loss interval in III-B.4's cycle (docs/model.md sec. 13): a fast
@@ -506,7 +505,8 @@ class Skeleton:
         duplicates summed) with int32 indices where the size allows."""
         args = (self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m, self.ls_prob,
                 self.reg, self.constant_s, self.chain(rates, p10))
-        return assemble_csr(*args, with_l=False), assemble_csr(*args, with_t=False)
+        F = None if self.outage_wait is None else self.outage_wait[0]
+        return assemble_csr(*args, with_l=False, F=F), assemble_csr(*args, with_t=False, F=F)
 
     def transition_matrix(self, rates, p10: float | None = None) -> sp.csr_matrix:
         """The embedded transition matrix P = T + L (CSR, duplicates summed).
@@ -520,7 +520,8 @@ class Skeleton:
         matrix.
         """
         P = assemble_csr(self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m,
-                         self.ls_prob, self.reg, self.constant_s, self.chain(rates, p10))
+                         self.ls_prob, self.reg, self.constant_s, self.chain(rates, p10),
+                         F=None if self.outage_wait is None else self.outage_wait[0])
         rows = np.asarray(P.sum(axis=1)).ravel()
         worst = int(np.argmax(np.abs(rows - 1.0)))
         if abs(rows[worst] - 1.0) > 1e-12 or (P.nnz and P.data.min() < 0):

@@ -245,3 +245,19 @@ def with_go_back_n_burst(before, after, P: np.ndarray):
     if before.burst_loss is None:
         return after
     return fail_last_round(after, P, burst_failure(before, after))
+
+
+def with_outage_wait(sk, P: np.ndarray):
+    """``loss_cycle='timer'`` on a chain with a level that serves nothing (docs/model.md sec. 15c): the
+    skeleton whose timeout cycles wait out an outage in their own time and regenerate from the first
+    level that serves (``outage_wait``); the skeleton itself where no level is an outage."""
+    from .service import first_serving
+
+    F, h = first_serving(P, sk._served())
+    return sk if not h.any() else dataclasses.replace(sk, outage_wait=(F, h))
+
+
+def regeneration_first(sk) -> np.ndarray:
+    """The regeneration's first-serving-level law ``F`` of ``sk.outage_wait`` (sec. 15c) for the
+    kernels, or an empty (0, 0) array (eq. 13 as it is)."""
+    return np.zeros((0, 0)) if sk.outage_wait is None else np.ascontiguousarray(sk.outage_wait[0], dtype=float)

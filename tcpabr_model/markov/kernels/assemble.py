@@ -44,6 +44,26 @@ def rate_law_powers(Q, mmax):
     return rate_powers(Q, 3 + ceil_log2(max(mmax, 1)) + 1)
 
 
+@njit(cache=True)
+def from_first_serving(Pk, F):
+    """``Pk`` with ``Pk[u] = F Pk[u]`` for ``u >= 2`` (docs/model.md sec. 15c: a timeout cycle that waits
+    out an outage regenerates ``u`` steps from the first level that serves, law ``F``); ``Pk[0]``,
+    ``Pk[1]`` (the last step ``P(j2, i2)`` of eq. 13) as they are.  ``F`` of shape (0, 0): ``Pk``
+    itself."""
+    if F.shape[0] == 0:
+        return Pk
+    out = Pk.copy()
+    k = Pk.shape[1]
+    for u in range(2, Pk.shape[0]):
+        for i in range(k):
+            for j in range(k):
+                acc = 0.0
+                for m in range(k):
+                    acc += F[i, m] * Pk[u, m, j]
+                out[u, i, j] = acc
+    return out
+
+
 @njit(cache=True, inline="always")
 def t_row(i, st, nl_ptr, nl_prob, nl_t, Q, cols, vals, k):
     """The loss-free entries of row ``i`` of T, written to ``cols[k:]``, ``vals[k:]``; returns
@@ -151,12 +171,12 @@ def _merged_row(i, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, consta
 
 @njit(cache=True)
 def _merged_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant_s, Q, with_t, with_l,
-                indptr, indices, data):
+                indptr, indices, data, F):
     """Fill the CSR arrays of :func:`assemble_csr` row by row (``indices`` and ``data`` at
     least as long as the unmerged entries); returns the number of nonzeros written."""
     n = st.shape[0]
     nlev = Q.shape[0]
-    Pk = rate_law_powers(Q, reg.shape[0] - 1)
+    Pk = from_first_serving(rate_law_powers(Q, reg.shape[0] - 1), F)
     longest = 0
     for i in range(n):
         longest = max(longest, nlev * (nl_ptr[i + 1] - nl_ptr[i]) + nlev * nlev * (ls_ptr[i + 1] - ls_ptr[i]))
@@ -185,7 +205,7 @@ def index_dtype(n: int, nnz: int):
 
 
 def assemble_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant_s, Q, with_t=True,
-                 with_l=True) -> sp.csr_matrix:
+                 with_l=True, F=None) -> sp.csr_matrix:
     """T (``with_t``), L (``with_l``) or P = T + L (both, the default) as a scipy CSR matrix
     in canonical form (sorted columns, duplicates summed), stored once.
 
@@ -193,7 +213,8 @@ def assemble_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant
     entry, K^2 per loss entry; K with a constant source), shrunk in place where rows had
     duplicates (pages never written are never resident): no copies of T and L and no
     second copy of P, with int32 indices where :func:`index_dtype` allows (12 bytes per
-    nonzero); the scratch is one row.
+    nonzero); the scratch is one row.  ``F``: the regeneration from the first serving level of
+    :func:`from_first_serving` (None: eq. 13 as it is).
     """
     n = st.shape[0]
     nlev = Q.shape[0]
@@ -204,7 +225,7 @@ def assemble_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant
     indices = np.empty(bound, dtype=idx)
     data = np.empty(bound, dtype=np.float64)
     nnz = _merged_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant_s, Q, with_t, with_l,
-                      indptr, indices, data)
+                      indptr, indices, data, np.zeros((0, 0)) if F is None else np.ascontiguousarray(F, dtype=float))
     if nnz < bound:  # realloc in place: no copy of the written part
         indices.resize(nnz, refcheck=False)
         data.resize(nnz, refcheck=False)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .assemble import rate_powers, t_row, t_row_buffers
+from .assemble import from_first_serving, rate_powers, t_row, t_row_buffers
 from .interval import ceil_log2
 from .iterative import block_gmres
 from .recovery import code_m, code_u
@@ -127,13 +127,14 @@ def backward_h(n, order, ptr, st, nl_ptr, nl_prob, nl_t, Q, e_ptr, e_idx, e_val,
 
 
 @njit(cache=True)
-def event_kernel(h, reg, mmax, constant_s, Q, ncodes):
+def event_kernel(h, reg, mmax, constant_s, Q, ncodes, F):
     """K_E(e, e') = sum_rho G(e, rho) h(rho, e') with G the rate law of eq. 13
-    (``Q``: the K x K rate chain per round trip; ``ncodes`` loss-event codes, sec. 12)."""
+    (``Q``: the K x K rate chain per round trip; ``ncodes`` loss-event codes, sec. 12; ``F``: the
+    regeneration from the first serving level, :func:`.assemble.from_first_serving`)."""
     nlev = Q.shape[0]
     n_events = nlev * ncodes
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
-    Pk = rate_powers(Q, kmax)
+    Pk = from_first_serving(rate_powers(Q, kmax), F)
     K = np.zeros((n_events, n_events))
     for c in range(1, ncodes + 1):
         m = code_m(c, mmax)
@@ -156,11 +157,12 @@ def event_kernel(h, reg, mmax, constant_s, Q, ncodes):
 
 
 @njit(cache=True)
-def entry_vector(lam, reg, mmax, n, constant_s, Q, ncodes):
-    """nu = lambda G: mass entering each regeneration state (``ncodes`` loss-event codes)."""
+def entry_vector(lam, reg, mmax, n, constant_s, Q, ncodes, F):
+    """nu = lambda G: mass entering each regeneration state (``ncodes`` loss-event codes; ``F`` as
+    :func:`event_kernel`'s)."""
     nlev = Q.shape[0]
     kmax = 3 + ceil_log2(max(mmax, 1)) + 1
-    Pk = rate_powers(Q, kmax)
+    Pk = from_first_serving(rate_powers(Q, kmax), F)
     nu = np.zeros(n)
     for c in range(1, ncodes + 1):
         m = code_m(c, mmax)
