@@ -456,6 +456,7 @@ def first_serving(P: np.ndarray, served: np.ndarray) -> tuple[np.ndarray, np.nda
         except np.linalg.LinAlgError:   # outage levels the rate chain never leaves: no wait to take
             return np.eye(k), np.zeros(k)
         F[np.ix_(out, out)] = 0.0
+        F[out] /= F[out].sum(axis=1, keepdims=True)   # a law: rounding of a nearly closed outage taken out
     return F, h
 
 
