@@ -16,7 +16,8 @@ are the same), and when the held queue after a loss followed the next level and 
 ABR counted the slow start's pairs, and when a loss interval's queue stayed full after the loss
 (docs/model.md sec. 13, Nov 28: only the analysis' mean delays of TCP alone and INSTCAP moved), and
 when a timeout cycle over ABR held both buffers' backlog while the ACK clock runs (sec. 13, "Over ABR,
-the backlog held": only INSTCAP's analysis delays moved, the designs are the same).  Floats are compared to 1e-10 (``_assert_close``: the last bits of a solve depend on
+the backlog held": only INSTCAP's analysis delays moved, the designs are the same), and when a timeout
+cycle waited out an outage once (sec. 15c, Nov 29: only the ``analysis`` records moved, on the trace).  Floats are compared to 1e-10 (``_assert_close``: the last bits of a solve depend on
 the CPU);
 regenerate it on purpose only, with
 ``PYTHONPATH=$PWD python tests/test_design_speed.py`` (docs/design.md "Time").
