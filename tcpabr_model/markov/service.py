@@ -478,10 +478,16 @@ def over_first_serving(wait, ri: np.ndarray, fn):
         vals = fn(np.where(sel, j, ri))
         for acc, v in zip(mix, vals):
             acc += w * v[sel]
-    out = tuple(np.where(sel, 0.0, b) for b in base)
+    out = tuple(np.array(b, dtype=float) for b in base)
     for o, acc in zip(out, mix):
         o[sel] = acc
     return out, np.where(sel, h[ri], 0.0)
+
+
+def regeneration_law(wait) -> np.ndarray:
+    """``F`` of ``wait = (F, h)`` (sec. 15c) as the kernels take it, or an empty (0, 0) array where
+    ``wait`` is None (eq. 13 as it is; :func:`.kernels.assemble.from_first_serving`)."""
+    return np.zeros((0, 0)) if wait is None else np.ascontiguousarray(wait[0], dtype=float)
 
 
 def recovery_times(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.ndarray, bmax: float, wait=None):
@@ -503,8 +509,7 @@ def recovery_times(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.nd
 def slow_start_span(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray, wait=None) -> np.ndarray:
     """``(L + 1) rbar`` of the timer cycle's slow start (:func:`_slow_start_rounds`); with ``wait``
     (sec. 15c) at the first serving level after an outage."""
-    if wait is None:
-        _, rounds, rbar = _slow_start_rounds(C, ri, wbar)
-        return rounds * rbar
-    (ss,), _ = over_first_serving(wait, ri, lambda lv: (np.prod(_slow_start_rounds(C, lv, wbar)[1:], axis=0),))
-    return ss
+    def span(lv):
+        _, rounds, rbar = _slow_start_rounds(C, lv, wbar)
+        return (rounds * rbar,)
+    return span(ri)[0] if wait is None else over_first_serving(wait, ri, span)[0][0]

@@ -17,8 +17,8 @@ from .kernels.enumeration import build_skeleton
 from .scenario import Scenario, allowed_levels
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds, drain_queue_weight,  # noqa: F401
                       held_queue_weight, loss_interval_queue, recovery_expectations, recovery_queue_area, recovery_room,
-                      recovery_times, service_curves, slow_start_failure, slow_start_pipe, slow_start_queue_area,
-                      slow_start_span)
+                      recovery_times, regeneration_law, service_curves, slow_start_failure, slow_start_pipe,
+                      slow_start_queue_area, slow_start_span)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
 
@@ -505,7 +505,7 @@ class Skeleton:
         duplicates summed) with int32 indices where the size allows."""
         args = (self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m, self.ls_prob,
                 self.reg, self.constant_s, self.chain(rates, p10))
-        F = None if self.outage_wait is None else self.outage_wait[0]
+        F = regeneration_law(self.outage_wait)
         return assemble_csr(*args, with_l=False, F=F), assemble_csr(*args, with_t=False, F=F)
 
     def transition_matrix(self, rates, p10: float | None = None) -> sp.csr_matrix:
@@ -521,7 +521,7 @@ class Skeleton:
         """
         P = assemble_csr(self.states, self.nl_ptr, self.nl_prob, self.nl_t, self.ls_ptr, self.ls_m,
                          self.ls_prob, self.reg, self.constant_s, self.chain(rates, p10),
-                         F=None if self.outage_wait is None else self.outage_wait[0])
+                         F=regeneration_law(self.outage_wait))
         rows = np.asarray(P.sum(axis=1)).ravel()
         worst = int(np.argmax(np.abs(rows - 1.0)))
         if abs(rows[worst] - 1.0) > 1e-12 or (P.nnz and P.data.min() < 0):

@@ -255,9 +255,3 @@ def with_outage_wait(sk, P: np.ndarray):
 
     F, h = first_serving(P, sk._served())
     return sk if not h.any() else dataclasses.replace(sk, outage_wait=(F, h))
-
-
-def regeneration_first(sk) -> np.ndarray:
-    """The regeneration's first-serving-level law ``F`` of ``sk.outage_wait`` (sec. 15c) for the
-    kernels, or an empty (0, 0) array (eq. 13 as it is)."""
-    return np.zeros((0, 0)) if sk.outage_wait is None else np.ascontiguousarray(sk.outage_wait[0], dtype=float)

@@ -30,7 +30,7 @@ from .kernels.structured import (backward_h, entry_vector, event_kernel, event_m
                           forward_pi_prepared, has_closed_lossfree_class, left_lossfree, loss_events,
                           prepare_forward)
 from .skeleton import Skeleton
-from .slow_start import regeneration_first as _first
+from .service import regeneration_law
 
 __all__ = ["METHODS", "StationarySolution", "stationary_distribution", "residual"]
 
@@ -308,6 +308,7 @@ def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: 
     act = s.active
     na = len(act)
     lam_full = np.zeros(s.n_events)
+    F = regeneration_law(sk.outage_wait)      # docs/model.md sec. 15c, once for every product
     calls = [0]
     bar = LazyBar(progress, "solving (GMRES products)", "product", estimate.PROGRESS_AFTER_SECONDS)
 
@@ -320,7 +321,7 @@ def _event_gmres(sk: Skeleton, Q: np.ndarray, s: _Structure, forward, progress: 
                              min(max(RELAX_FACTOR * GMRES_RTOL / max(outer[0], 1e-300), BLOCK_GMRES_RTOL), RELAX_MAX))
         lam_full[:] = 0.0
         lam_full[act] = v_act
-        pi = forward(entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes, _first(sk)))
+        pi = forward(entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes, F))
         calls[0] += 1
         bar.update()
         return s.event_mass(pi)[act], pi
@@ -381,7 +382,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray):
     act = s.active
     if len(act) == 0:
         return None
-    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, Q, s.n_codes, _first(sk))
+    K = event_kernel(h, sk.reg, s.mmax, sk.constant_s, Q, s.n_codes, regeneration_law(sk.outage_wait))
     Ka = K[np.ix_(act, act)]
     # reference event: largest mass after a few power steps on the small event chain
     lam = np.full(len(act), 1.0 / len(act))
@@ -392,7 +393,7 @@ def _structured_direct(sk: Skeleton, Q: np.ndarray):
     lam_a = _reduced_solve_dense(np.eye(len(act)) - Ka, ref)
     lam_full = np.zeros(n_events)
     lam_full[act] = np.clip(lam_a, 0.0, None)
-    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes, _first(sk))
+    nu = entry_vector(lam_full, sk.reg, s.mmax, n, sk.constant_s, Q, s.n_codes, regeneration_law(sk.outage_wait))
     return forward_pi(nu, s.order, s.ptr, *t_args, s.comp, s.pos)
 
 
@@ -484,7 +485,7 @@ def _event_targets(sk: Skeleton, Q: np.ndarray):
     increasing event order (every loss-event code at once, in the order of codes)."""
     nlev = sk.n_levels
     mmax = sk.reg.shape[0] - 1
-    Pk = from_first_serving(rate_law_powers(Q, mmax), _first(sk))
+    Pk = from_first_serving(rate_law_powers(Q, mmax), regeneration_law(sk.outage_wait))
     c = np.arange(1, sk.n_codes + 1)   # loss-event codes (docs/model.md sec. 12)
     m = np.array([code_m(x, mmax) for x in c], dtype=np.int64)
     u = np.array([code_u(x, mmax) for x in c], dtype=np.int64)

@@ -214,7 +214,7 @@ def assemble_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant
     duplicates (pages never written are never resident): no copies of T and L and no
     second copy of P, with int32 indices where :func:`index_dtype` allows (12 bytes per
     nonzero); the scratch is one row.  ``F``: the regeneration from the first serving level of
-    :func:`from_first_serving` (None: eq. 13 as it is).
+    :func:`from_first_serving`, a C-contiguous float array (None or (0, 0): eq. 13 as it is).
     """
     n = st.shape[0]
     nlev = Q.shape[0]
@@ -225,7 +225,7 @@ def assemble_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant
     indices = np.empty(bound, dtype=idx)
     data = np.empty(bound, dtype=np.float64)
     nnz = _merged_csr(st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, reg, constant_s, Q, with_t, with_l,
-                      indptr, indices, data, np.zeros((0, 0)) if F is None else np.ascontiguousarray(F, dtype=float))
+                      indptr, indices, data, np.zeros((0, 0)) if F is None else F)
     if nnz < bound:  # realloc in place: no copy of the written part
         indices.resize(nnz, refcheck=False)
         data.resize(nnz, refcheck=False)
