@@ -329,7 +329,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             tcp="timeout-only", regimes=1, regime_window=None, reuse=None, state_limit_instcap=None,
             reuse_analyses=None, loss_cycle="paper", instcap_timing="round-trip", log=print,
             ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL, effcap_analysis=None,
-            state_limit_effcap=STATE_LIMIT_EFFCAP) -> pd.DataFrame:
+            state_limit_effcap=STATE_LIMIT_EFFCAP, order=1) -> pd.DataFrame:
     """Fit on one half of each trace, replay the other, both ways (module docstring).  With
     ``in_sample``, the fitted half is replayed too at the same point (same buffer and window
     in packets): the prediction's error in sample, beside the out-of-sample one.  ``tcp``:
@@ -351,7 +351,9 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     congestion-avoidance growth (docs/model.md sec. 18; analyses are reused only from a run with the same).
     ``effcap_analysis=(m, n)``: a fourth row per point, :data:`EFFCAP_RTT`, EFFCAP(m, n) sampled once per
     round trip, analysed (docs/model.md sec. 20, with ``state_limit_effcap``) and simulated with that
-    estimator (``trace_study.effcap_round_trip``) on the same chain and patterns as INSTCAP."""
+    estimator (``trace_study.effcap_round_trip``) on the same chain and patterns as INSTCAP.  ``order=2``:
+    the second-order chain (``fit_link(..., order=2)``, docs/traces.md sec. 7.2x) in the analysis and the
+    fitted-chain simulation; the window is the same (its levels are the first-order chain's)."""
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
@@ -373,7 +375,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
             for fit_h, rep_h in (("A", "B"), ("B", "A")):
                 tf = time.perf_counter()
                 link = fit_link(halves[fit_h], rtt, patterns=PATTERNS["none"], regimes=regimes,
-                                regime_window=regime_window)
+                                regime_window=regime_window, order=order)
                 links = {"none": link, "instcap": link if PATTERNS["instcap"] == PATTERNS["none"]
                          else with_patterns(link, halves[fit_h], PATTERNS["instcap"])}
                 links[EFFCAP_RTT] = links["instcap"]
@@ -389,7 +391,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
                         points.append({"trace_file": Path(path).name, "rtt": rtt, "rtt_ms": round(rtt * 1000),
                                        "fit_half": fit_h, "replay_half": rep_h, "buffer_bdp": bf, "bmax": bmax,
                                        "wmax": wmax, "feedback": fb, "states": int(link.fit.states),
-                                       "regimes": int(regimes),
+                                       "regimes": int(regimes), "order": int(order),
                                        "patterns": PATTERNS.get("instcap" if fb == EFFCAP_RTT else fb),
                                        "effcap_m": em, "effcap_n": en, "fit_mean_pps": link.mean_rate,
                                        "replay_mean_pps": replay.mean_rate, "fit_seconds": fit_seconds,
@@ -401,7 +403,7 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
         res = {}
         for i, p in enumerate(points):
             old = (_reused(reuse_analyses, p, tcp, None, regimes, loss_cycle, ca_increment=ca_increment,
-                           patterns=p["patterns"])
+                           patterns=p["patterns"], order=order)
                    if p["feedback"] != "effcap" else None)
             refused = old is not None and isinstance(old["refused"], str) and old["refused"] != ""
             if old is not None and not refused:   # a refused point (size, time limit) is analysed again
@@ -480,7 +482,7 @@ _ANALYSIS_COLUMNS = {"prediction": "prediction", "conservative": "conservative",
 
 def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | None = None,
             loss_cycle: str | None = None, instcap_timing: str | None = None, ca_increment: str | None = None,
-            patterns: int | None = None):
+            patterns: int | None = None, order: int | None = None):
     """The row of ``reuse`` (an earlier traces_study.csv) at the same point, or None
     (``duration`` None: any duration; ``regimes``, ``loss_cycle``, ``patterns``: the same model too;
     ``instcap_timing``: an INSTCAP replay of the same timing, ``'testbed'`` in runs before it had one)."""
@@ -498,6 +500,8 @@ def _reused(reuse, p: dict, tcp: str, duration: float | None, regimes: int | Non
         keep &= (reuse.loss_cycle if "loss_cycle" in reuse.columns else "paper") == loss_cycle
     if ca_increment is not None:   # runs before the counter grew the window by eq. 1's coins
         keep &= (reuse.ca_increment if "ca_increment" in reuse.columns else "binomial") == ca_increment
+    if order is not None:   # runs before the second-order chain had the first-order one
+        keep &= (reuse.order if "order" in reuse.columns else 1) == order
     if patterns is not None:   # within-epoch patterns per level of the analysed chain (none recorded: no match)
         keep &= (reuse.patterns if "patterns" in reuse.columns else np.nan) == patterns
     if p["feedback"] == EFFCAP_RTT:   # EFFCAP per round trip: the same M and N (runs without them: no match)
@@ -762,6 +766,9 @@ def main(argv=None) -> int:
     ap.add_argument("--regimes", type=int, default=1,
                     help="holdout: the two-timescale regime x level chain with this many regimes (default 1: the "
                          "one-timescale chain; docs/traces.md sec. 4a)")
+    ap.add_argument("--order", type=int, choices=(1, 2), default=1,
+                    help="holdout: 2 analyses the second-order chain, states = (previous, current) level "
+                         "(docs/traces.md sec. 7.2x; default 1: the first-order chain)")
     ap.add_argument("--loss-cycle", choices=("paper", "drain", "timer"), default=None,
                     help="holdout: the analysis' timeout cycle (docs/model.md secs. 14-15; default "
                          "trace_study.link_loss_cycle: 'timer' for the timeout-only TCP, 'paper' with --tcp sack)")
@@ -841,7 +848,7 @@ def main(argv=None) -> int:
                  reuse_analyses=pd.read_csv(a.reuse_analyses, keep_default_na=False, na_values=[""])
                  if a.reuse_analyses else None, loss_cycle=link_loss_cycle(a.loss_cycle, a.tcp),
                  instcap_timing=a.instcap_timing, ca_increment=a.ca_increment, window_tail=a.window_tail or None,
-                 effcap_analysis=effcap_analysis, state_limit_effcap=a.state_limit_effcap)
+                 effcap_analysis=effcap_analysis, state_limit_effcap=a.state_limit_effcap, order=a.order)
     wall = time.perf_counter() - t0
     write_table(df, os.path.join(a.out, "traces_study.csv"))
     md = holdout_markdown(df)

@@ -132,7 +132,7 @@ class LinkFit:
                 "patterns_per_level": [int(len(w)) for w in self.service.weights],
                 "pattern_mean_packets_per_s": [float(x) for x in self.service.mean_rates],
                 "mean_packets_per_s": float(self.mean_rate),
-                "regimes": int(getattr(self.fit, "regimes", 1)),
+                "regimes": int(getattr(self.fit, "regimes", 1)), "order": int(getattr(self.fit, "order", 1)),
                 "regime_window_s": float(getattr(self.fit, "regime_window", 0.0))}
 
 
@@ -140,23 +140,34 @@ def fit_labels(fit, trace, epoch: float) -> np.ndarray:
     """The state of each whole epoch of ``trace`` under ``fit`` (the trace it was fitted to):
     with one regime the nearest level (:func:`tcpabr_model.capacity.epoch_labels`: the fit's
     own labels up to k-means' last reassignment, kept as it was); with regimes the fit's
-    labels (a level value is not enough to name a state)."""
+    labels (a level value is not enough to name a state), and so with ``order=2`` (pairs)."""
     from .capacity import epoch_labels
 
-    return epoch_labels(trace, epoch, fit.model.levels) if getattr(fit, "regimes", 1) == 1 else fit.labels
+    one = getattr(fit, "regimes", 1) == 1 and getattr(fit, "order", 1) == 1
+    return epoch_labels(trace, epoch, fit.model.levels) if one else fit.labels
 
 
 def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8, outage: bool = True,
-             regimes: int = 1, regime_window: float | None = None) -> LinkFit:
+             regimes: int = 1, regime_window: float | None = None, order: int = 1) -> LinkFit:
     """The chain at epoch = ``rtt`` (:func:`fit_for_rtt`, K by the effective-capacity
     criterion unless ``states``) and ``patterns`` within-epoch patterns per level of it.
     ``regimes > 1``: the two-timescale regime x level chain
-    (:func:`tcpabr_model.capacity.fit_trace`), patterns per (regime, level) state."""
-    from .capacity import fit_patterns
+    (:func:`tcpabr_model.capacity.fit_trace`), patterns per (regime, level) state.  ``order=2``:
+    the second-order chain (states: pairs of consecutive levels, docs/traces.md sec. 7.2x), each
+    pair with the patterns of its current level, fitted as with ``order=1``."""
+    from .capacity import epoch_labels, expand_patterns, fit_patterns
 
     rtt = check_real("rtt", rtt, 0.001, 100.0)
-    fit = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window)
-    service = fit_patterns(trace, rtt, fit_labels(fit, trace, rtt), per_level=check_int("patterns", patterns, 1, 1000))
+    fit = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window,
+                      order=order)
+    per = check_int("patterns", patterns, 1, 1000)
+    if fit.order == 2:   # the first-order levels' patterns, the same epochs as order=1 gives them
+        base = np.asarray(fit.base_of_state)
+        levels = np.zeros(int(base.max()) + 1)
+        levels[base] = np.asarray(fit.model.levels)
+        service = expand_patterns(fit_patterns(trace, rtt, epoch_labels(trace, rtt, levels), per_level=per), base)
+    else:
+        service = fit_patterns(trace, rtt, fit_labels(fit, trace, rtt), per_level=per)
     return LinkFit(fit=fit, service=service, rtt=rtt, mean_rate=float(trace.mean_rate))
 
 
@@ -217,11 +228,15 @@ def link_validity(link: LinkFit, bmax: int) -> dict:
     outages included), where the fixed RTO of two round trips fires again behind the queue.
     The criteria are the link's, the same for TCP alone and INSTCAP (the INSTCAP error once put
     on outages was the feedback's timing, docs/model.md sec. 16)."""
+    from .capacity import level_sojourns
+
     m = link.fit.model
-    P = np.asarray(m.transition)
-    stay = np.clip(np.diag(P), 0.0, 1.0 - 1e-12)
-    sojourn = 1.0 / (1.0 - stay)
     occ = np.asarray(m.stationary)
+    base = getattr(link.fit, "base_of_state", ())
+    if base:   # second order: the sojourn of a level, not of a pair
+        sojourn = level_sojourns(m, base)[np.asarray(base)]
+    else:
+        sojourn = 1.0 / (1.0 - np.clip(np.diag(np.asarray(m.transition)), 0.0, 1.0 - 1e-12))
     outage = float(sum(o for o, c in zip(occ, m.levels) if c == 0.0))
     lags = []
     for k, (ok, wk) in enumerate(zip(link.service.offsets, link.service.weights)):

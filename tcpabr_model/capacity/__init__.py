@@ -17,6 +17,9 @@ Fitting (:mod:`._fit`)
 EFFCAP's view (:mod:`._effcap_chain`)
     effcap_history_chain -> HistoryChain: the lumped chain of the last M + N - 1 levels with
     eq. 28's rate after each, which the Markov engine analyses as TCP over EFFCAP.
+Second order (:mod:`._order`)
+    second_order_chain, pair_labels, expand_patterns, level_sojourns -- the chain on
+    (previous, current) pairs of a fitted chain's states (``fit_trace(order=2)``, issue 23).
 Inside an epoch (:mod:`._patterns`)
     ServicePatterns, fit_patterns, epoch_labels -- the opportunity times of a trace inside
     an epoch, a few weighted patterns per level of a fitted chain (issue 23).
@@ -35,6 +38,7 @@ from ._fit import (
 )
 from ._effcap_chain import MAX_HISTORIES, HistoryChain, effcap_history_chain
 from ._io import load_model, save_model
+from ._order import ORDERS, expand_patterns, level_sojourns, pair_labels, previous_states, second_order_chain
 from ._patterns import ServicePatterns, epoch_labels, fit_patterns, service_instants
 from ._model import CapacityModel, constant, from_arrays, two_state
 from ._trace import (
@@ -53,4 +57,5 @@ __all__ = [
     "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "correlation_time", "fit_levels", "fit_trace", "from_arrays",
     "load_model", "read_trace", "regime_labels", "save_model", "service_instants", "synthetic_trace", "trace_autocorrelation", "two_state",
     "write_trace", "HistoryChain", "effcap_history_chain", "MAX_HISTORIES",
+    "ORDERS", "expand_patterns", "level_sojourns", "pair_labels", "previous_states", "second_order_chain",
 ]

@@ -53,6 +53,7 @@ from .._validate import check_choice, check_int, check_real
 from ..closed_forms import block_sums, effective_capacity, effective_capacity_eq24
 from ..errors import ModelError
 from ._model import CapacityModel
+from ._order import ORDERS, previous_states, second_order_chain
 from ._trace import BinnedTrace, Trace, _short, bin_trace, chain_path, read_trace
 
 __all__ = ["TraceFit", "fit_trace", "fit_levels", "chain_autocorrelation", "trace_autocorrelation",
@@ -108,6 +109,9 @@ class TraceFit:
         The two-timescale fit (``regimes > 1``, :func:`regime_labels`): the number of
         regimes, the smoothing window that defines them (seconds) and the regime of each of
         the K states (``()`` for one regime).
+    order, base_of_state, previous_of_state : int, tuple of int, tuple of int
+        ``order=2``: the chain on (previous, current) pairs (:mod:`._order`); the current
+        and the previous first-order state of each of its states (``()`` for order 1).
     labels : numpy.ndarray
         The state of each whole epoch in the fit (not in :meth:`to_dict`).
     """
@@ -137,6 +141,9 @@ class TraceFit:
     regimes: int = 1
     regime_window: float = 0.0
     regime_of_state: tuple = ()
+    order: int = 1
+    base_of_state: tuple = ()
+    previous_of_state: tuple = ()
     labels: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
@@ -418,7 +425,7 @@ def _build(binned: BinnedTrace, k: int, method: str, outage: bool) -> tuple[Capa
 def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: str = "kmeans",
               block: int = 10, max_lag: int = 20, max_states: int = MAX_AUTO_STATES, outage: bool = True,
               select: str = "ec", ec_tol: float = 0.05, bootstrap: int = 0, seed: int = 0,
-              regimes: int = 1, regime_window: float | None = None) -> TraceFit:
+              regimes: int = 1, regime_window: float | None = None, order: int = 1) -> TraceFit:
     """Fit a K-level discrete-time Markov capacity model to a trace and report the fit.
 
     Parameters
@@ -466,6 +473,11 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         Seconds (checked, and unused, with ``regimes=1``); default **[choice]** the e-folding
         time of the trace's autocorrelation at this epoch (:func:`correlation_time`, at least
         2 epochs, at most a quarter of the trace).
+    order : {1, 2}, optional(default=1)
+        2: the second-order chain (:func:`~._order.second_order_chain`: the states are the
+        visited (previous, current) pairs of the fit's states, K chosen on the first-order
+        chain, issue 23, ``docs/traces.md`` sec. 7.2x); the report (occupancy,
+        autocorrelation, effective capacity) is then the pair chain's.
 
     Returns
     -------
@@ -488,6 +500,9 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     bootstrap = check_int("bootstrap", bootstrap, 0, 100_000)
     seed = check_int("seed", seed, 0)
     regimes = check_int("regimes", regimes, 1, 16)
+    if check_int("order", order, min(ORDERS), max(ORDERS)) == 2 and regimes > 1:
+        raise ValueError(f"order=2 is invalid with regimes={regimes}: the second-order chain is of the one-timescale "
+                         "fit (give regimes=1)")
     if regimes > 1 and method == "hmm":
         raise ValueError("regimes=%d is invalid with method='hmm': the regimes are fitted with kmeans or quantile "
                          "levels (give regimes=1)" % regimes)
@@ -554,9 +569,15 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     else:
         best = candidates[0]["K"]
     model, lab, deltas, emp, f24, f23, err = fits[best]
+    base = prev = ()
+    if order == 2:   # the pair chain of the chosen K, reported as itself
+        prev = tuple(int(b) for b in previous_states(lab, model.n_levels))
+        model, lab, base = second_order_chain(model, lab)
+        deltas, emp, f24, f23 = _ec_curves_at(binned, model, block, trace)
+        err, base, best = _gap(emp, f24, float(x.mean())), tuple(int(b) for b in base), model.n_levels
     lags = list(range(1, max_lag + 1))
     occ = np.bincount(lab, minlength=best) / n
-    sampling = next(r.get("ec_error_sampling", ()) for r in candidates if r["K"] == best)
+    sampling = next((r.get("ec_error_sampling", ()) for r in candidates if r["K"] == best), ()) if order == 1 else ()
     if bootstrap and not sampling:  # only the chosen K
         errs = _sampling_ec_errors(model, n, block, deltas, f24, bootstrap, seed)
         if errs.size:
@@ -570,5 +591,6 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         block=block, ec_delta=tuple(deltas), ec_empirical=tuple(emp), ec_fitted_eq24=tuple(f24),
         ec_fitted_eq23=tuple(f23), ec_error=err, mean_trace=float(x.mean()),
         ec_error_sampling=sampling, bootstrap=bootstrap,
-        regimes=regimes, regime_window=float(window_s), regime_of_state=owner.get(best, ()), labels=lab,
+        regimes=regimes, regime_window=float(window_s), regime_of_state=owner.get(best, ()) if order == 1 else (),
+        order=order, base_of_state=base, previous_of_state=prev, labels=lab,
     )

@@ -2,7 +2,7 @@
 
 ``tcpabr trace fit TRACE [--states K] [--epoch SECONDS] [--method kmeans|quantile|hmm]
 [--outage | --no-outage] [--select ec|bic|test] [--block M] [--bootstrap B] [--rtt SECONDS ...]
-[--regimes R [--regime-window SECONDS]] [--out model.json|model.toml] [--json]``
+[--regimes R [--regime-window SECONDS]] [--order 1|2] [--out model.json|model.toml] [--json]``
 
 Prints the levels (packets/s and Mbit/s), the transition matrix per epoch, the level
 occupancy (trace vs stationary chain), the autocorrelation at a few lags and the
@@ -12,6 +12,8 @@ the epoch as measurement interval.  ``--outage`` / ``--no-outage`` is
 :func:`~tcpabr_model.capacity.fit_trace`'s ``outage`` (default on: empty epochs form their
 own level 0); ``--regimes R`` fits the two-timescale regime x level chain (R regimes of the
 capacity smoothed over ``--regime-window``, ``K / R`` levels in each; docs/traces.md sec. 4a);
+``--order 2`` the second-order chain, whose states are the visited (previous, current) pairs of
+the K levels (docs/traces.md sec. 7.2x; its matrix is in the JSON and the ``--out`` file);
 without it the levels are fitted to all epochs together, which usually (not
 always) leaves no level 0, and the text output says when one remains.  JSON keys: those of ``TraceFit.to_dict()`` plus
 ``effcap_design`` with ``--rtt``.  The module imports nothing heavy until it runs.
@@ -32,6 +34,9 @@ def _checked(args):
     if args.regime_window is not None and args.regimes == 1:
         raise ValueError(f"--regime-window={args.regime_window:g} is used only with --regimes R > 1 (the window "
                          "that defines the regimes of the two-timescale fit)")
+    if args.order == 2 and args.regimes > 1:
+        raise ValueError(f"--order 2 is invalid with --regimes {args.regimes}: the second-order chain is of the "
+                         "one-timescale fit (give --regimes 1)")
     if args.select is not None and args.states is not None:
         raise ValueError(f"--select={args.select} is used only without --states (it chooses K; --states "
                          f"{args.states} gives it)")
@@ -60,7 +65,7 @@ def _fit(args) -> int:
     fit = fit_trace(trace, states=args.states, epoch=args.epoch, method=args.method,
                     outage=args.outage, select=select, block=args.block, max_lag=max_lag,
                     bootstrap=args.bootstrap, seed=args.seed, regimes=args.regimes,
-                    regime_window=args.regime_window)
+                    regime_window=args.regime_window, order=args.order)
     m = fit.model
     out = fit.to_dict()
     design = [effcap_design(rtt, m, k=8) for rtt in (args.rtt or [])]
@@ -73,14 +78,20 @@ def _fit(args) -> int:
     lines = [f"{args.trace}: {fit.n_epochs} epochs of {fit.epoch:g} s, mean {fit.mean_trace:.1f} packets/s "
              f"({fit.mean_trace * m.packet_bytes * 8e-6:.3f} Mbit/s); K = {fit.states} ({fit.selection}, "
              f"{fit.method}); dropped {fit.dropped} opportunities of a partial epoch",
-             "level  packets/s  Mbit/s  occupancy(trace)  pi(chain)" + ("  regime" if fit.regimes > 1 else "")]
+             "level  packets/s  Mbit/s  occupancy(trace)  pi(chain)" + ("  regime" if fit.regimes > 1 else "")
+             + ("  (previous, current) first-order level" if fit.order == 2 else "")]
     if fit.regimes > 1:
         lines.insert(1, f"{fit.regimes} regimes of the capacity smoothed over {fit.regime_window:g} s, "
                         f"{fit.states // fit.regimes} levels each (states ordered regime by regime)")
+    if fit.order == 2:
+        lines.insert(1, f"second order: the {fit.states} states are the (previous, current) pairs of the "
+                        f"{max(fit.base_of_state) + 1} first-order levels that the trace visits (K chosen on the "
+                        "first-order chain); each state serves its current level")
     for i, (c, b, o, p) in enumerate(zip(m.levels, m.bits_per_second, fit.occupancy_trace, fit.occupancy_model)):
         rate = f"{c:9.1f}" if c == 0.0 or c >= 0.05 else f"{c:9.1e}"   # a level that is not 0 never reads 0.0
         lines.append(f"{i:5d}  {rate}  {b * 1e-6:6.3f}  {o:16.4f}  {p:9.4f}"
-                     + (f"  {fit.regime_of_state[i]:6d}" if fit.regimes > 1 else ""))
+                     + (f"  {fit.regime_of_state[i]:6d}" if fit.regimes > 1 else "")
+                     + (f"  ({fit.previous_of_state[i]}, {fit.base_of_state[i]})" if fit.order == 2 else ""))
     if m.has_outage:
         how = ("k-means/quantiles put only empty epochs in the lowest level" if not args.outage
                else "empty epochs form their own level; --no-outage fits the levels to all epochs together")
@@ -91,8 +102,11 @@ def _fit(args) -> int:
     if gap is not None:
         out["notes"] = [gap]
         lines.append(f"note: {gap}")
-    lines.append("transition matrix per epoch:")
-    lines += ["  " + " ".join(f"{v:6.3f}" for v in row) for row in m.transition]
+    if fit.order == 2:
+        lines.append(f"transition matrix per epoch: {fit.states} x {fit.states}, in the JSON (--json) and --out file")
+    else:
+        lines.append("transition matrix per epoch:")
+        lines += ["  " + " ".join(f"{v:6.3f}" for v in row) for row in m.transition]
     show = [lag for lag in (1, 2, 5, 10, 20, 50) if lag <= len(fit.acf_lags)]
     lines.append("autocorrelation  lag: " + "  ".join(f"{lag:6d}" for lag in show))
     lines.append("                trace: " + "  ".join(f"{fit.acf_trace[lag - 1]:6.3f}" for lag in show))
@@ -149,6 +163,9 @@ def register(subparsers) -> None:
     p.add_argument("--regime-window", type=float, default=None,
                    help="with --regimes R > 1 (refused without): smoothing window in seconds, > 0, that "
                         "defines the regimes (default: the e-folding time of the trace's autocorrelation)")
+    p.add_argument("--order", type=int, choices=(1, 2), default=1,
+                   help="2: the second-order chain, states = the (previous, current) level pairs the trace visits "
+                        "(default 1)")
     p.add_argument("--out", default=None, help="write the model to this .json or .toml file")
     p.add_argument("--json", action="store_true", help="print JSON")
     # effcap_design(rtt, model) names the round trip delta and the epoch s

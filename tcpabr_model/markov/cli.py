@@ -60,6 +60,9 @@ def register(sub) -> None:
     p.add_argument("--regimes", type=int, default=None,
                    help="with --trace: the two-timescale regime x level chain with this many regimes "
                         "(docs/traces.md sec. 4a; default 1)")
+    p.add_argument("--order", type=int, choices=(1, 2), default=None,
+                   help="with --trace: 2 fits the second-order chain, states = the (previous, current) level "
+                        "pairs the trace visits (docs/traces.md sec. 7.2x; default 1)")
     p.add_argument("--regime-window", type=float, default=None,
                    help="with --trace and --regimes R > 1 (refused without): smoothing window in seconds, > 0 "
                         "(default: the e-folding time of the trace's autocorrelation)")
@@ -150,10 +153,14 @@ def _run_trace(args: argparse.Namespace) -> int:
             raise ValueError(f"--regime-window={args.regime_window:g} is used only with --regimes R > 1 (the window "
                              "that defines the regimes of the two-timescale fit)")
         check_real("regime_window", args.regime_window, 0.0, low_open=True)   # before the fit
+    if args.order == 2 and args.regimes not in (None, 1):
+        raise ValueError(f"--order 2 is invalid with --regimes {args.regimes}: the second-order chain is of the "
+                         "one-timescale fit (give --regimes 1)")
     trace = read_trace(args.trace)
     patterns = 8 if args.patterns is None else args.patterns
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
-                    regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window)
+                    regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window,
+                    order=1 if args.order is None else args.order)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
                      tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
                      window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
@@ -181,8 +188,10 @@ def _run_trace(args: argparse.Namespace) -> int:
         + f"  model: chain of {r.model['states']} level{'s' if r.model['states'] != 1 else ''} at epoch {r.rtt:g} s"
         + (f" ({r.model['regimes']} regimes of {r.model['states'] // r.model['regimes']} levels, regime window "
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
-        + f", {sum(r.model['patterns_per_level'])} "
-        f"within-epoch patterns; {r.n_states} states, {r.seconds:.1f} s"
+        + (" (second order: (previous, current) level pairs)" if r.model.get("order", 1) == 2 else "")
+        + (f", {max(r.model['patterns_per_level'])} within-epoch patterns per level"
+           if r.model.get("order", 1) == 2 else f", {sum(r.model['patterns_per_level'])} within-epoch patterns")
+        + f"; {r.n_states} states, {r.seconds:.1f} s"
         + (f" (window cap {r.window_solved} solved for {r.wmax}: the window spends "
            f"{r.window_cap_share:.1e} of the time near it)" if r.window_solved != r.wmax else "") + "\n"
         + (f"  INSTCAP: {r.model['instcap_timing']}\n" if "instcap_timing" in r.model else "")
@@ -227,7 +236,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.trace is not None:
         return _run_trace(args)
     ignored = [flag for flag, v in (("--rtt", args.rtt), ("--patterns", args.patterns), ("--states", args.states),
-                                    ("--regimes", args.regimes), ("--regime-window", args.regime_window))
+                                    ("--regimes", args.regimes), ("--regime-window", args.regime_window),
+                                    ("--order", args.order))
                if v is not None]
     if ignored:   # they describe a measured link: silently dropping them would analyse another scenario
         raise ValueError(f"{', '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} used only with --trace "
