@@ -108,9 +108,11 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         # the link the study analysed: its within-epoch patterns per level (a study before the
         # column had fit_link's default); until 2026-11-27 this drew 8 whatever the study used
         npat = int(p.patterns) if "patterns" in p.index and pd.notna(p.patterns) else 8
-        key = (name, p.fit_half, float(p.rtt), npat)
+        # the study's chain: second order where the study ran with --order 2 (a study without the column: 1)
+        order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
+        key = (name, p.fit_half, float(p.rtt), npat, order)
         if key not in links:
-            links[key] = fit_link(half, float(p.rtt), patterns=npat)
+            links[key] = fit_link(half, float(p.rtt), patterns=npat, order=order)
         link = links[key]
         n_epochs = PATH_FACTOR * int(half.period_ms / 1000.0 / float(p.rtt))
         syn = synthetic_trace(link.model, n_epochs, seed, service=link.service)
@@ -124,6 +126,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                                workers, tcp, instcap_timing)
         ad = (_analysis_delay(link, p) if 0 < p.analysis_states <= delay_states else (float("nan"),) * 2)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "patterns": npat,
+               "order": order,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
                "prediction": p.prediction, "conservative": p.conservative, "optimistic": p.optimistic,
                "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,

@@ -44,3 +44,18 @@ def test_the_modelled_link_has_the_patterns_the_study_analysed(monkeypatch):
                            "replay_fitted_half": 0.5, "analysis_states": 100, "patterns": p} for p in (2, 3)])
     df = eg.run(study, ROOT / "tests" / "data", 1, 2.0, 1, 1, log=lambda *a, **k: None)
     assert got == [2, 3] and df.patterns.tolist() == [2, 3]
+
+
+def test_the_modelled_link_is_the_studys_chain_order(monkeypatch):
+    """A study run with --order 2 analysed the second-order chain: the modelled link is its path."""
+    eg = _engine_gap()
+    got = []
+    real = eg.fit_link
+    monkeypatch.setattr(eg, "fit_link", lambda half, rtt, **kw: got.append(kw.get("order")) or real(half, rtt, **kw))
+    base = {"trace_file": "markov3_outage.down", "fit_half": "A", "rtt": 0.2, "rtt_ms": 200, "buffer_bdp": 0.5,
+            "bmax": 6, "wmax": 40, "feedback": "none", "tcp": "timeout-only", "loss_cycle": "timer",
+            "prediction": 0.5, "conservative": 0.45, "optimistic": 0.55, "replay_fitted_half": 0.5,
+            "analysis_states": 100, "patterns": 2}
+    df = eg.run(pd.DataFrame([{**base, "order": 2}, {**base}]), ROOT / "tests" / "data", 1, 2.0, 1, 1,
+                log=lambda *a, **k: None)
+    assert got == [2, 1] and df.order.tolist() == [2, 1]

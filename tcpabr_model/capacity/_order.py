@@ -3,10 +3,11 @@ r"""The second-order chain of a fitted capacity model: the level *and the one be
 A chain fitted epoch by epoch (:func:`~._fit.fit_trace`) forgets where the link came from:
 after a step from level 3 to level 5 it is as likely to fall back as after a step from 7 to
 5.  On the shared cellular traces that is what TCP notices most (``docs/traces.md`` sec.
-7.2x): replaying the trace's *own* level path with the fitted within-epoch patterns gives
-the trace's throughput within 1 % at 2 BDP, a path of the fitted chain 5-18 % less; a chain
-whose sojourns follow the trace's (the level and its age) changes nothing, a chain that
-remembers the previous level closes most of it.
+7.2x, ``analytics/level_memory.py``): replaying the trace's *own* level path with the fitted
+within-epoch patterns gives TCP's throughput on the trace within a median 3.1 % (+0.8 to +1.4 %
+at 2 BDP), a path of the fitted chain 9-10 % less at 2 BDP; a chain whose sojourns follow the
+trace's (the level and its age) does no better, the chain that remembers the previous level
+takes it to -3 to -4 %.
 
 **The chain** (``order=2``).  Its states are the pairs :math:`(i, j)` of consecutive
 first-order states (previous, current) that the fitted label sequence visits, counted
@@ -30,8 +31,8 @@ pattern).
 
 The Markov renewal engine needs nothing new: it takes any K-state chain, levels may repeat.
 Over INSTCAP the chain already carries the rate of the previous epoch, which is the pair's
-first level, so the reachable states grow by 1.0-1.6x there (docs/traces.md sec. 7.2x), by
-about 2x for TCP alone.
+first level, so the reachable states grow by a median 1.4x there on the shared traces
+(docs/traces.md sec. 7.2x), by a median 2.1x for TCP alone.
 """
 
 from __future__ import annotations
