@@ -2,7 +2,7 @@
 
 Run:  python benchmarks/bench_trace_fit.py [--repeat 5]
 
-Target (issue 15): fit of a 200,000-line trace < 1 s.  The trace is synthetic (a seeded
+Target (issue 15): fit of a 200,000-line trace < 1 s (also with ``order=2``, issue 23).  The trace is synthetic (a seeded
 8-level chain, 0.1 s epochs, 200,000 opportunities written to a temporary file); the
 shared TMobile-LTE-short trace (194,846 lines) is timed too when ../shared/traces exists.
 Cases run interleaved, one warm-up each; the table gives the best and the median of
@@ -54,11 +54,15 @@ def main(argv=None):
             f"fit_trace auto K (1..8, EC criterion), synthetic {n_lines:,} lines, from file":
                 lambda: cap.fit_trace(syn, epoch=0.1),
             f"fit_trace K=8, synthetic {n_lines:,} lines, from file": lambda: cap.fit_trace(syn, states=8, epoch=0.1),
+            f"fit_trace auto K, order 2, synthetic {n_lines:,} lines, from file":
+                lambda: cap.fit_trace(syn, epoch=0.1, order=2),
         }
         if SHARED.exists():
             cases["fit_trace auto K, TMobile-LTE-short (194,846 lines), from file"] = lambda: cap.fit_trace(SHARED, epoch=0.1)
             cases["fit_trace auto K, TMobile-LTE-short, epoch 0.02 s (7,000 epochs)"] = \
                 lambda: cap.fit_trace(SHARED, epoch=0.02)
+            cases["fit_trace auto K, order 2, TMobile-LTE-short, epoch 0.02 s"] = \
+                lambda: cap.fit_trace(SHARED, epoch=0.02, order=2)
         for fn in cases.values():
             fn()  # warm-up (imports, numba caches of the closed forms)
         times = {k: [] for k in cases}
