@@ -79,10 +79,12 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     return float(r.efficiency_wire.mean), float(hw) if hw is not None else nan, rates, queue, total
 
 
-def _analysis_delay(link, p) -> tuple[float, float]:
+def _analysis_delay(link, p) -> tuple[float, float, float]:
     """The analysis' mean queueing delay and its total delay (the source's segmentation buffer and the
     bottleneck; seconds; docs/model.md sec. 13) at the study point ``p``, with the study's loss cycle
-    and, over INSTCAP, its window search: time units of the peak level's packet time."""
+    and, over INSTCAP, its window search: time units of the peak level's packet time.  Third: its loss
+    events per second (the loss probability per embedded step over the mean step, ``mean_cycle_length``
+    epochs of one RTT): a timeout-only TCP's timeouts, one per loss event."""
     from tcpabr_model.markov import analyze
     from tcpabr_model.trace_study import LINK_WINDOW_TAIL, link_scenario
 
@@ -91,7 +93,8 @@ def _analysis_delay(link, p) -> tuple[float, float]:
                        max_states=int(p.analysis_states) + 1)
     r = analyze(sc, window_tail=LINK_WINDOW_TAIL if p.feedback != "none" else None)
     unit = float(np.max(link.model.levels))
-    return float(r.mean_queueing_delay) / unit, (float(r.mean_queueing_delay) + float(r.mean_source_delay)) / unit
+    return (float(r.mean_queueing_delay) / unit, (float(r.mean_queueing_delay) + float(r.mean_source_delay)) / unit,
+            float(r.loss_probability) / (float(r.mean_cycle_length) * float(p.rtt)))
 
 
 def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float | None, seed: int, workers: int,
@@ -124,7 +127,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
         r, rh, kr, _, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed,
                                workers, tcp, instcap_timing)
-        ad = (_analysis_delay(link, p) if 0 < p.analysis_states <= delay_states else (float("nan"),) * 2)
+        ad = (_analysis_delay(link, p) if 0 < p.analysis_states <= delay_states else (float("nan"),) * 3)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "patterns": npat,
                "order": order,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,
@@ -136,7 +139,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                "model_link_queue_delay_s": kq, "model_link_queue_delay_hw_s": kq_hw,
                "model_link_total_delay_s": kt, "model_link_total_delay_hw_s": kt_hw,
                "analysis_queue_delay_s": ad[0] if p.feedback == "none" else float("nan"),
-               "analysis_total_delay_s": ad[1],
+               "analysis_total_delay_s": ad[1], "analysis_loss_events_per_s": ad[2],
                "sim_seconds": time.perf_counter() - t0}
         rows.append(row)
         log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
@@ -184,6 +187,15 @@ def summary(df: pd.DataFrame) -> str:
     out.append("")
     out.append("Timeouts of the modelled link's simulation, by kind (share of all, all points): "
                + ", ".join(f"{x.replace('timeouts_', '')} {100 * s:.0f} %" for x, s in zip(k, share)))
+    d = df[df.analysis_loss_events_per_s.notna()] if "analysis_loss_events_per_s" in df else df.iloc[:0]
+    if len(d):   # the chain's losses against the simulated kinds of timeout (docs/traces.md sec. 7.2x)
+        fresh = d.analysis_loss_events_per_s / d.model_timeouts_fresh_per_s
+        every = d.analysis_loss_events_per_s / d.model_timeouts_per_s
+        out.append("")
+        out.append(f"The analysis' loss events per second at {len(d)} re-analysed points, over the modelled link's "
+                   f"fresh timeouts: median {fresh.median():.2f} (range {fresh.min():.2f}-{fresh.max():.2f}); over "
+                   f"all its timeouts: median {every.median():.2f} (the chain has no repeated, later-hole or "
+                   "slow-start timeout)")
     for what, kind, fb in (("TCP alone's mean queueing delay", "queue", "none"),
                            ("INSTCAP's mean total delay (segmentation buffer + bottleneck)", "total", "instcap")):
         col = f"{kind}_delay_ratio"

@@ -59,3 +59,18 @@ def test_the_modelled_link_is_the_studys_chain_order(monkeypatch):
     df = eg.run(pd.DataFrame([{**base, "order": 2}, {**base}]), ROOT / "tests" / "data", 1, 2.0, 1, 1,
                 log=lambda *a, **k: None)
     assert got == [2, 1] and df.order.tolist() == [2, 1]
+
+
+def test_re_analysed_points_carry_the_chains_loss_events():
+    """With --delay-states the analysis is redone: its loss events per second (loss probability per step
+    over the mean step) beside the modelled link's timeouts by kind."""
+    eg = _engine_gap()
+    study = pd.DataFrame([{"trace_file": "markov3_outage.down", "fit_half": "A", "rtt": 0.2, "rtt_ms": 200,
+                           "buffer_bdp": 0.5, "bmax": 6, "wmax": 40, "feedback": "none", "tcp": "timeout-only",
+                           "loss_cycle": "timer", "prediction": 0.5, "conservative": 0.45, "optimistic": 0.55,
+                           "replay_fitted_half": 0.5, "analysis_states": 5000, "patterns": 2}])
+    df = eg.run(study, ROOT / "tests" / "data", 1, 20.0, 1, 1, log=lambda *a, **k: None, delay_states=10**6)
+    x = float(df.analysis_loss_events_per_s.iloc[0])
+    # at most one loss event per round trip (0.2 s), and some
+    assert 0.0 < x <= 1.0 / 0.2
+    assert "loss events per second" in eg.summary(df)
