@@ -79,7 +79,7 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     return float(r.efficiency_wire.mean), float(hw) if hw is not None else nan, rates, queue, total
 
 
-def _analysis_delay(link, p) -> tuple[float, float, float]:
+def _reanalysis(link, p) -> tuple[float, float, float]:
     """The analysis' mean queueing delay and its total delay (the source's segmentation buffer and the
     bottleneck; seconds; docs/model.md sec. 13) at the study point ``p``, with the study's loss cycle
     and, over INSTCAP, its window search: time units of the peak level's packet time.  Third: its loss
@@ -127,7 +127,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
         r, rh, kr, _, _ = _sim(half, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, replications, d, seed,
                                workers, tcp, instcap_timing)
-        ad = (_analysis_delay(link, p) if 0 < p.analysis_states <= delay_states else (float("nan"),) * 3)
+        ad = (_reanalysis(link, p) if 0 < p.analysis_states <= delay_states else (float("nan"),) * 3)
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "patterns": npat,
                "order": order,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback, "tcp": tcp,

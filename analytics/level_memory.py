@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "analytics"))
 
 from engine_gap import PATH_FACTOR, SHARED, _sim  # noqa: E402
 
-from tcpabr_model.capacity import CapacityModel, read_trace, synthetic_trace  # noqa: E402
+from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
 from tcpabr_model.capacity._trace import _patterned_trace  # noqa: E402
 from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import fit_labels, fit_link, trace_halves, window_packets  # noqa: E402
@@ -77,7 +77,7 @@ def links_of(half, rtt: float, seed: int) -> dict:
     lab = np.asarray(fit_labels(one.fit, half, rtt), dtype=np.int64)
     e_ms = int(round(rtt * 1000))
     n = PATH_FACTOR * lab.size
-    m1: CapacityModel = one.model
+    m1 = one.model
     return {
         "own_path": _patterned_trace(m1, one.service, lab, e_ms, np.random.default_rng(seed), "own path"),
         "chain1": synthetic_trace(m1, n, seed, service=one.service),
@@ -97,7 +97,7 @@ def run(traces, rtts, buffers, replications, duration, seed, workers, log=print,
             for bf in buffers:
                 for fb in ("none", "instcap"):
                     rep, pts = {}, {}
-                    for h, half in halves.items():
+                    for h in halves:
                         other = halves["B" if h == "A" else "A"]
                         # the study's point: the buffer from the replayed half, the window from the fit's peak
                         bmax = max(1, int(round(bf * other.mean_rate * rtt)))

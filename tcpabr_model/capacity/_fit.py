@@ -569,21 +569,23 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     else:
         best = candidates[0]["K"]
     model, lab, deltas, emp, f24, f23, err = fits[best]
+    sampling = next(r.get("ec_error_sampling", ()) for r in candidates if r["K"] == best)
     base = prev = ()
-    if order == 2:   # the pair chain of the chosen K, reported as itself
+    states = best
+    if order == 2:   # the pair chain of the chosen K, reported as itself (its own bootstrap below)
         prev = tuple(int(b) for b in previous_states(lab, model.n_levels))
         model, lab, base = second_order_chain(model, lab)
+        base = tuple(int(b) for b in base)
         deltas, emp, f24, f23 = _ec_curves_at(binned, model, block, trace)
-        err, base, best = _gap(emp, f24, float(x.mean())), tuple(int(b) for b in base), model.n_levels
+        err, sampling, states = _gap(emp, f24, float(x.mean())), (), model.n_levels
     lags = list(range(1, max_lag + 1))
-    occ = np.bincount(lab, minlength=best) / n
-    sampling = next((r.get("ec_error_sampling", ()) for r in candidates if r["K"] == best), ()) if order == 1 else ()
+    occ = np.bincount(lab, minlength=states) / n
     if bootstrap and not sampling:  # only the chosen K
         errs = _sampling_ec_errors(model, n, block, deltas, f24, bootstrap, seed)
         if errs.size:
             sampling = (float(np.median(errs)), float(np.quantile(errs, 0.95)))
     return TraceFit(
-        model=model, states=best, method=method, selection=selection, epoch=epoch, n_epochs=n,
+        model=model, states=states, method=method, selection=selection, epoch=epoch, n_epochs=n,
         dropped=binned.dropped, candidates=tuple(candidates),
         occupancy_trace=tuple(occ.tolist()), occupancy_model=tuple(np.asarray(model.stationary).tolist()),
         acf_lags=tuple(lags), acf_trace=tuple(trace_autocorrelation(x, lags).tolist()),
@@ -591,6 +593,6 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         block=block, ec_delta=tuple(deltas), ec_empirical=tuple(emp), ec_fitted_eq24=tuple(f24),
         ec_fitted_eq23=tuple(f23), ec_error=err, mean_trace=float(x.mean()),
         ec_error_sampling=sampling, bootstrap=bootstrap,
-        regimes=regimes, regime_window=float(window_s), regime_of_state=owner.get(best, ()) if order == 1 else (),
+        regimes=regimes, regime_window=float(window_s), regime_of_state=owner.get(best, ()),
         order=order, base_of_state=base, previous_of_state=prev, labels=lab,
     )

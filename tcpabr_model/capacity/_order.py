@@ -46,6 +46,18 @@ from ._patterns import ServicePatterns
 ORDERS = (1, 2)
 
 
+def _visited_pairs(labels, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, pairs)``: the visited pair codes ``previous * k + current`` in increasing order
+    and the index into them of each epoch's pair (cyclic: epoch 0's previous is the last)."""
+    lab = np.asarray(labels, dtype=np.int64)
+    if lab.ndim != 1 or lab.size < 2:
+        raise ValueError(f"labels has shape {lab.shape}: need a 1-D sequence of at least 2 epochs")
+    if lab.min() < 0 or lab.max() >= k:
+        raise ValueError(f"labels is invalid: values must be in [0, {k - 1}]")
+    codes, pairs = np.unique(np.roll(lab, 1) * k + lab, return_inverse=True)
+    return codes, pairs.astype(np.int64)
+
+
 def pair_labels(labels, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The pair state of each epoch of a first-order label sequence and the first-order state
     of each pair state.
@@ -56,20 +68,13 @@ def pair_labels(labels, k: int) -> tuple[np.ndarray, np.ndarray]:
     ``base[s]`` is the *current* first-order state of pair ``s`` (its previous one is
     :func:`previous_states`).
     """
-    lab = np.asarray(labels, dtype=np.int64)
-    if lab.ndim != 1 or lab.size < 2:
-        raise ValueError(f"labels has shape {lab.shape}: need a 1-D sequence of at least 2 epochs")
-    if lab.min() < 0 or lab.max() >= k:
-        raise ValueError(f"labels is invalid: values must be in [0, {k - 1}]")
-    code = np.roll(lab, 1) * k + lab
-    used, pairs = np.unique(code, return_inverse=True)
-    return pairs.astype(np.int64), (used % k).astype(np.int64)
+    codes, pairs = _visited_pairs(labels, k)
+    return pairs, codes % k
 
 
 def previous_states(labels, k: int) -> np.ndarray:
     """The *previous* first-order state of each pair state of :func:`pair_labels`."""
-    lab = np.asarray(labels, dtype=np.int64)
-    return (np.unique(np.roll(lab, 1) * k + lab) // k).astype(np.int64)
+    return _visited_pairs(labels, k)[0] // k
 
 
 def second_order_chain(model: CapacityModel, labels) -> tuple[CapacityModel, np.ndarray, np.ndarray]:
