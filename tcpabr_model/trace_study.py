@@ -37,7 +37,7 @@ from ._validate import check_choice, check_int, check_real
 __all__ = ["StudyPoint", "study_point", "fit_for_rtt", "window_packets", "analysis_band", "lift_outage",
            "LinkFit", "fit_link", "analyze_link", "LinkAnalysis", "PAYLOAD_BYTES", "FEEDBACKS",
            "trace_halves", "link_scenario", "fit_labels", "LINK_LOSS_CYCLE", "LINK_CA_INCREMENT", "LINK_WINDOW_TAIL",
-           "link_loss_cycle", "link_validity",
+           "link_loss_cycle", "link_validity", "transmission_share",
            "SLOW_DRAIN_STRAIN", "INSTCAP_TIMINGS", "feedback_timing", "effcap_round_trip"]
 
 PAYLOAD_BYTES = 1460    # + 40 B TCP/IP = 1500 B: one Mahimahi delivery opportunity
@@ -119,6 +119,10 @@ class LinkFit:
     service: object
     rtt: float
     mean_rate: float
+    #: with ``round_trip='transmission'`` (:func:`fit_link`): the round-trip propagation delay, seconds, and
+    #: the transmission share ``tx`` (:func:`transmission_share`) by which the epoch ``rtt`` exceeds it
+    propagation: float | None = None
+    transmission: float = 0.0
 
     @property
     def model(self):
@@ -126,7 +130,10 @@ class LinkFit:
 
     def describe(self) -> dict:
         m = self.fit.model
-        return {"states": int(m.n_levels), "epoch_s": float(self.rtt),
+        extra = ({} if self.propagation is None else
+                 {"round_trip": "transmission", "propagation_s": float(self.propagation),
+                  "transmission_share": float(self.transmission)})
+        return {"states": int(m.n_levels), "epoch_s": float(self.rtt), **extra,
                 "levels_packets_per_s": [float(x) for x in m.levels],
                 "occupancy": [float(x) for x in m.stationary],
                 "patterns_per_level": [int(len(w)) for w in self.service.weights],
@@ -147,17 +154,47 @@ def fit_labels(fit, trace, epoch: float) -> np.ndarray:
     return epoch_labels(trace, epoch, fit.model.levels) if one else fit.labels
 
 
+def transmission_share(link: LinkFit) -> float:
+    """``tx``: the occupancy-weighted mean over the serving levels of ``min(1, 1 / (c_k rtt))``, the gap
+    between two delivery opportunities at a level, in round trips of the fit (docs/traces.md sec. 7.2y)."""
+    m = link.fit.model
+    occ = np.asarray(m.stationary, dtype=float)
+    per = np.asarray(m.levels, dtype=float) * link.rtt
+    s = per > 0
+    return float((occ[s] * np.minimum(1.0, 1.0 / per[s])).sum() / occ[s].sum()) if s.any() else 0.0
+
+
 def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8, outage: bool = True,
-             regimes: int = 1, regime_window: float | None = None, order: int = 1) -> LinkFit:
+             regimes: int = 1, regime_window: float | None = None, order: int = 1,
+             round_trip: str = "propagation") -> LinkFit:
     """The chain at epoch = ``rtt`` (:func:`fit_for_rtt`, K by the effective-capacity
     criterion unless ``states``) and ``patterns`` within-epoch patterns per level of it.
     ``regimes > 1``: the two-timescale regime x level chain
     (:func:`tcpabr_model.capacity.fit_trace`), patterns per (regime, level) state.  ``order=2``:
     the second-order chain (states: pairs of consecutive levels, docs/traces.md sec. 7.2x), each
-    pair with the patterns of its current level, fitted as with ``order=1``."""
+    pair with the patterns of its current level, fitted as with ``order=1``.
+
+    ``round_trip='transmission'`` (docs/traces.md sec. 7.2y): the epoch is a packet's round trip
+    through the empty pipe, the propagation ``rtt`` plus the wait for its delivery opportunity: the
+    chain is fitted at ``rtt`` once, for ``tx`` (:func:`transmission_share`), and again at epoch
+    ``rtt (1 + tx)`` with the same number of levels **[choice: one gap between opportunities at the
+    level, averaged over the time at each serving level]**; ``LinkFit.rtt`` is that epoch,
+    ``propagation`` the given ``rtt``.  The default ``'propagation'`` is eq. 5's epoch, unchanged."""
     from .capacity import epoch_labels, expand_patterns, fit_patterns
 
     rtt = check_real("rtt", rtt, 0.001, 100.0)
+    check_choice("round_trip", round_trip, ("propagation", "transmission"))
+    if round_trip == "transmission":
+        first = fit_link(trace, rtt, states=states, patterns=patterns, outage=outage, regimes=regimes,
+                         regime_window=regime_window, order=order)
+        if states is None:    # the first fit's K (with order=2 of its first-order levels, fit_trace's states)
+            base = getattr(first.fit, "base_of_state", ())
+            states = int(max(base)) + 1 if base else int(first.fit.model.n_levels)
+        tx = transmission_share(first)
+        longer = fit_link(trace, rtt * (1.0 + tx), states=states, patterns=patterns, outage=outage, regimes=regimes,
+                          regime_window=regime_window, order=order)
+        return LinkFit(fit=longer.fit, service=longer.service, rtt=longer.rtt, mean_rate=longer.mean_rate,
+                       propagation=rtt, transmission=tx)
     fit = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window,
                       order=order)
     per = check_int("patterns", patterns, 1, 1000)

@@ -157,8 +157,6 @@ CASES = [
      "--switch-time='uniform' is invalid with --trace"),
     (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--feedback", "none", "--ack-clock",
       "spread"], 2, "--ack-clock='spread' is invalid with --trace"),
-    (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--round-trip", "transmission"], 2,
-     "--round-trip='transmission' is invalid with --trace"),
     (["analyze", "--feedback", "none", "--loss-cycle", "timer", "--round-trip", "transmission"], 2,
      "--round-trip='transmission' is invalid with loss_cycle='timer'"),
     (["analyze", "--feedback", "instcap", "--ack-clock", "spread"], 2,

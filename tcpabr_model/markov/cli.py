@@ -79,7 +79,9 @@ def register(sub) -> None:
     p.add_argument("--round-trip", choices=ROUND_TRIPS, default="propagation",
                    help="the chain's epoch: delta, the round-trip propagation (default, the paper's), or delta plus "
                         "one transmission at the high rate, a packet's round trip through an empty pipe "
-                        "(docs/model.md sec. 3b; two-state chain, loss cycle 'paper')")
+                        "(docs/model.md sec. 3b; two-state chain, loss cycle 'paper'); with --trace: the chain "
+                        "fitted at epoch rtt x (1 + tx), tx the mean gap between delivery opportunities in round "
+                        "trips (docs/traces.md sec. 7.2y)")
     p.add_argument("--variant", dest="tcp", choices=TCP_MODELS, default="timeout-only",
                    help="TCP of the chain, as tcpabr simulate --variant: timeout-only (default, the paper's: "
                         "every loss a timeout) or sack (fast retransmit with PRR, docs/model.md sec. 12)")
@@ -137,9 +139,6 @@ def _run_trace(args: argparse.Namespace) -> int:
             f"switch_phases={args.switch_phases}"
         raise ValueError(f"{what} is invalid with --trace: the fitted within-epoch patterns "
                          "already hold the changes of level inside an epoch (docs/model.md sec. 17)")
-    if args.round_trip != "propagation":
-        raise ValueError(f"round_trip={args.round_trip!r} is invalid with --trace: the fitted chain steps once per "
-                         "round trip of the fit (docs/model.md sec. 3b)")
     if args.ack_clock != "at-epoch":
         raise ValueError(f"ack_clock={args.ack_clock!r} is invalid with --trace: TCP alone's ACKs return at the times "
                          "of the fitted patterns, which hold the link's bursts (docs/model.md secs. 3a and 11)")
@@ -160,7 +159,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     patterns = 8 if args.patterns is None else args.patterns
     link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
                     regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window,
-                    order=1 if args.order is None else args.order)
+                    order=1 if args.order is None else args.order, round_trip=args.round_trip)
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
                      tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
                      window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
@@ -175,7 +174,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         d["notes"] = [gap]
     v = r.validity
     text = (
-        f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else f'over ABR ({r.feedback})'} on {args.trace}: rtt={r.rtt:g} s "
+        f"TCP ({r.tcp}) {'alone' if r.feedback == 'none' else f'over ABR ({r.feedback})'} on {args.trace}: "
+        f"rtt={r.model.get('propagation_s', r.rtt):g} s "
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)"
         + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "")
         + (f" ca_increment={r.ca_increment}" if r.ca_increment != "binomial" else "") + "\n"
@@ -186,6 +186,8 @@ def _run_trace(args: argparse.Namespace) -> int:
            + (f", segmentation buffer {1000 * r.mean_source_delay_s:.1f} ms" if r.feedback != "none" else "")
            + " (propagation on top)\n" if r.mean_queueing_delay_s is not None else "")
         + f"  model: chain of {r.model['states']} level{'s' if r.model['states'] != 1 else ''} at epoch {r.rtt:g} s"
+        + (f" (the round trip with the transmission: {r.model['propagation_s']:g} s x (1 + "
+           f"{r.model['transmission_share']:.3f}), docs/traces.md sec. 7.2y)" if "propagation_s" in r.model else "")
         + (f" ({r.model['regimes']} regimes of {r.model['states'] // r.model['regimes']} levels, regime window "
            f"{r.model['regime_window_s']:g} s)" if r.model.get("regimes", 1) > 1 else "")
         + (" (second order: (previous, current) level pairs)" if r.model.get("order", 1) == 2 else "")

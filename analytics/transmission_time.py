@@ -1,0 +1,165 @@
+"""The round trip's transmission time on measured links: how much of the engine's excess it is (issue 23).
+
+The chain's epoch is the round-trip *propagation* delay (eq. 5, III-A.5): a packet that reaches
+the bottleneck at ``T_k`` is served and its ACK is back at ``T_{k+1}``. In the simulator, as in the
+system, a packet's round trip through an empty pipe is the propagation plus the wait for its
+delivery opportunity. On the paper's link that is one packet time in ``Delta`` (docs/model.md sec.
+3b: 2.5-5 %). On a cellular link at RTT 20 ms the level of an epoch serves a few packets, and the
+gap between opportunities is a fifth of the round trip and more. Two measurements, per point of a
+trace study (``analytics/traces.py``'s CSV):
+
+1. **The engine against the link it models** (as ``analytics/engine_gap.py``: the fitted chain
+   and its patterns drawn as a trace, ten halves long), simulated twice: with the study's RTT,
+   and with the RTT less the mean transmission time ``tx``, INSTCAP's feedback still timed by the
+   chain's epoch, the study's RTT (``tx`` = the mean over the serving
+   levels, weighted by their occupancy, of ``min(1, 1 / (c_k rtt))`` round trips: one gap between
+   opportunities at the level, ``trace_study.transmission_share``). If the chain's excess is the
+   missing transmission, the second simulation, whose empty-pipe round trip is the chain's epoch,
+   meets the prediction.
+2. **The chain fitted at epoch ``rtt (1 + tx)``** (``fit_link(..., round_trip='transmission')``, ``tcpabr
+   analyze --trace --round-trip transmission``: the same number of levels and patterns; its ``delta`` then
+   includes the transmission), against the replays of the fitted half (in sample)
+   and of the other half (out of sample), at the points of at most ``--state-limit`` states.
+
+    python analytics/transmission_time.py --study STUDY.csv [--state-limit 400000] [--out DIR]
+
+Findings: docs/traces.md sec. 7.2y.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
+from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
+from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
+from tcpabr_model.trace_study import (PAYLOAD_BYTES, analyze_link, feedback_timing, fit_link,  # noqa: E402
+                                      trace_halves, transmission_share)
+from traces_fit import md_table  # noqa: E402
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
+#: the modelled link is this many fitted halves long (analytics/engine_gap.py's PATH_FACTOR)
+PATH_FACTOR = 10
+
+
+def simulated(capacity, rtt: float, epoch: float, bmax: int, wmax: int, feedback: str, replications: int,
+              duration: float, seed: int, workers: int) -> float:
+    """The study's simulation (``trace_study._simulation``) with the propagation ``rtt`` and INSTCAP's
+    feedback timed by the chain's epoch ``epoch`` (its measurement over the round trip before, sec. 16):
+    efficiency over the capacity's mean."""
+    sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
+                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax),
+                  **feedback_timing(feedback, epoch))
+    return float(simulate(sc, replications=replications, seed=seed, workers=workers).efficiency_wire.mean)
+
+
+def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, replications: int = 2, duration: float = 150.0,
+        seed: int = 0, workers: int = 2, log=print) -> pd.DataFrame:
+    halves, links, rows = {}, {}, []
+    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])]
+    for _, p in todo.iterrows():
+        name, rtt = p.trace_file, float(p.rtt)
+        if name not in halves:
+            halves[name] = dict(zip("AB", trace_halves(read_trace(trace_dir / name))))
+        half = halves[name][p.fit_half]
+        key = (name, p.fit_half, rtt)
+        if key not in links:
+            link = fit_link(half, rtt, patterns=int(p.patterns))
+            tx = transmission_share(link)
+            longer = fit_link(half, rtt, patterns=int(p.patterns), round_trip="transmission")
+            syn = synthetic_trace(link.model, PATH_FACTOR * int(half.period_ms / 1000.0 / rtt), seed,
+                                  service=link.service)
+            links[key] = (link, longer, tx, syn)
+        link, longer, tx, syn = links[key]
+        t0 = time.perf_counter()
+        scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
+        args = (int(p.bmax), int(p.wmax), p.feedback, replications, duration, seed, workers)
+        sim = simulated(syn, rtt, rtt, *args) * scale
+        sim_short = simulated(syn, rtt * (1.0 - tx), rtt, *args) * scale
+        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "buffer_bdp": p.buffer_bdp,
+               "bmax": int(p.bmax), "feedback": p.feedback, "tx": tx, "prediction": p.prediction,
+               "model_link": sim, "model_link_rtt_less_tx": sim_short,
+               "replay_fitted_half": p.replay_fitted_half, "replay": p.replay, "prediction_epoch_tx": np.nan,
+               "conservative_epoch_tx": np.nan, "optimistic_epoch_tx": np.nan}
+        if p.analysis_states <= state_limit:
+            a = analyze_link(longer, int(p.bmax), p.feedback, wmax=int(p.wmax), max_states=4 * state_limit)
+            row.update(prediction_epoch_tx=a.prediction, conservative_epoch_tx=a.conservative,
+                       optimistic_epoch_tx=a.optimistic)
+        row["seconds"] = time.perf_counter() - t0
+        rows.append(row)
+        log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} tx {tx:.3f}  "
+            f"prediction {p.prediction:.3f}  modelled link {sim:.3f} (RTT less tx {sim_short:.3f})  "
+            f"epoch rtt (1 + tx): {row['prediction_epoch_tx']:.3f}", flush=True)
+    df = pd.DataFrame(rows)
+    if len(df):
+        df["engine_error"] = (df.prediction - df.model_link) / df.model_link
+        df["engine_error_rtt_less_tx"] = (df.prediction - df.model_link_rtt_less_tx) / df.model_link_rtt_less_tx
+    return df
+
+
+def _med(x) -> str:
+    x = x.dropna()
+    return f"{100 * x.abs().median():.1f} % ({100 * x.median():+.1f} %)" if len(x) else "-"
+
+
+def summary(df: pd.DataFrame) -> str:
+    out = ["# The round trip's transmission time on measured links", "",
+           "Median |error| (median signed). Part 1: the prediction against the link it models, simulated with the "
+           "study's RTT and with the RTT less the mean transmission time `tx`.", ""]
+    body = []
+    for (fb, r), g in df.groupby(["feedback", "rtt_ms"]):
+        body.append([fb, r, len(g), f"{g.tx.median():.3f}", _med(g.engine_error), _med(g.engine_error_rtt_less_tx)])
+    out.append(md_table(["feedback", "RTT ms", "points", "tx (median)", "engine: study's RTT", "engine: RTT less tx"],
+                        body))
+    out += ["", "Part 2: the chain fitted at epoch `rtt (1 + tx)` (same K and patterns) against the replays, at the "
+            "points analysed (in sample: the fitted half; out of sample: the other half); within 10 % in brackets.", ""]
+    body = []
+    d = df[df.prediction_epoch_tx.notna()]
+    for (fb, r), g in list(d.groupby(["feedback", "rtt_ms"])) + [(("all", "all"), d)]:
+        cells = [fb, r, len(g)]
+        for col in ("prediction", "prediction_epoch_tx"):
+            for ref in ("replay_fitted_half", "replay"):
+                e = (g[col] - g[ref]) / g[ref]
+                cells.append(f"{_med(e)} [{int((e.abs() <= 0.1).sum())}]")
+        body.append(cells)
+    out.append(md_table(["feedback", "RTT ms", "points", "epoch rtt: in sample", "out of sample",
+                         "epoch rtt (1 + tx): in sample", "out of sample"], body))
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--study", type=Path, required=True, help="a traces_study.csv of analytics/traces.py")
+    ap.add_argument("--traces-dir", type=Path, default=SHARED)
+    ap.add_argument("--state-limit", type=int, default=400_000,
+                    help="part 2 re-analyses the points of at most this many states (the study's count)")
+    ap.add_argument("--replications", type=int, default=2)
+    ap.add_argument("--duration", type=float, default=150.0, help="seconds per replication")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=Path("results/transmission_time"))
+    a = ap.parse_args(argv)
+    if not a.study.is_file():
+        print(f"tcpabr: --study {a.study}: no such file", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    df = run(pd.read_csv(a.study), a.traces_dir, a.state_limit, a.replications, a.duration, workers=a.workers)
+    a.out.mkdir(parents=True, exist_ok=True)
+    write_table(df, a.out / "transmission_time.csv")
+    write_text(a.out / "transmission_time.md", summary(df))
+    print(summary(df))
+    print(f"{time.perf_counter() - t0:.0f} s; wrote {a.out}/transmission_time.csv and .md")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
