@@ -41,9 +41,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "analytics"))
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
-from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
+from traces_fit import write_report  # noqa: E402
+
 from tcpabr_model.trace_study import (  # noqa: E402
     INSTCAP_TIMINGS,
     _simulation,
@@ -235,16 +237,12 @@ def main(argv=None) -> int:
     if a.quick:
         study = study[study.prediction.notna()].head(4)
         reps, dur = 2, 60.0
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     df = run(study, Path(a.traces_dir), reps, dur, a.seed, a.workers, delay_states=a.delay_states,
              instcap_timing=a.instcap_timing)
-    write_table(df, out / "engine_gap.csv", index=False)
     text = (f"# The analysis against the link it models\n\n`python analytics/engine_gap.py --study {a.study}` "
             f"({len(df)} points, {time.perf_counter() - t0:.0f} s)\n\n" + summary(df))
-    write_text(out / "engine_gap.md", text)
-    print(text)
+    write_report(df, Path(a.out), "engine_gap", text, t0)
     return 0
 
 

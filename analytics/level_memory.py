@@ -38,10 +38,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "analytics"))
 
 from engine_gap import PATH_FACTOR, SHARED, _sim  # noqa: E402
+from traces_fit import write_report  # noqa: E402
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
 from tcpabr_model.capacity._trace import _patterned_trace  # noqa: E402
-from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.trace_study import fit_labels, fit_link, trace_halves, window_packets  # noqa: E402
 
 TRACES = ("Verizon-LTE-short.down", "TMobile-LTE-short.down", "TMobile-UMTS-driving.down")
@@ -166,13 +166,9 @@ def main(argv=None) -> int:
         df = run(TRACES[2:], (0.1,), (2.0,), 2, 60.0, a.seed, a.workers)
     else:
         df = run(TRACES, RTTS, BUFFERS, a.replications, a.duration, a.seed, a.workers)
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_table(df, out / "level_memory.csv")
     md = (f"# Which memory of the level path TCP notices\n\n`python analytics/level_memory.py"
           f"{' --quick' if a.quick else ''}` ({len(df)} points, {time.perf_counter() - t0:.0f} s)\n\n" + summary(df))
-    write_text(out / "level_memory.md", md)
-    print(md)
+    write_report(df, Path(a.out), "level_memory", md, t0)
     return 0
 
 

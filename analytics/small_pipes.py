@@ -40,11 +40,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tcpabr_model.markov import Scenario, analyze  # noqa: E402
 from tcpabr_model.markov.analysis import skeleton_for  # noqa: E402
 from tcpabr_model.markov.slow_start import with_go_back_n_burst  # noqa: E402
-from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.sim import simulate  # noqa: E402
 from tcpabr_model.trace_study import LINK_CA_INCREMENT, LINK_LOSS_CYCLE  # noqa: E402
 from tcpabr_model.validity import sim_scenario  # noqa: E402
-from traces_fit import md_table  # noqa: E402
+from traces_fit import md_table, write_report  # noqa: E402
 
 #: (Delta, B_max): pipes of 3-26 packets, buffers of 2 and 5 (the trace study's 0.5 BDP at 20 ms)
 POINTS = ((3, 2), (3, 5), (5, 2), (5, 5), (11, 2), (11, 5), (26, 2), (26, 5))
@@ -113,11 +112,7 @@ def main(argv=None) -> int:
     units = 4000.0 if a.quick else UNITS
     df = run(POINTS[4:6] if a.quick else POINTS, units)
     df.attrs["units"] = units
-    a.out.mkdir(parents=True, exist_ok=True)
-    write_table(df, a.out / "small_pipes.csv")
-    write_text(a.out / "small_pipes.md", summary(df))
-    print(summary(df))
-    print(f"{time.perf_counter() - t0:.0f} s; wrote {a.out}/small_pipes.csv and .md")
+    write_report(df, a.out, "small_pipes", summary(df), t0)
     return 0
 
 

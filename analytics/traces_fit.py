@@ -44,6 +44,19 @@ def md_table(header, rows):
     return "\n".join(out)
 
 
+def write_report(df, out: Path, stem: str, text: str, t0: float) -> None:
+    """A script's table and its Markdown summary under ``out`` (``stem``.csv and .md, atomically), the
+    summary printed with the seconds since ``t0``."""
+    from tcpabr_model.runtime.atomic import write_table, write_text
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_table(df, out / f"{stem}.csv")
+    write_text(out / f"{stem}.md", text)
+    print(text)
+    print(f"{time.perf_counter() - t0:.0f} s; wrote {out}/{stem}.csv and .md")
+
+
 def acf_error(x, model, lags):
     """Mean |trace ACF - chain ACF| over lags."""
     return float(np.mean(np.abs(cap.trace_autocorrelation(x, lags) - cap.chain_autocorrelation(model, lags))))

@@ -41,11 +41,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
-from tcpabr_model.runtime.atomic import write_table, write_text  # noqa: E402
 from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
 from tcpabr_model.trace_study import (PAYLOAD_BYTES, analyze_link, feedback_timing, fit_link,  # noqa: E402
                                       trace_halves, transmission_share)
-from traces_fit import md_table  # noqa: E402
+from traces_fit import md_table, write_report  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 #: the modelled link is this many fitted halves long (analytics/engine_gap.py's PATH_FACTOR)
@@ -153,11 +152,7 @@ def main(argv=None) -> int:
         return 2
     t0 = time.perf_counter()
     df = run(pd.read_csv(a.study), a.traces_dir, a.state_limit, a.replications, a.duration, workers=a.workers)
-    a.out.mkdir(parents=True, exist_ok=True)
-    write_table(df, a.out / "transmission_time.csv")
-    write_text(a.out / "transmission_time.md", summary(df))
-    print(summary(df))
-    print(f"{time.perf_counter() - t0:.0f} s; wrote {a.out}/transmission_time.csv and .md")
+    write_report(df, a.out, "transmission_time", summary(df), t0)
     return 0
 
 
