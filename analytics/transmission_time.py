@@ -40,26 +40,11 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
-from tcpabr_model.sim import Scenario, TcpConfig, simulate  # noqa: E402
-from tcpabr_model.trace_study import (PAYLOAD_BYTES, analyze_link, feedback_timing, fit_link,  # noqa: E402
-                                      trace_halves, transmission_share)
+from engine_gap import PATH_FACTOR, SHARED  # noqa: E402
 from traces_fit import md_table, write_report  # noqa: E402
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
-#: the modelled link is this many fitted halves long (analytics/engine_gap.py's PATH_FACTOR)
-PATH_FACTOR = 10
-
-
-def simulated(capacity, rtt: float, epoch: float, bmax: int, wmax: int, feedback: str, replications: int,
-              duration: float, seed: int, workers: int) -> float:
-    """The study's simulation (``trace_study._simulation``) with the propagation ``rtt`` and INSTCAP's
-    feedback timed by the chain's epoch ``epoch`` (its measurement over the round trip before, sec. 16):
-    efficiency over the capacity's mean."""
-    sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
-                  duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax),
-                  **feedback_timing(feedback, epoch))
-    return float(simulate(sc, replications=replications, seed=seed, workers=workers).efficiency_wire.mean)
+from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
+from tcpabr_model.trace_study import _simulate, analyze_link, fit_link, trace_halves  # noqa: E402
 
 
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, replications: int = 2, duration: float = 150.0,
@@ -74,17 +59,18 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, replications: in
         key = (name, p.fit_half, rtt)
         if key not in links:
             link = fit_link(half, rtt, patterns=int(p.patterns))
-            tx = transmission_share(link)
             longer = fit_link(half, rtt, patterns=int(p.patterns), round_trip="transmission")
             syn = synthetic_trace(link.model, PATH_FACTOR * int(half.period_ms / 1000.0 / rtt), seed,
                                   service=link.service)
-            links[key] = (link, longer, tx, syn)
-        link, longer, tx, syn = links[key]
+            links[key] = (link, longer, syn)
+        link, longer, syn = links[key]
+        tx = longer.transmission
         t0 = time.perf_counter()
         scale = syn.mean_rate / link.mean_rate        # over the fitted half's mean capacity, as the prediction
         args = (int(p.bmax), int(p.wmax), p.feedback, replications, duration, seed, workers)
-        sim = simulated(syn, rtt, rtt, *args) * scale
-        sim_short = simulated(syn, rtt * (1.0 - tx), rtt, *args) * scale
+        sim = _simulate(syn, rtt, *args)[0] * scale
+        # INSTCAP's feedback still timed by the chain's epoch, the study's RTT
+        sim_short = _simulate(syn, rtt * (1.0 - tx), *args, timing_rtt=rtt)[0] * scale
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half, "buffer_bdp": p.buffer_bdp,
                "bmax": int(p.bmax), "feedback": p.feedback, "tx": tx, "prediction": p.prediction,
                "model_link": sim, "model_link_rtt_less_tx": sim_short,

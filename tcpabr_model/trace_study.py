@@ -28,7 +28,7 @@ definition (packets over capacity in packets).  The buffer is in packets (over A
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -157,9 +157,12 @@ def fit_labels(fit, trace, epoch: float) -> np.ndarray:
 def transmission_share(link: LinkFit) -> float:
     """``tx``: the occupancy-weighted mean over the serving levels of ``min(1, 1 / (c_k rtt))``, the gap
     between two delivery opportunities at a level, in round trips of the fit (docs/traces.md sec. 7.2y)."""
-    m = link.fit.model
+    return _transmission_share(link.fit.model, link.rtt)
+
+
+def _transmission_share(m, epoch: float) -> float:
     occ = np.asarray(m.stationary, dtype=float)
-    per = np.asarray(m.levels, dtype=float) * link.rtt
+    per = np.asarray(m.levels, dtype=float) * epoch
     s = per > 0
     return float((occ[s] * np.minimum(1.0, 1.0 / per[s])).sum() / occ[s].sum()) if s.any() else 0.0
 
@@ -185,16 +188,15 @@ def fit_link(trace, rtt: float, *, states: int | None = None, patterns: int = 8,
     rtt = check_real("rtt", rtt, 0.001, 100.0)
     check_choice("round_trip", round_trip, ("propagation", "transmission"))
     if round_trip == "transmission":
-        first = fit_link(trace, rtt, states=states, patterns=patterns, outage=outage, regimes=regimes,
-                         regime_window=regime_window, order=order)
+        first = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window,
+                            order=order)
         if states is None:    # the first fit's K (with order=2 of its first-order levels, fit_trace's states)
-            base = getattr(first.fit, "base_of_state", ())
-            states = int(max(base)) + 1 if base else int(first.fit.model.n_levels)
-        tx = transmission_share(first)
+            base = getattr(first, "base_of_state", ())
+            states = int(max(base)) + 1 if base else int(first.model.n_levels)
+        tx = _transmission_share(first.model, rtt)
         longer = fit_link(trace, rtt * (1.0 + tx), states=states, patterns=patterns, outage=outage, regimes=regimes,
                           regime_window=regime_window, order=order)
-        return LinkFit(fit=longer.fit, service=longer.service, rtt=longer.rtt, mean_rate=longer.mean_rate,
-                       propagation=rtt, transmission=tx)
+        return replace(longer, propagation=rtt, transmission=tx)
     fit = fit_for_rtt(trace, rtt, states=states, outage=outage, regimes=regimes, regime_window=regime_window,
                       order=order)
     per = check_int("patterns", patterns, 1, 1000)
@@ -431,15 +433,17 @@ def effcap_round_trip(rtt: float, m: int, n: int) -> dict:
 
 
 def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
-                instcap_timing="round-trip", effcap=None):
+                instcap_timing="round-trip", effcap=None, timing_rtt=None):
     """The study's simulation of one point (warm-up min(10 s, duration / 10); INSTCAP timed by
     :func:`feedback_timing`; with ``effcap=(m, n)``, EFFCAP sampled once per round trip as
     :func:`analyze_link` analyses it, :func:`effcap_round_trip`): the whole
-    :class:`~tcpabr_model.sim.SimulationResult`."""
+    :class:`~tcpabr_model.sim.SimulationResult`.  ``timing_rtt``: the round trip that times the
+    feedback, where it is not the propagation ``rtt`` (the chain's epoch, docs/traces.md sec. 7.2y)."""
     from .sim import Scenario, TcpConfig, simulate
 
-    timing = (effcap_round_trip(rtt, *effcap) if effcap is not None and feedback == "effcap"
-              else feedback_timing(feedback, rtt, instcap_timing))
+    tr = rtt if timing_rtt is None else timing_rtt
+    timing = (effcap_round_trip(tr, *effcap) if effcap is not None and feedback == "effcap"
+              else feedback_timing(feedback, tr, instcap_timing))
     sc = Scenario(feedback=feedback, rtt=rtt, buffer_packets=bmax, payload_bytes=PAYLOAD_BYTES, capacity=capacity,
                   duration=duration, warmup=min(10.0, duration / 10.0), tcp=TcpConfig(wmax=wmax, variant=variant),
                   **timing)
@@ -447,9 +451,9 @@ def _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, see
 
 
 def _simulate(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant="timeout-only",
-              instcap_timing="round-trip", effcap=None):
+              instcap_timing="round-trip", effcap=None, timing_rtt=None):
     r = _simulation(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, workers, variant,
-                    instcap_timing, effcap)
+                    instcap_timing, effcap, timing_rtt)
     w = r.efficiency_wire
     return float(w.mean), float(w.half_width) if w.half_width is not None else float("nan")
 
