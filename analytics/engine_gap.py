@@ -81,6 +81,31 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     return float(r.efficiency_wire.mean), float(hw) if hw is not None else nan, rates, queue, total
 
 
+def silences(times_ms, rtt: float) -> tuple[float, float]:
+    """Per second of a link (opportunity times, ms): ``(gaps, pairs)``.  ``gaps``: the gaps between
+    consecutive opportunities of at least two round trips, the study TCP's fixed RTO: a sender with
+    data in flight times out in each (its ACKs stop for that long), lost packet or not.  ``pairs``: the
+    epochs of one round trip (from the first opportunity, ``t0 + (k, k + 1]``) that follow another
+    epoch with no opportunity and have none themselves: the chain's rule for such a timeout (docs/model.md
+    sec. 11: two intervals without an ACK), read on the same link, one per run of empty epochs.  A gap of two to three round trips
+    spans two empty epochs only where it is aligned with them; the rest are timeouts the chain does
+    not have (docs/traces.md sec. 7.2z)."""
+    t = np.unique(np.asarray(times_ms, dtype=np.int64))
+    if t.shape[0] < 2:
+        return float("nan"), float("nan")
+    span = (t[-1] - t[0]) / 1000.0
+    ep = max(1, int(round(rtt * 1000.0)))
+    gaps = float(np.count_nonzero(np.diff(t) >= 2 * ep)) / span
+    # epoch k holds (t0 + k ep, t0 + (k + 1) ep]; the first opportunity opens epoch 0
+    n = max(1, -(-int(t[-1] - t[0]) // ep))
+    busy = np.zeros(n, dtype=bool)
+    busy[np.minimum((t[1:] - t[0] - 1) // ep, n - 1)] = True
+    busy[0] = True
+    two = ~busy[1:] & ~busy[:-1]          # epoch k + 1 empty after an empty epoch k
+    starts = two & np.concatenate(([True], ~two[:-1]))   # one per run of empty epochs, as one gap
+    return gaps, float(np.count_nonzero(starts)) / span
+
+
 def _reanalysis(link, p) -> tuple[float, float, float]:
     """The analysis' mean queueing delay and its total delay (the source's segmentation buffer and the
     bottleneck; seconds; docs/model.md sec. 13) at the study point ``p``, with the study's loss cycle
@@ -137,6 +162,9 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                "model_link": m * scale, "model_link_hw": h * scale, "replay_fitted_half": r,
                "replay_fitted_half_hw": rh, "study_replay_fitted_half": p.replay_fitted_half,
                "model_link_mean_pps": syn.mean_rate, "fit_mean_pps": link.mean_rate,
+               **dict(zip(("trace_silences_per_s", "trace_empty_pairs_per_s"), silences(half.times_ms, p.rtt))),
+               **dict(zip(("model_link_silences_per_s", "model_link_empty_pairs_per_s"),
+                          silences(syn.times_ms, p.rtt))),
                **{f"model_{k}_per_s": v for k, v in km.items()}, **{f"replay_{k}_per_s": v for k, v in kr.items()},
                "model_link_queue_delay_s": kq, "model_link_queue_delay_hw_s": kq_hw,
                "model_link_total_delay_s": kt, "model_link_total_delay_hw_s": kt_hw,
@@ -198,6 +226,14 @@ def summary(df: pd.DataFrame) -> str:
                    f"fresh timeouts: median {fresh.median():.2f} (range {fresh.min():.2f}-{fresh.max():.2f}); over "
                    f"all its timeouts: median {every.median():.2f} (the chain has no repeated, later-hole or "
                    "slow-start timeout)")
+    if "trace_silences_per_s" in df:
+        u = df.drop_duplicates(["trace", "fit_half", "rtt_ms"])
+        out.append("")
+        out.append("Silences of at least two round trips (the fixed RTO) per second, median over the "
+                   f"{len(u)} fitted (trace, half, RTT): the fitted half {u.trace_silences_per_s.median():.2f}, "
+                   f"the modelled link {u.model_link_silences_per_s.median():.2f}; runs of two or more empty "
+                   f"epochs (the chain's rule) on the fitted half {u.trace_empty_pairs_per_s.median():.2f}, on the "
+                   f"modelled link {u.model_link_empty_pairs_per_s.median():.2f}")
     for what, kind, fb in (("TCP alone's mean queueing delay", "queue", "none"),
                            ("INSTCAP's mean total delay (segmentation buffer + bottleneck)", "total", "instcap")):
         col = f"{kind}_delay_ratio"

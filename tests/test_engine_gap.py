@@ -74,3 +74,18 @@ def test_re_analysed_points_carry_the_chains_loss_events():
     # at most one loss event per round trip (0.2 s), and some
     assert 0.0 < x <= 1.0 / 0.2
     assert "loss events per second" in eg.summary(df)
+
+
+def test_silences_counts_gaps_of_two_round_trips_and_the_chains_empty_epochs():
+    """A gap of two round trips times the fixed RTO out wherever it falls; the chain's rule (two epochs
+    without an ACK) sees it only where it covers two whole epochs (docs/traces.md sec. 7.2z)."""
+    eg = _engine_gap()
+    # 20-ms epochs from 0: (0, 20] (20, 40] (40, 60] (60, 80] (80, 100]; one gap of 65 ms (30 -> 95)
+    assert eg.silences([0, 5, 30, 95, 100], 0.02) == (10.0, 10.0)
+    # a gap of 45 ms: two empty epochs when it starts at 19, one when it starts at 21
+    assert eg.silences([0, 19, 64, 80], 0.02) == (12.5, 12.5)
+    assert eg.silences([0, 21, 66, 80], 0.02) == (12.5, 0.0)
+    # a gap of 39 ms is not a timeout; three empty epochs in a row are one run
+    assert np.allclose(eg.silences([0, 1, 40, 110, 130], 0.02), (1 / 0.13, 1 / 0.13), rtol=1e-12)
+    gaps, runs = eg.silences([0], 0.02)
+    assert np.isnan(gaps) and np.isnan(runs)
