@@ -6,8 +6,8 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import (ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, ROUND_TRIPS, SWITCH_TIMES,  # numpy and the validators
-                       TCP_MODELS)
+from .scenario import (ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, ROUND_TRIPS, SILENCES,  # numpy and the validators
+                       SWITCH_TIMES, TCP_MODELS)
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
@@ -102,6 +102,10 @@ def register(sub) -> None:
                    help="how congestion avoidance grows the window: binomial (the paper's eq. 1: each ACK by one "
                         "with probability 1/W; the default) or counter (one packet per W ACKs, as Linux, ns-3 and "
                         "tcpabr simulate; the default with --trace; docs/model.md sec. 18)")
+    p.add_argument("--silence", choices=SILENCES, default="epochs",
+                   help="with --trace: when the fixed RTO expires for want of ACKs: after two round trips without "
+                        "one (epochs, the default) or also in a silence of two round trips across the epochs, with "
+                        "the probability the within-epoch patterns give (patterns; docs/model.md sec. 11b)")
     p.add_argument("--window-tail", type=float, default=None,
                    help="solve the chain of a smaller window cap where the window spends at most this share of "
                         "the time near that cap (docs/model.md sec. 19; the results agree to about it); default "
@@ -163,7 +167,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
                      tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
                      window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
-                     effcap_m=args.effcap_m, effcap_n=args.effcap_n)
+                     effcap_m=args.effcap_m, effcap_n=args.effcap_n, silence=args.silence)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
@@ -178,7 +182,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         f"rtt={r.model.get('propagation_s', r.rtt):g} s "
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)"
         + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "")
-        + (f" ca_increment={r.ca_increment}" if r.ca_increment != "binomial" else "") + "\n"
+        + (f" ca_increment={r.ca_increment}" if r.ca_increment != "binomial" else "")
+        + (f" silence={r.model['silence']}" if "silence" in r.model else "") + "\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
         + (f"  mean delay per delivered packet (analysis, docs/model.md sec. 13): bottleneck "
@@ -267,7 +272,8 @@ def _run(args: argparse.Namespace) -> int:
                   bmax_counts_service=not args.bmax_excludes_service, capacity=model, mcr=args.mcr,
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
                   **({} if args.switch_phases is None else {"switch_phases": args.switch_phases}),
-                  ca_increment=args.ca_increment or "binomial", effcap_m=args.effcap_m, effcap_n=args.effcap_n)
+                  ca_increment=args.ca_increment or "binomial", effcap_m=args.effcap_m, effcap_n=args.effcap_n,
+                  silence=args.silence)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty(),
                 window_tail=args.window_tail or None)
     if model is None:

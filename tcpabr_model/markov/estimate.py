@@ -155,7 +155,9 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
     counter = key[11] == "counter"    # ca_increment='counter': an ACK counter for eq. 1's coins (sec. 18)
     allow = allowed_levels(key)   # no state that the chain cannot enter (docs/model.md sec. 10)
     spread = key[6] == "spread"   # ack_clock='spread' (TCP alone): the ACKs spread over the interval (sec. 3a)
-    more = allow is not None or spread
+    sil = key[13] if len(key) > 13 else None      # silence='patterns' (sec. 11b); older keys have none
+    silence = None if sil is None else np.array(sil, dtype=float)
+    more = allow is not None or spread or silence is not None
     if sack or mem is not None or burst or counter or more:
         args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
     if mem is not None or burst or counter or more:
@@ -164,7 +166,8 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
         args += (burst,)
     if counter or more:
         args += (counter,)
-    return args + ((allow,) if more else ()) + ((True,) if spread else ())
+    return (args + ((allow,) if more else ()) + ((spread,) if spread or silence is not None else ())
+            + ((silence,) if silence is not None else ()))
 
 
 def memory_budget(key: tuple, budget: float | None = None) -> np.ndarray:

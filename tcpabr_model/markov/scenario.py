@@ -43,6 +43,9 @@ LOSS_CYCLES = ("paper", "drain", "timer")
 #: How congestion avoidance grows the window per round trip: eq. 1's coin per ACK (III-A.6, the paper's),
 #: or an ACK counter, one packet per W ACKs as Linux, ns-3 and RFC 5681 do it (docs/model.md sec. 18)
 CA_INCREMENTS = ("binomial", "counter")
+#: when the fixed RTO expires for want of ACKs: after two intervals without one (sec. 11), or also where a
+#: silence of two round trips spans one interval and the parts of its neighbours the patterns leave (sec. 11b)
+SILENCES = ("epochs", "patterns")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -188,6 +191,12 @@ class Scenario:
         (``snd_cwnd_cnt``), ns-3 and the cell simulator grow it, with the counter's phase at the
         epoch taken uniform: ``floor(U + d / W)``, the binomial's mean without its spread (two
         increments in one interval, which the coins allow, need ``d >= W``).  Both TCPs.
+    silence : {'epochs', 'patterns'}
+        With ``service``: when the fixed RTO of two round trips expires for want of ACKs (docs/model.md
+        sec. 11b).  'epochs' (default): after two whole intervals without an ACK (sec. 11).  'patterns':
+        also where one interval returned none and the next returns ACKs later in it than the last ACK
+        before the silence (a silence of two round trips across the epochs), with the probability the
+        patterns give (:func:`~tcpabr_model.markov.service.silence_timeouts`); the same timeout cycle.
     """
 
     delta: float = 40.0
@@ -211,6 +220,7 @@ class Scenario:
     switch_phases: int = 4
     ca_increment: str = "binomial"
     round_trip: str = "propagation"
+    silence: str = "epochs"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -276,6 +286,10 @@ class Scenario:
         object.__setattr__(self, "switch_phases", check_int("switch_phases", self.switch_phases, 1, 1000))
         if self.switch_time == "uniform":
             self._init_switch_inside()
+        check_choice("silence", self.silence, SILENCES)
+        if self.silence != "epochs" and self.service is None:
+            raise ValueError(f"silence={self.silence!r} is invalid without service: the silences are read off the "
+                             "within-epoch patterns (give silence='epochs')")
         if self.feedback == "effcap":
             self._init_effcap()
         else:
@@ -492,4 +506,12 @@ class Scenario:
                 self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
                 self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
-                self.ca_increment, self._level_pattern)
+                self.ca_increment, self._level_pattern, self._silence_table())
+
+    def _silence_table(self) -> tuple | None:
+        """``silence='patterns'``: :func:`~.service.silence_timeouts` per state (sec. 11b), else None."""
+        if self.silence == "epochs":
+            return None
+        from .service import silence_timeouts
+
+        return tuple(float(x) for x in silence_timeouts(self._rate_matrix, *self._service_key))

@@ -513,3 +513,42 @@ def slow_start_span(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray, wait=None) 
         _, rounds, rbar = _slow_start_rounds(C, lv, wbar)
         return (rounds * rbar,)
     return span(ri)[0] if wait is None else over_first_serving(wait, ri, span)[0][0]
+
+
+def silence_timeouts(P: np.ndarray, pat_ptr, pat_w, opp_ptr, opp_t) -> np.ndarray:
+    """``silence='patterns'`` (docs/model.md sec. 11b): per state ``S`` of the chain, the probability that
+    the fixed RTO of two round trips expires in an interval whose state has ``z = 1`` (the interval before
+    returned no ACK) although ACKs return in it.  The ACK-less interval is a one-epoch outage between a
+    serving state ``j`` and ``S``; the last ACK before it left at the last opportunity ``l`` of a pattern of
+    ``j`` (one round trip before it returned), the first after it at the first opportunity ``f`` of a pattern
+    of ``S``, and the timer restarted by the first expires before the second returns iff ``f > l`` (offsets
+    in their intervals).  ``j`` has the law of the serving state before a one-epoch outage that leads to
+    ``S``: ``pi_j sum_o P(j, o) P(o, S)`` over the outage states ``o`` (**[choice]**: a queue that empties
+    at a serving level is not counted; the departures are taken at the opportunities, the queue not
+    empty).  0 where no outage leads to ``S``, and at the outage states (no ACK returns after them)."""
+    k = len(pat_ptr) - 1
+    pat_w, opp_ptr, opp_t = np.asarray(pat_w, float), np.asarray(opp_ptr), np.asarray(opp_t, float)
+    first, last, w = np.full(len(pat_w), np.nan), np.full(len(pat_w), np.nan), np.zeros(len(pat_w))
+    for p in range(len(pat_w)):
+        if opp_ptr[p + 1] > opp_ptr[p]:
+            first[p], last[p], w[p] = opp_t[opp_ptr[p]], opp_t[opp_ptr[p + 1] - 1], pat_w[p]
+    mass = np.array([w[pat_ptr[i]:pat_ptr[i + 1]].sum() for i in range(k)])
+    out = mass <= 0.0
+    q = np.zeros(k)
+    if not out.any() or out.all():
+        return q
+    vals, vecs = np.linalg.eig(np.asarray(P, float).T)
+    pi = np.abs(np.real(vecs[:, np.argmin(np.abs(vals - 1.0))]))
+    pi /= pi.sum()
+    lead = (pi[:, None] * P[:, out]) @ P[out, :]       # lead[j, S] = pi_j sum_o P(j, o) P(o, S)
+    lead[out, :] = 0.0
+    for s in np.flatnonzero(~out):
+        tot = lead[:, s].sum()
+        if tot <= 0.0:
+            continue
+        fs = slice(pat_ptr[s], pat_ptr[s + 1])
+        for j in np.flatnonzero(lead[:, s] > 0.0):
+            lj = slice(pat_ptr[j], pat_ptr[j + 1])
+            late = (first[fs][:, None] > last[lj][None, :]) & (w[fs][:, None] > 0) & (w[lj][None, :] > 0)
+            q[s] += lead[j, s] / tot * float(w[fs] @ late @ w[lj]) / (mass[s] * mass[j])
+    return q

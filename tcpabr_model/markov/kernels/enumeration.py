@@ -19,8 +19,8 @@ from numba import njit
 
 from .occupancy import abr_queue_integral, pattern_abr_queue_integral, tcp_alone_queue_integral
 from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_windows, growth_window,
-                        increment_law, loss_window_moments,
-                        pattern_abr_entry, tcp_alone_first_loss, tcp_alone_outcome)
+                        increment_law, loss_window_moments, pattern_abr_entry, silence_at, tcp_alone_first_loss,
+                        tcp_alone_outcome)
 from .patterns import ack_opportunity_table, pattern_tcp_alone_prefix, pattern_tcp_alone_resume
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
                        pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
@@ -36,17 +36,18 @@ POOL_CAP = 1 << 22   # terms of the per-state binomial cache at most (else compu
 @njit(cache=True, nogil=True)
 def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, d0, max_states,
                    count_only=False, progress=None, ack_phase=0.0, pat_ptr=None, pat_w=None, opp_ptr=None,
-                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False, allow=None, spread=False):
+                   opp_t=None, fast_recovery=False, mem=None, burst=False, counter=False, allow=None, spread=False,
+                   silence=None):
     """Breadth-first enumeration from X_0 = (a0, b0, d0, level 0, S index 0).
 
     ``r_vals``: bottleneck service time per level (K = ``len(r_vals)``); ``s_vals``: source service time per
     S index (r_vals for INSTCAP / TCP alone; all 1/mu for a constant source, ``constant_s``, S always 0).
 
     Returns the arrays of ``Skeleton`` (skeleton.py), an overflow flag, the numbers of (state, N) loss-free
-    and (state, m) loss entries; ``count_only=True`` stores no transitions (the count is exact).
-    ``progress`` (int64[2], optional): states processed and found, for a bar polled from another thread
-    (the kernel releases the GIL).  ``ack_phase`` (TCP alone): ACKs at ``(i + ack_phase) g`` (sec. 3); ``spread``:
-    ``g = Delta / d`` whatever S, and no ACK pattern (``ack_clock='spread'``, sec. 3a).
+    and (state, m) loss entries; ``count_only=True`` stores no transitions (the count is exact).  ``progress``
+    (int64[2]): states processed and found, for a bar polled from another thread (the kernel releases the GIL).
+    ``ack_phase`` (TCP alone): ACKs at ``(i + ack_phase) g`` (sec. 3); ``spread``: ``g = Delta / d`` whatever S,
+    and no ACK pattern (``ack_clock='spread'``, sec. 3a).
 
     Service inside the interval (``pat_ptr`` given; docs/model.md sec. 11): level ``k`` serves at the
     times of its patterns ``pat_ptr[k]..pat_ptr[k + 1] - 1`` (weights ``pat_w``, times ``opp_t[opp_ptr[p]:
@@ -63,7 +64,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     timeout-only TCP alone under ``loss_cycle='timer'``, docs/model.md sec. 15b): the loss interval is
     replayed to its end as with ``fast_recovery``; ``fr``'s first column holds E[1{L >= B_max} 1{loss} | x],
     L the arrivals lost in the loss interval.  ``counter``: an ACK counter for eq. 1's coins (sec. 18).  ``allow``
-    (bool[K, K]; sec. 10): no state ``(R, S)`` where not ``allow[S, R]`` (``stateset._fill_tail``).
+    (bool[K, K]; sec. 10): no state ``(R, S)`` where not ``allow[S, R]`` (``stateset._fill_tail``).  ``silence``
+    (float64[n_S], patterns only; sec. 11b): P(timeout | z = 1, d > 0) per S, a silence of two round trips.
     """
     nlev = r_vals.shape[0]
     patterned = pat_ptr is not None
@@ -209,16 +211,16 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         z1 = 1 if (patterned and d == 0) else 0   # no ACK returns in this interval
         ent0 = n_nl         # this state's loss-free entries start here (merged by (A, B, D), sec. 11)
         n_cur = 0
-        if patterned and d == 0 and z == 1:
-            # sec. 11: a second round trip without an ACK: the retransmission timer (2 RTT)
-            # expires; a loss of window w = W (no ACK, no growth) and its timeout cycle
+        # sec. 11: a second round trip without an ACK: the retransmission timer (2 RTT) expires; a loss of
+        # window w = W (no ACK, no growth) and its timeout cycle; sec. 11b: with probability silence[S] where
+        # ACKs return after one round trip without (the silence across the epochs is two round trips long)
+        qs = (1.0 if d == 0 else silence_at(silence, si)) if (patterned and z == 1) else 0.0
+        if qs > 0.0:
             pmf_k[0] = 1.0
-            ew, ess, eul, mlo, mhi = add_loss_windows(1.0, pmf_k, 0, 0, w0, wmax, lossm, mlo, mhi)
-            pl = 1.0
-            v_post = ew
-            v_ss = ess
-            u_loss = eul
-            p_hi = p_lo           # no interval outcome
+            ew, ess, eul, mlo, mhi = add_loss_windows(qs, pmf_k, 0, 0, w0, wmax, lossm, mlo, mhi)
+            pl, v_post, v_ss, u_loss = qs, qs * ew, qs * ess, qs * eul
+            if d == 0:
+                p_hi = p_lo           # no interval outcome
         ack_patterned = patterned and mode != MODE_ABR and not spread   # TCP alone: S is the ACK clock
         q_lo = pat_ptr[si] if ack_patterned else 0
         q_hi = pat_ptr[si + 1] if ack_patterned else 1
@@ -253,7 +255,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         if need > bpool.shape[0] and bpool.shape[0] < POOL_CAP:
             bpool = np.empty(min(need, POOL_CAP), dtype=np.float64)
         for pp in range(p_lo, p_hi):
-            qw = pat_w[pp] if patterned else 1.0
+            qw = pat_w[pp] * (1.0 - qs) if patterned else 1.0
             # per-(state, pattern) interval data shared by every N
             if mode == MODE_ABR and patterned:
                 m_arr = int(math.floor(delta / s + EPS))

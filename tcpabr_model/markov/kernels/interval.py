@@ -419,6 +419,14 @@ def add_loss_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi):
     return ew, ess, eul, min(mlo, lo), max(mhi, hi)
 
 
+@njit(cache=True)
+def silence_at(silence, si):
+    """``silence[si]``, or 0 without the table (docs/model.md sec. 11b; the kernels' ``silence=None``)."""
+    if silence is None:
+        return 0.0
+    return silence[si]
+
+
 @njit(cache=True, inline="always")
 def loss_window_moments(pmf, off, klo, khi, w_base, wmax):
     """The expectations of :func:`add_loss_windows` without its ``lossm`` update, for the

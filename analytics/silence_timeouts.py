@@ -1,0 +1,110 @@
+"""Silences of two round trips across the epochs: what the chain's timeout rule misses (issue 23).
+
+The study's TCP has a fixed RTO of two round trips, restarted by every new ACK: it expires in every
+silence of the ACKs (of the link's service, one round trip earlier) of at least two round trips, lost
+packet or not.  The chain times out for want of ACKs after two whole intervals without one (docs/model.md
+sec. 11).  A silence of two to three round trips covers two whole epochs only where it is aligned with
+them; where it covers one, the chain sees an interval without ACKs followed by one with ACKs, and no
+timeout.  ``Scenario(silence='patterns')`` (sec. 11b) times out there with the probability that the first
+opportunity of the pattern after the silent epoch comes later in its epoch than the last one before it.
+
+Per point of a trace study (``analytics/traces.py``'s CSV) of at most ``--state-limit`` states, the chain
+is solved with both rules (the study's chain otherwise: its patterns, order, window search and loss cycle),
+and each is compared with the replays of the fitted half (in sample) and of the other half (out of sample).
+``analytics/engine_gap.py`` counts the silences on the links (``trace_silences_per_s``, beside the runs of
+two empty epochs that the chain's rule sees).
+
+    python analytics/silence_timeouts.py --study STUDY.csv [--state-limit 500000] [--out DIR]
+
+Findings: docs/traces.md sec. 7.2z.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from engine_gap import SHARED  # noqa: E402
+from traces_fit import md_table, write_report  # noqa: E402
+
+from tcpabr_model.capacity import read_trace  # noqa: E402
+from tcpabr_model.trace_study import analyze_link, fit_link, trace_halves  # noqa: E402
+
+
+def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, log=print) -> pd.DataFrame:
+    halves, links, rows = {}, {}, []
+    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
+                 & (study.analysis_states <= state_limit)]
+    for _, p in todo.iterrows():
+        name, rtt = p.trace_file, float(p.rtt)
+        if name not in halves:
+            halves[name] = dict(zip("AB", trace_halves(read_trace(trace_dir / name))))
+        order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
+        key = (name, p.fit_half, rtt, int(p.patterns), order)
+        if key not in links:
+            links[key] = fit_link(halves[name][p.fit_half], rtt, patterns=int(p.patterns), order=order)
+        t0 = time.perf_counter()
+        lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
+        a = {s: analyze_link(links[key], int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, silence=s,
+                             max_states=4 * state_limit) for s in ("epochs", "patterns")}
+        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
+               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback,
+               "prediction": a["epochs"].prediction, "prediction_silence": a["patterns"].prediction,
+               "conservative_silence": a["patterns"].conservative, "optimistic_silence": a["patterns"].optimistic,
+               "replay_fitted_half": p.replay_fitted_half, "replay": p.replay, "seconds": time.perf_counter() - t0}
+        rows.append(row)
+        log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
+            f"prediction: epochs {row['prediction']:.4f}  patterns {row['prediction_silence']:.4f}  "
+            f"({row['seconds']:.0f} s)", flush=True)
+    df = pd.DataFrame(rows)
+    if len(df):
+        df["change"] = df.prediction_silence / df.prediction - 1.0
+    return df
+
+
+def _err(pred, ref) -> str:
+    e = ((pred - ref) / ref).dropna()
+    return f"{100 * e.abs().median():.1f} % ({100 * e.median():+.1f} %) [{int((e.abs() <= 0.1).sum())}]"
+
+
+def summary(df: pd.DataFrame) -> str:
+    out = ["# Silences of two round trips across the epochs", "",
+           "The prediction with `silence='epochs'` (two empty intervals, the default) and `'patterns'` (sec. 11b); "
+           "median |error| (median signed) [within 10 %] against the replays.", ""]
+    body = []
+    for (fb, r), g in list(df.groupby(["feedback", "rtt_ms"])) + [(("all", "all"), df)]:
+        body.append([fb, r, len(g), f"{100 * g.change.median():+.2f} % ({100 * g.change.min():+.2f} to "
+                     f"{100 * g.change.max():+.2f} %)",
+                     _err(g.prediction, g.replay_fitted_half), _err(g.prediction_silence, g.replay_fitted_half),
+                     _err(g.prediction, g.replay), _err(g.prediction_silence, g.replay)])
+    out.append(md_table(["feedback", "RTT ms", "points", "change (median, range)", "in sample: epochs", "patterns",
+                         "out of sample: epochs", "patterns"], body))
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--study", type=Path, required=True, help="a traces_study.csv of analytics/traces.py")
+    ap.add_argument("--traces-dir", type=Path, default=SHARED)
+    ap.add_argument("--state-limit", type=int, default=500_000, help="the points of at most this many states")
+    ap.add_argument("--out", type=Path, default=Path("results/silence_timeouts"))
+    a = ap.parse_args(argv)
+    if not a.study.is_file():
+        print(f"tcpabr: --study {a.study}: no such file", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    df = run(pd.read_csv(a.study), a.traces_dir, a.state_limit)
+    write_report(df, a.out, "silence_timeouts", summary(df) if len(df) else "no point analysed\n", t0)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
