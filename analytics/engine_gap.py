@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "analytics"))
 
 from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
-from traces_fit import write_report  # noqa: E402
+from traces_fit import point_label, write_report  # noqa: E402
 
 from tcpabr_model.trace_study import (  # noqa: E402
     INSTCAP_TIMINGS,
@@ -172,7 +172,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                "analysis_total_delay_s": ad[1], "analysis_loss_events_per_s": ad[2],
                "sim_seconds": time.perf_counter() - t0}
         rows.append(row)
-        log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
+        log(f"{point_label(p)} "
             f"prediction {p.prediction:.3f} [{p.conservative:.3f}, {p.optimistic:.3f}]  modelled link "
             f"{row['model_link']:.3f} +/- {row['model_link_hw']:.3f}  replay {r:.3f}  "
             f"timeouts/s model {km['timeouts']:.2f} replay {kr['timeouts']:.2f}  ({row['sim_seconds']:.0f} s)", flush=True)

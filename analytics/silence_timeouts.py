@@ -21,7 +21,6 @@ Findings: docs/traces.md sec. 7.2z.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -33,41 +32,33 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import SHARED  # noqa: E402
-from traces_fit import md_table, write_report  # noqa: E402
+from traces_fit import StudyLinks, md_table, point_label, read_study, study_parser, write_report  # noqa: E402
 
-from tcpabr_model.capacity import read_trace  # noqa: E402
-from tcpabr_model.trace_study import analyze_link, fit_link, trace_halves  # noqa: E402
+from tcpabr_model.trace_study import analyze_link  # noqa: E402
 
 
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, log=print) -> pd.DataFrame:
-    halves, links, rows = {}, {}, []
+    links, rows = StudyLinks(trace_dir), []
     todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
                  & (study.analysis_states <= state_limit)]
     for _, p in todo.iterrows():
-        name, rtt = p.trace_file, float(p.rtt)
-        if name not in halves:
-            halves[name] = dict(zip("AB", trace_halves(read_trace(trace_dir / name))))
+        name = p.trace_file
         order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
-        key = (name, p.fit_half, rtt, int(p.patterns), order)
-        if key not in links:
-            links[key] = fit_link(halves[name][p.fit_half], rtt, patterns=int(p.patterns), order=order)
+        link = links.link(name, p.fit_half, float(p.rtt), patterns=int(p.patterns), order=order)
         t0 = time.perf_counter()
         lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
-        a = {s: analyze_link(links[key], int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, silence=s,
+        a = {s: analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, silence=s,
                              max_states=4 * state_limit) for s in ("epochs", "patterns")}
         row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback,
                "prediction": a["epochs"].prediction, "prediction_silence": a["patterns"].prediction,
                "conservative_silence": a["patterns"].conservative, "optimistic_silence": a["patterns"].optimistic,
+               "change": a["patterns"].prediction / a["epochs"].prediction - 1.0,
                "replay_fitted_half": p.replay_fitted_half, "replay": p.replay, "seconds": time.perf_counter() - t0}
-        rows.append(row)
-        log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} "
-            f"prediction: epochs {row['prediction']:.4f}  patterns {row['prediction_silence']:.4f}  "
+        log(f"{point_label(p)} prediction: epochs {row['prediction']:.4f}  patterns {row['prediction_silence']:.4f}  "
             f"({row['seconds']:.0f} s)", flush=True)
-    df = pd.DataFrame(rows)
-    if len(df):
-        df["change"] = df.prediction_silence / df.prediction - 1.0
-    return df
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _err(pred, ref) -> str:
@@ -91,17 +82,14 @@ def summary(df: pd.DataFrame) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--study", type=Path, required=True, help="a traces_study.csv of analytics/traces.py")
-    ap.add_argument("--traces-dir", type=Path, default=SHARED)
+    ap = study_parser(__doc__, "results/silence_timeouts", SHARED)
     ap.add_argument("--state-limit", type=int, default=500_000, help="the points of at most this many states")
-    ap.add_argument("--out", type=Path, default=Path("results/silence_timeouts"))
     a = ap.parse_args(argv)
-    if not a.study.is_file():
-        print(f"tcpabr: --study {a.study}: no such file", file=sys.stderr)
+    study = read_study(a.study)
+    if study is None:
         return 2
     t0 = time.perf_counter()
-    df = run(pd.read_csv(a.study), a.traces_dir, a.state_limit)
+    df = run(study, a.traces_dir, a.state_limit)
     write_report(df, a.out, "silence_timeouts", summary(df) if len(df) else "no point analysed\n", t0)
     return 0
 

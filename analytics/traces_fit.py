@@ -57,6 +57,55 @@ def write_report(df, out: Path, stem: str, text: str, t0: float) -> None:
     print(f"{time.perf_counter() - t0:.0f} s; wrote {out}/{stem}.csv and .md")
 
 
+def study_parser(doc: str, out: str, traces_dir: Path) -> argparse.ArgumentParser:
+    """The arguments every script over a study's CSV takes: ``--study``, ``--traces-dir``, ``--out``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--study", type=Path, required=True, help="a traces_study.csv of analytics/traces.py")
+    ap.add_argument("--traces-dir", type=Path, default=traces_dir)
+    ap.add_argument("--out", type=Path, default=Path(out))
+    return ap
+
+
+def read_study(path: Path):
+    """The study's table, or None after one line on stderr (the script exits 2)."""
+    import pandas as pd
+
+    if not Path(path).is_file():
+        print(f"tcpabr: --study {path}: no such file", file=sys.stderr)
+        return None
+    return pd.read_csv(path)
+
+
+def point_label(p) -> str:
+    """A study point's name in the scripts' logs: trace, RTT, fitted half, buffer, feedback."""
+    return (f"{p.trace_file.split('.')[0]:22s} {int(p.rtt_ms):3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP "
+            f"{p.feedback:7s}")
+
+
+class StudyLinks:
+    """The halves of a study's traces (``trace_study.trace_halves``) and the links fitted on them, each
+    read or fitted once."""
+
+    def __init__(self, trace_dir: Path):
+        self.trace_dir, self._halves, self._links = Path(trace_dir), {}, {}
+
+    def half(self, name: str, which: str):
+        from tcpabr_model.trace_study import trace_halves
+
+        if name not in self._halves:
+            self._halves[name] = dict(zip("AB", trace_halves(cap.read_trace(self.trace_dir / name))))
+        return self._halves[name][which]
+
+    def link(self, name: str, which: str, rtt: float, **kw):
+        """``trace_study.fit_link(half, rtt, **kw)``, once per arguments."""
+        from tcpabr_model.trace_study import fit_link
+
+        key = (name, which, rtt, tuple(sorted(kw.items())))
+        if key not in self._links:
+            self._links[key] = fit_link(self.half(name, which), rtt, **kw)
+        return self._links[key]
+
+
 def acf_error(x, model, lags):
     """Mean |trace ACF - chain ACF| over lags."""
     return float(np.mean(np.abs(cap.trace_autocorrelation(x, lags) - cap.chain_autocorrelation(model, lags))))

@@ -28,7 +28,6 @@ Findings: docs/traces.md sec. 7.2y.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -41,25 +40,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import PATH_FACTOR, SHARED  # noqa: E402
-from traces_fit import md_table, write_report  # noqa: E402
+from traces_fit import StudyLinks, md_table, point_label, read_study, study_parser, write_report  # noqa: E402
 
-from tcpabr_model.capacity import read_trace, synthetic_trace  # noqa: E402
-from tcpabr_model.trace_study import _simulate, analyze_link, fit_link, trace_halves  # noqa: E402
+from tcpabr_model.capacity import synthetic_trace  # noqa: E402
+from tcpabr_model.trace_study import _simulate, analyze_link  # noqa: E402
 
 
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, replications: int = 2, duration: float = 150.0,
         seed: int = 0, workers: int = 2, log=print) -> pd.DataFrame:
-    halves, links, rows = {}, {}, []
+    fits, links, rows = StudyLinks(trace_dir), {}, []
     todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])]
     for _, p in todo.iterrows():
         name, rtt = p.trace_file, float(p.rtt)
-        if name not in halves:
-            halves[name] = dict(zip("AB", trace_halves(read_trace(trace_dir / name))))
-        half = halves[name][p.fit_half]
+        half = fits.half(name, p.fit_half)
         key = (name, p.fit_half, rtt)
         if key not in links:
-            link = fit_link(half, rtt, patterns=int(p.patterns))
-            longer = fit_link(half, rtt, patterns=int(p.patterns), round_trip="transmission")
+            link = fits.link(name, p.fit_half, rtt, patterns=int(p.patterns))
+            longer = fits.link(name, p.fit_half, rtt, patterns=int(p.patterns), round_trip="transmission")
             syn = synthetic_trace(link.model, PATH_FACTOR * int(half.period_ms / 1000.0 / rtt), seed,
                                   service=link.service)
             links[key] = (link, longer, syn)
@@ -82,7 +79,7 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, replications: in
                        optimistic_epoch_tx=a.optimistic)
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
-        log(f"{row['trace']:22s} {row['rtt_ms']:3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP {p.feedback:7s} tx {tx:.3f}  "
+        log(f"{point_label(p)} tx {tx:.3f}  "
             f"prediction {p.prediction:.3f}  modelled link {sim:.3f} (RTT less tx {sim_short:.3f})  "
             f"epoch rtt (1 + tx): {row['prediction_epoch_tx']:.3f}", flush=True)
     df = pd.DataFrame(rows)
@@ -123,21 +120,18 @@ def summary(df: pd.DataFrame) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--study", type=Path, required=True, help="a traces_study.csv of analytics/traces.py")
-    ap.add_argument("--traces-dir", type=Path, default=SHARED)
+    ap = study_parser(__doc__, "results/transmission_time", SHARED)
     ap.add_argument("--state-limit", type=int, default=400_000,
                     help="part 2 re-analyses the points of at most this many states (the study's count)")
     ap.add_argument("--replications", type=int, default=2)
     ap.add_argument("--duration", type=float, default=150.0, help="seconds per replication")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=Path("results/transmission_time"))
     a = ap.parse_args(argv)
-    if not a.study.is_file():
-        print(f"tcpabr: --study {a.study}: no such file", file=sys.stderr)
+    study = read_study(a.study)
+    if study is None:
         return 2
     t0 = time.perf_counter()
-    df = run(pd.read_csv(a.study), a.traces_dir, a.state_limit, a.replications, a.duration, workers=a.workers)
+    df = run(study, a.traces_dir, a.state_limit, a.replications, a.duration, workers=a.workers)
     write_report(df, a.out, "transmission_time", summary(df), t0)
     return 0
 

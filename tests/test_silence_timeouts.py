@@ -12,14 +12,11 @@ from tcpabr_model.capacity import read_trace
 from tcpabr_model.trace_study import analyze_link, fit_link, trace_halves
 
 DATA = ROOT / "tests" / "data"
-
-
-def _st():
-    return load_script("analytics/silence_timeouts.py", "silence_timeouts")
+SCRIPT = "analytics/silence_timeouts.py"
 
 
 def test_one_point_both_rules(tmp_path):
-    st = _st()
+    st = load_script(SCRIPT, "silence_timeouts")
     name, rtt, bmax, wmax = "markov3_outage.down", 0.1, 6, 40
     link = fit_link(trace_halves(read_trace(DATA / name))[0], rtt, patterns=4)
     ep = analyze_link(link, bmax, "instcap", wmax=wmax)
@@ -43,5 +40,5 @@ def test_one_point_both_rules(tmp_path):
 
 
 def test_missing_study_exits_2(tmp_path, capsys):
-    assert _st().main(["--study", str(tmp_path / "nope.csv")]) == 2
+    assert load_script(SCRIPT, "silence_timeouts").main(["--study", str(tmp_path / "nope.csv")]) == 2
     assert "no such file" in capsys.readouterr().err
