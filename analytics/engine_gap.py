@@ -18,7 +18,10 @@ simulator settings as the study's replay.  Then, per point (efficiencies over th
 * ``engine_error = (prediction - model_link) / model_link``;
 * ``capacity_model_error = (model_link - replay_fitted_half) / replay_fitted_half``;
 * the timeouts per second of both simulations by kind (simulator counters: repeated, a later
-  hole of the same loss event, in slow start, the rest).
+  hole of the same loss event, in slow start, the rest; and of the rest, those without a drop since
+  the previous timeout, ``timeouts_without_drop``: the ACKs stopped for an RTO with nothing lost);
+* ``model_duplicate_share`` (and the replay's): the share of the frames the receiver got that were not
+  new data, go-back-N's duplicates after a timeout (docs/traces.md sec. 7.2z).
 
 Nothing here is fitted or tuned: the chain, the patterns and the prediction are the study's.
 
@@ -67,6 +70,9 @@ def _sim(capacity, rtt, bmax, wmax, feedback, replications, duration, seed, work
     c = r.counters
     rates = {k: c[k] / secs for k in ("timeouts", *KINDS)}
     rates["timeouts_fresh"] = rates["timeouts"] - sum(rates[k] for k in KINDS)
+    rates["timeouts_without_drop"] = c["timeouts_without_drop"] / secs   # of the fresh: a silence, nothing lost
+    # the receiver's frames that were not new data (go-back-N's duplicates), over all it received, since t = 0
+    rates["duplicates"] = 1.0 - c["delivered_segments"] / max(c["frames_reassembled"], 1)
     hw = r.efficiency_wire.half_width
     d = r.delay
     nan = float("nan")
@@ -165,6 +171,7 @@ def run(study: pd.DataFrame, trace_dir: Path, replications: int, duration: float
                **dict(zip(("trace_silences_per_s", "trace_empty_pairs_per_s"), silences(half.times_ms, p.rtt))),
                **dict(zip(("model_link_silences_per_s", "model_link_empty_pairs_per_s"),
                           silences(syn.times_ms, p.rtt))),
+               "model_duplicate_share": km.pop("duplicates"), "replay_duplicate_share": kr.pop("duplicates"),
                **{f"model_{k}_per_s": v for k, v in km.items()}, **{f"replay_{k}_per_s": v for k, v in kr.items()},
                "model_link_queue_delay_s": kq, "model_link_queue_delay_hw_s": kq_hw,
                "model_link_total_delay_s": kt, "model_link_total_delay_hw_s": kt_hw,
@@ -226,6 +233,12 @@ def summary(df: pd.DataFrame) -> str:
                    f"fresh timeouts: median {fresh.median():.2f} (range {fresh.min():.2f}-{fresh.max():.2f}); over "
                    f"all its timeouts: median {every.median():.2f} (the chain has no repeated, later-hole or "
                    "slow-start timeout)")
+    if "model_duplicate_share" in df:
+        out.append("")
+        out.append("Duplicates (go-back-N's, after a timeout) among the frames the receiver got, on the modelled "
+                   f"link: median {100 * df.model_duplicate_share.median():.1f} % (the replay "
+                   f"{100 * df.replay_duplicate_share.median():.1f} %); correlation with the engine error "
+                   f"{df.model_duplicate_share.corr(df.engine_error):.2f}")
     if "trace_silences_per_s" in df:
         u = df.drop_duplicates(["trace", "fit_half", "rtt_ms"])
         out.append("")

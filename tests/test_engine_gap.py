@@ -28,6 +28,8 @@ def test_one_point_against_a_long_path_of_the_modelled_link():
     assert abs(row.model_link_mean_pps / row.fit_mean_pps - 1.0) < 0.05
     assert 0.0 < row.model_link <= 1.2 and 0.0 < row.replay_fitted_half <= 1.0
     assert np.isclose(row.engine_error, (0.5 - row.model_link) / row.model_link)
+    assert 0.0 <= row.model_duplicate_share < 1.0 and 0.0 <= row.replay_duplicate_share < 1.0
+    assert 0.0 <= row.model_timeouts_without_drop_per_s <= row.model_timeouts_fresh_per_s + 1e-12
     assert "engine" in eg.summary(df)
 
 

@@ -232,7 +232,7 @@ SCENARIO_COUNTERS = {
     "segments_sent": L.S_SEGSENT, "retransmissions": L.S_RETX, "timeouts": L.S_TIMEOUTS,
     "fast_retransmits": L.S_FASTRTX, "acks_sent": L.S_ACKS, "delivered_segments": L.S_GOODALL,
     "delivered_segments_measured": L.S_GOOD, "timeouts_repeated": L.S_TOREPEAT,
-    "timeouts_later_hole": L.S_TOHOLE, "timeouts_in_slow_start": L.S_TOSS,
+    "timeouts_later_hole": L.S_TOHOLE, "timeouts_in_slow_start": L.S_TOSS, "timeouts_without_drop": L.S_TONODROP,
 }
 
 
@@ -242,6 +242,7 @@ NETWORK_COUNTERS = {
     "timeouts": L.S_TIMEOUTS, "fast_retransmits": L.S_FASTRTX, "acks_sent": L.S_ACKS,
     "delivered_segments": L.S_GOODALL, "delivered_segments_measured": L.S_GOOD,
     "timeouts_repeated": L.S_TOREPEAT, "timeouts_later_hole": L.S_TOHOLE, "timeouts_in_slow_start": L.S_TOSS,
+    "timeouts_without_drop": L.S_TONODROP,
 }
 
 

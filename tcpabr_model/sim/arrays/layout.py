@@ -240,7 +240,9 @@ S_TOREPEAT = 45     # the same segment again (its retransmission was not acknowl
 S_TOHOLE = 46       # a later hole: snd_una below the recover point of the previous timeout or recovery
 S_TOSS = 47         # otherwise, snd_una sent in slow start (below S_SSEXIT - 1, or S_SSEXIT = 0)
 S_SSEXIT = 48       # 1 + snd_max when cwnd last reached ssthresh; 0 while in slow start since the last timeout
-S_NSTATE = 49
+S_TODROP = 49       # the connection's dropped frames at its last timeout
+S_TONODROP = 50     # otherwise, no frame of the connection dropped since its previous timeout: a silence of its ACKs
+S_NSTATE = 51
 
 # ---- per-connection float state (fs) -------------------------------------------------
 F_CWND = 0

@@ -58,7 +58,8 @@ from ..arrays.layout import (
     S_GOODALL, S_HIGHSACK, S_INREC, S_MAX, S_NXT, S_PIPE, S_RCVNXT, S_RECOVER, S_RETX, S_RTOEXP,
     S_RTTACT, S_RTTSEQ, S_RTTSTART, S_RTXNEXT, S_SEGSENT, S_SQCELLS, S_SQCNT, S_SQHEAD,
     S_PARTIALS, S_TIMEOUTS, S_UNA, TCP_NEWRENO, TCP_NEWRENO_STEADY, TCP_RENO, TCP_SACK, S_NSTATE, F_NSTATE,
-    S_LOSTEND, S_PRRDEL, S_PRROUT, S_RECOVFS, S_RTOUNA, S_SSEXIT, S_TOHOLE, S_TOREPEAT, S_TOSS,
+    S_LOSTEND, S_FDROP, S_TODROP, S_TONODROP, S_PRRDEL, S_PRROUT, S_RECOVFS, S_RTOUNA, S_SSEXIT, S_TOHOLE,
+    S_TOREPEAT, S_TOSS,
 )
 from ..arrays.refcount import keep_alive
 from .prr import prr_ack
@@ -414,6 +415,9 @@ def on_timeout(c, t, st, fs, cpar, gpar, sq_seq, sb):
         st[c, S_TOHOLE] += 1
     elif st[c, S_SSEXIT] == 0 or st[c, S_UNA] < st[c, S_SSEXIT] - 1:
         st[c, S_TOSS] += 1
+    elif st[c, S_FDROP] == st[c, S_TODROP]:   # nothing lost since: the ACKs stopped for an RTO (a silence)
+        st[c, S_TONODROP] += 1
+    st[c, S_TODROP] = st[c, S_FDROP]
     st[c, S_SSEXIT] = 0
     if st[c, S_RTOUNA] != st[c, S_UNA] + 1:   # the first timeout of this segment
         fs[c, F_SSTH] = ssthresh_on_timeout(c, fs, cpar)
