@@ -93,9 +93,9 @@ def silences(times_ms, rtt: float) -> tuple[float, float]:
     data in flight times out in each (its ACKs stop for that long), lost packet or not.  ``pairs``: the
     epochs of one round trip (from the first opportunity, ``t0 + (k, k + 1]``) that follow another
     epoch with no opportunity and have none themselves: the chain's rule for such a timeout (docs/model.md
-    sec. 11: two intervals without an ACK), read on the same link, one per run of empty epochs.  A gap of two to three round trips
-    spans two empty epochs only where it is aligned with them; the rest are timeouts the chain does
-    not have (docs/traces.md sec. 7.2z)."""
+    sec. 11: two intervals without an ACK), read on the same link, one per run of empty epochs.  A gap of
+    two to three round trips spans two empty epochs only where it is aligned with them; the rest are
+    timeouts the chain does not have (docs/traces.md sec. 7.2z)."""
     t = np.unique(np.asarray(times_ms, dtype=np.int64))
     if t.shape[0] < 2:
         return float("nan"), float("nan")

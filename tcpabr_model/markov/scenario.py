@@ -297,6 +297,7 @@ class Scenario:
                 if getattr(self, name) is not None:
                     raise ValueError(f"{name}={getattr(self, name)!r} is invalid with feedback={self.feedback!r}: "
                                      "EFFCAP's M and N are for feedback='effcap' (leave them out)")
+        object.__setattr__(self, "_silence", self._silence_table())   # once: structure_key is called per build
 
     def _init_effcap(self) -> None:
         """``feedback='effcap'`` (docs/model.md sec. 20): the levels become the lumped chain of the last
@@ -506,7 +507,7 @@ class Scenario:
                 self.tcp,  # switch_time: in _levels / _service_key
                 # the timer cycle of the timeout-only TCP alone counts the loss interval's drops (sec. 15b)
                 self.loss_cycle == "timer" and self.feedback == "none" and self.tcp == "timeout-only",
-                self.ca_increment, self._level_pattern, self._silence_table())
+                self.ca_increment, self._level_pattern, self._silence)
 
     def _silence_table(self) -> tuple | None:
         """``silence='patterns'``: :func:`~.service.silence_timeouts` per state (sec. 11b), else None."""

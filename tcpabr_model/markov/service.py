@@ -537,9 +537,9 @@ def silence_timeouts(P: np.ndarray, pat_ptr, pat_w, opp_ptr, opp_t) -> np.ndarra
     q = np.zeros(k)
     if not out.any() or out.all():
         return q
-    vals, vecs = np.linalg.eig(np.asarray(P, float).T)
-    pi = np.abs(np.real(vecs[:, np.argmin(np.abs(vals - 1.0))]))
-    pi /= pi.sum()
+    from ..closed_forms.modulating_chain import stationary_distribution
+
+    pi = stationary_distribution(P)
     lead = (pi[:, None] * P[:, out]) @ P[out, :]       # lead[j, S] = pi_j sum_o P(j, o) P(o, S)
     lead[out, :] = 0.0
     for s in np.flatnonzero(~out):
