@@ -315,7 +315,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                  max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
                  loss_cycle: str | None = None, ca_increment: str | None = None,
                  window_tail: float | None = LINK_WINDOW_TAIL, effcap_m: int | None = None,
-                 effcap_n: int | None = None, silence: str = "epochs") -> LinkAnalysis:
+                 effcap_n: int | None = None, silence: str = "epochs", duplicates: str = "none") -> LinkAnalysis:
     """Prediction and band of TCP alone (``'none'``) or INSTCAP on a fitted link; ``tcp`` is
     the TCP of the chain (``'timeout-only'`` or ``'sack'``, docs/model.md sec. 12) and
     ``loss_cycle`` the length of its timeout cycles (``'paper'``, ``'drain'`` or ``'timer'``,
@@ -327,7 +327,8 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
     docs/model.md sec. 19; None: the chain of ``wmax`` itself).  ``feedback='effcap'`` with
     ``effcap_m``, ``effcap_n``: EFFCAP sampled once per round trip, the chain of the last M + N - 1
     fitted levels (docs/model.md sec. 20; up to K^(M + N - 2) times INSTCAP's states).  ``silence``: the
-    chain's RTO for want of ACKs (:class:`tcpabr_model.markov.Scenario`'s, docs/model.md sec. 11b).
+    chain's RTO for want of ACKs (:class:`tcpabr_model.markov.Scenario`'s, docs/model.md sec. 11b);
+    ``duplicates``: whether go-back-N's copies after a timeout are off the credits (its, sec. 15d).
 
     Efficiencies are over the *trace's* mean capacity (the quantity ``tcpabr simulate
     --capacity-trace`` measures), computed from the engine's throughput in packets per
@@ -341,7 +342,7 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
 
     sc = link_scenario(link, bmax, feedback, wmax=wmax, max_states=max_states, mcr=mcr, tcp=tcp,
                        loss_cycle=loss_cycle, ca_increment=ca_increment, effcap_m=effcap_m, effcap_n=effcap_n,
-                       silence=silence)
+                       silence=silence, duplicates=duplicates)
     bmax, wmax, cmax = sc.bmax, sc.wmax, float(np.max(link.fit.model.levels))
     t0 = time.perf_counter()
     r = analyze(sc, window_tail=window_tail)
@@ -358,7 +359,8 @@ def analyze_link(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = 
                                                      else {}),
                                **({"effcap_m": sc.effcap_m, "effcap_n": sc.effcap_n, "history_states": sc.n_levels}
                                   if feedback == "effcap" else {}),
-                               **({"silence": silence} if silence != "epochs" else {})},
+                               **({"silence": silence} if silence != "epochs" else {}),
+                               **({"duplicates": duplicates} if duplicates != "none" else {})},
                         validity=link_validity(link, bmax), tcp=sc.tcp, loss_cycle=sc.loss_cycle,
                         ca_increment=sc.ca_increment,
                         window_solved=int(r.scenario.get("window_solved", wmax)),
@@ -521,7 +523,7 @@ def trace_halves(trace):
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                   max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
                   loss_cycle: str | None = None, ca_increment: str | None = None, effcap_m: int | None = None,
-                  effcap_n: int | None = None, silence: str = "epochs"):
+                  effcap_n: int | None = None, silence: str = "epochs", duplicates: str = "none"):
     """The :class:`tcpabr_model.markov.Scenario` that :func:`analyze_link` solves: the round
     trip in packet times at the peak level (``delta = rtt x c_max``), the fitted chain and
     its within-epoch patterns; ``wmax`` by :func:`window_packets` unless given; ``mcr`` the
@@ -547,4 +549,4 @@ def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None =
                      service=link.service, max_states=max_states, mcr=min(mcr / cmax, 1.0), tcp=tcp,
                      loss_cycle=link_loss_cycle(loss_cycle, tcp),
                      ca_increment=LINK_CA_INCREMENT if ca_increment is None else ca_increment,
-                     effcap_m=effcap_m, effcap_n=effcap_n, silence=silence)
+                     effcap_m=effcap_m, effcap_n=effcap_n, silence=silence, duplicates=duplicates)

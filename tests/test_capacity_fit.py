@@ -186,11 +186,29 @@ def test_select_by_bootstrap_test():
     error 0); the rule needs bootstrap paths."""
     fit = cap.fit_trace(DATA / "markov3_outage.down", epoch=0.1, select="test", bootstrap=40, seed=2)
     assert 2 <= fit.states <= 3 and fit.selection == "test"
-    k1 = next(r for r in fit.candidates if r["K"] == 1)
+    assert min(r["K"] for r in fit.candidates) == 2      # empty epochs: the outage level is kept
+    flat = cap.fit_trace(DATA / "markov3_outage.down", epoch=0.1, select="test", bootstrap=40, seed=2, outage=False)
+    k1 = next(r for r in flat.candidates if r["K"] == 1)
     assert k1["ec_error_sampling"][1] <= 1e-12 < k1["ec_error"]  # 0 up to rounding
     assert fit.ec_error <= fit.ec_error_sampling[1]
     with pytest.raises(ValueError, match="bootstrap=0 is invalid with select='test'"):
         cap.fit_trace(DATA / "markov3_outage.down", epoch=0.1, select="test")
+
+
+def test_empty_epochs_keep_their_level():
+    """A link that serves every millisecond for 400 ms and then nothing for 100 ms: at 20-ms epochs one
+    level is within the effective-capacity tolerance, but it would hold the empty epochs among its patterns,
+    drawn epoch by epoch, and no outage would last; with ``outage=True`` K starts at 2 (the outage level and
+    one that serves), without it K = 1 is chosen as before."""
+    t = np.concatenate([np.arange(1, 401) + 500 * k for k in range(40)])
+    tr = cap.Trace(t, name="on-off")
+    fit = cap.fit_trace(tr, epoch=0.02)
+    assert fit.states == 2 and list(fit.model.levels) == [0.0, 1000.0]
+    assert fit.model.transition[0][0] == pytest.approx(0.8) and min(r["K"] for r in fit.candidates) == 2
+    assert cap.fit_trace(tr, epoch=0.02, outage=False).states == 1
+    assert cap.fit_trace(tr, epoch=0.02, states=1).states == 1     # given: as asked
+    steady = cap.Trace(np.arange(1, 20001), name="steady")        # no empty epoch: K = 1 as before
+    assert cap.fit_trace(steady, epoch=0.02).states == 1
 
 
 def test_too_many_states_are_refused_in_the_callers_count():

@@ -18,7 +18,7 @@ Method (:func:`fit_trace`):
    so :math:`\hat P` is stochastic and irreducible and its stationary law is the
    occupancy.
 4. **K**: given, or chosen among :math:`1..K_{\max}` (at most the number of distinct
-   epoch capacities) by ``select="ec"`` (default: the smallest K whose effective-capacity
+   epoch capacities; from 2 where the outage level has epochs, issue 23 item 1c) by ``select="ec"`` (default: the smallest K whose effective-capacity
    error, see 5, is at most ``ec_tol``, else the K with the smallest error), by
    ``select="test"`` (the smallest K whose error is within the 95th percentile of the
    error of ``bootstrap`` paths of its own chain as long as the trace) or by
@@ -433,7 +433,7 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
     trace : Trace or str or path
         A :class:`~._trace.Trace` or a Mahimahi file to read.
     states : int >= 1, optional
-        K; ``None`` chooses it by BIC among ``1..max_states``.
+        K; ``None`` chooses it by ``select`` among ``1..max_states`` (``2..`` with empty epochs and ``outage``).
     epoch : float > 0, optional(default=0.1)
         Epoch (bin) length, seconds.
     method : {"kmeans", "quantile", "hmm"}, optional(default="kmeans")
@@ -535,7 +535,9 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         ks = [regimes * j for j in range(1, max(1, round(max_states / regimes)) + 1)]
         selection = select
     else:
-        ks = list(range(1, min(max_states, distinct) + 1))
+        # empty epochs keep their level: one level would put them in its patterns, drawn epoch by epoch
+        low = 2 if outage and method != "hmm" and 0 < int(np.count_nonzero(x == 0.0)) < n and max_states >= 2 else 1
+        ks = list(range(low, min(max_states, distinct) + 1))
         selection = select
     fits = {}
     candidates = []

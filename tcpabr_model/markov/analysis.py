@@ -297,6 +297,9 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
     drain_queue = drain_source = None
     if scenario.loss_cycle in ("drain", "timer"):    # docs/model.md secs. 14-15: longer timeout cycles
         rewards = sk.rewards(Q, drain=True, timer=scenario.loss_cycle == "timer")
+        if scenario.duplicates == "go-back-n":    # sec. 15d: the segments sent again are not new data
+            for k in ("prediction", "conservative"):
+                rewards[k] = np.maximum(rewards[k] - sk.duplicates, 0.0)
         dur = sk.u + sk.p_loss * rewards.pop("drain_extra")
         eu = float(pi @ dur)
         drain_queue = rewards.pop("drain_queue")
@@ -334,6 +337,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
     if scenario.round_trip != "propagation":   # docs/model.md sec. 3b: the chain's epoch
         desc["round_trip"] = scenario.round_trip
         desc["epoch"] = scenario.epoch
+    if scenario.duplicates != "none":   # docs/model.md sec. 15d
+        desc["duplicates"] = scenario.duplicates
     if scenario.ca_increment != "binomial":   # docs/model.md sec. 18; the paper's coins need no mention
         desc["ca_increment"] = scenario.ca_increment
     if scenario.capacity is not None:  # the normalised levels and the chain per round trip

@@ -6,8 +6,8 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
-from .scenario import (ACK_CLOCKS, CA_INCREMENTS, LOSS_CYCLES, ROUND_TRIPS, SILENCES,  # numpy and the validators
-                       SWITCH_TIMES, TCP_MODELS)
+from .scenario import (ACK_CLOCKS, CA_INCREMENTS, DUPLICATES, LOSS_CYCLES, ROUND_TRIPS,  # numpy and the validators
+                       SILENCES, SWITCH_TIMES, TCP_MODELS)
 
 METHODS = ("structured", "structured-direct", "sparse-direct", "dense", "power", "quantecon")
 
@@ -106,6 +106,10 @@ def register(sub) -> None:
                    help="with --trace: when the fixed RTO expires for want of ACKs: after two round trips without "
                         "one (epochs, the default) or also in a silence of two round trips across the epochs, with "
                         "the probability the within-epoch patterns give (patterns; docs/model.md sec. 11b)")
+    p.add_argument("--duplicates", choices=DUPLICATES, default="none",
+                   help="with --loss-cycle timer (the default with --trace): whether the segments go-back-N sends "
+                        "again after a timeout count as delivered (none, the default) or not (go-back-n; "
+                        "docs/model.md sec. 15d)")
     p.add_argument("--window-tail", type=float, default=None,
                    help="solve the chain of a smaller window cap where the window spends at most this share of "
                         "the time near that cap (docs/model.md sec. 19; the results agree to about it); default "
@@ -167,7 +171,8 @@ def _run_trace(args: argparse.Namespace) -> int:
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
                      tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
                      window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
-                     effcap_m=args.effcap_m, effcap_n=args.effcap_n, silence=args.silence)
+                     effcap_m=args.effcap_m, effcap_n=args.effcap_n, silence=args.silence,
+                     duplicates=args.duplicates)
     d = {"trace": args.trace, **r.to_dict(),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
@@ -183,7 +188,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         f"bmax={r.bmax} wmax={r.wmax} (mean capacity {link.mean_rate:.1f} packets/s)"
         + (f" loss_cycle={r.loss_cycle}" if r.loss_cycle != "paper" else "")
         + (f" ca_increment={r.ca_increment}" if r.ca_increment != "binomial" else "")
-        + (f" silence={r.model['silence']}" if "silence" in r.model else "") + "\n"
+        + (f" silence={r.model['silence']}" if "silence" in r.model else "")
+        + (f" duplicates={r.model['duplicates']}" if "duplicates" in r.model else "") + "\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
         + (f"  mean delay per delivered packet (analysis, docs/model.md sec. 13): bottleneck "
@@ -273,7 +279,7 @@ def _run(args: argparse.Namespace) -> int:
                   tcp=args.tcp, loss_cycle=args.loss_cycle or "paper", switch_time=args.switch_time,
                   **({} if args.switch_phases is None else {"switch_phases": args.switch_phases}),
                   ca_increment=args.ca_increment or "binomial", effcap_m=args.effcap_m, effcap_n=args.effcap_n,
-                  silence=args.silence)
+                  silence=args.silence, duplicates=args.duplicates)
     r = analyze(sc, method=args.method, progress=not args.no_progress and sys.stderr.isatty(),
                 window_tail=args.window_tail or None)
     if model is None:
@@ -292,6 +298,7 @@ def _run(args: argparse.Namespace) -> int:
         + (f" source_rate={sc.source_rate:g}" if sc.feedback == "constant" else "")
         + (f" mcr={sc.mcr:g}" if sc.mcr > 0 else "") + f" variant={sc.tcp}"
         + (f" loss_cycle={sc.loss_cycle}" if sc.loss_cycle != "paper" else "")
+        + (f" duplicates={sc.duplicates}" if sc.duplicates != "none" else "")
         + (f" switch_time={sc.switch_time} ({sc.switch_phases} phases)" if sc.switch_time != "epoch" else "")
         + (f" ack_clock={sc.ack_clock}" if sc.ack_clock != "at-epoch" else "")
         + (f" round_trip={sc.round_trip} (epoch {sc.epoch:g})" if sc.round_trip != "propagation" else "")

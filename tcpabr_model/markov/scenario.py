@@ -46,6 +46,8 @@ CA_INCREMENTS = ("binomial", "counter")
 #: when the fixed RTO expires for want of ACKs: after two intervals without one (sec. 11), or also where a
 #: silence of two round trips spans one interval and the parts of its neighbours the patterns leave (sec. 11b)
 SILENCES = ("epochs", "patterns")
+#: the segments go-back-N sends again after a timeout: not counted (the paper's), or taken off the credits (sec. 15d)
+DUPLICATES = ("none", "go-back-n")
 #: Largest psi accepted; beyond it the embedded chain is numerically a constant link.
 MAX_PSI = 1e9
 
@@ -197,6 +199,11 @@ class Scenario:
         also where one interval returned none and the next returns ACKs later in it than the last ACK
         before the silence (a silence of two round trips across the epochs), with the probability the
         patterns give (:func:`~tcpabr_model.markov.service.silence_timeouts`); the same timeout cycle.
+    duplicates : {'none', 'go-back-n'}
+        With ``loss_cycle='timer'``: whether the credits of a timeout cycle count the segments go-back-N
+        sends again (docs/model.md sec. 15d).  'none' (default): as new data, as the paper's cycle does.
+        'go-back-n': not (the window after a silence, nothing lost; after a loss of TCP alone the
+        segments received between the holes), off the prediction and the conservative bound.
     """
 
     delta: float = 40.0
@@ -221,6 +228,7 @@ class Scenario:
     ca_increment: str = "binomial"
     round_trip: str = "propagation"
     silence: str = "epochs"
+    duplicates: str = "none"
 
     def __post_init__(self):
         object.__setattr__(self, "delta", check_real("delta", self.delta, 1.0, 1e5))
@@ -290,6 +298,10 @@ class Scenario:
         if self.silence != "epochs" and self.service is None:
             raise ValueError(f"silence={self.silence!r} is invalid without service: the silences are read off the "
                              "within-epoch patterns (give silence='epochs')")
+        check_choice("duplicates", self.duplicates, DUPLICATES)
+        if self.duplicates != "none" and self.loss_cycle != "timer":
+            raise ValueError(f"duplicates={self.duplicates!r} is invalid with loss_cycle={self.loss_cycle!r}: it is "
+                             "derived for the timer cycle's credits (give loss_cycle='timer' or duplicates='none')")
         if self.feedback == "effcap":
             self._init_effcap()
         else:

@@ -48,12 +48,10 @@ def rate_chain(rates, p10: float | None = None, n_levels: int | None = None) -> 
 class Skeleton:
     """Reachable states and psi-independent transition data.
 
-    Attributes (arrays indexed by state): ``states`` (n, 5) int columns A, B, D,
-    R level index (two states: 0 high / 1 low), S level index; ``p_loss`` = p(x) (eq. 6); ``post`` =
-    E[(J + w) 1{loss}] (packets admitted before the loss plus the loss window, the
-    post-loss terms of eq. 18); ``ss`` = E[S_slowstart 1{loss}] (eq. 17); ``u`` =
-    expected cycle length U(x) in units of Delta (eq. 20).
-    Rewards V(x) follow from these in :meth:`rewards`.
+    Attributes (arrays indexed by state): ``states`` (n, 5) int columns A, B, D, R level index (two states:
+    0 high / 1 low), S level index; ``p_loss`` = p(x) (eq. 6); ``post`` = E[(J + w) 1{loss}] (packets admitted
+    before the loss plus the loss window, the post-loss terms of eq. 18); ``ss`` = E[S_slowstart 1{loss}]
+    (eq. 17); ``u`` = expected cycle length U(x) in units of Delta (eq. 20).  Rewards V(x): :meth:`rewards`.
     """
 
     scenario_key: tuple
@@ -91,6 +89,8 @@ class Skeleton:
     recovery_j: np.ndarray | None = None
     #: loss_cycle='timer' with outage levels (sec. 15c): ``(F, h)`` of :func:`.service.first_serving`; else None
     outage_wait: tuple | None = None
+    #: E[D 1{timeout} | x], the segments go-back-N sends again after the state's timeouts (docs/model.md sec. 15d)
+    duplicates: np.ndarray | None = None
 
     @property
     def n_states(self) -> int:
@@ -552,10 +552,10 @@ def _build(key: tuple, max_states: int, total: int | None = None, progress: bool
         raise over_max_states(max_states, f"delta={delta:g}, bmax={bmax}, wmax={wmax}, feedback={feedback!r}",
                               time.perf_counter() - t0)
     col = [np.ascontiguousarray(fr[:, c]) for c in range(5)]   # P(FR) (or the burst's share), credits, E[J 1{FR}]
-    sack = key[9] != "timeout-only"
+    sack, (occ_q, dup) = key[9] != "timeout-only", np.ascontiguousarray(occ_q.T)   # the queue's integral, sec. 15d's D
     return Skeleton(key, st, nl_ptr, nl_prob, nl_t, ls_ptr, ls_m, ls_prob, p_loss, ev_post, ev_ss, eu, reg,
                     key[4] == "constant", time.perf_counter() - t0, ev_j, tuple(col[:4]) if sack else None, occ_q,
-                    burst_loss=col[0] if key[10] else None, recovery_j=col[4] if sack else None)
+                    duplicates=dup, burst_loss=col[0] if key[10] else None, recovery_j=col[4] if sack else None)
 
 
 _CACHE: "OrderedDict[tuple, Skeleton]" = OrderedDict()

@@ -86,7 +86,8 @@ def with_slow_start_outage(sk, P: np.ndarray):
     ``q p_k`` goes to ``m'`` with
     ``k`` rounds in place of ``L + 1`` (eq. 20's ``U`` of ``m'`` and the time beyond it as
     ``with_slow_start_loss`` counts them) and the ``2^k - 1`` packets of rounds ``1..k`` in place
-    of eq. 17's ``2^L - 1``.  The outage's own time is the chain's, at the outage level's
+    of eq. 17's ``2^L - 1``; the timeout is spurious, and go-back-N sends round ``k``'s ``2^(k-1)``
+    packets again (:attr:`~.skeleton.Skeleton.duplicates`, sec. 15d).  The outage's own time is the chain's, at the outage level's
     intervals: the cycle does not add it (**choice**: the regeneration law stays ``Q^U``, which
     knows nothing of a wait).  Outages after the first, an outage in round 1 (the timer fires
     again with ssthresh held) and rounds above the pipe change nothing (**flags**).  Unchanged
@@ -119,7 +120,7 @@ def with_slow_start_outage(sk, P: np.ndarray):
     keep_p = sk.ls_prob.copy()
     code_list = sorted({max(2 ** (k - 2), 2) for k in range(2, R + 1)})
     new_mass = np.zeros(n * len(code_list))
-    d_u, d_ss, d_t = np.zeros(n), np.zeros(n), np.zeros(n)
+    d_u, d_ss, d_t, d_dup = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
     has_reg = sk.regenerations()
     for k in range(2, R + 1):
         mk = max(2 ** (k - 2), 2)
@@ -143,6 +144,7 @@ def with_slow_start_outage(sk, P: np.ndarray):
         d_u += np.bincount(rc, pk * du, minlength=n)
         d_t += np.bincount(rc, pk * (k * (1 + rb) - (Lc + 1) * (1 + rb) - du), minlength=n)
         d_ss += np.bincount(rc, pk * ((2.0 ** k - 1) - (2.0 ** Lc - 1)), minlength=n)
+        d_dup += np.bincount(rc, pk * 2.0 ** (k - 1), minlength=n)    # sec. 15d: round k, delivered, sent again
         new_mass += np.bincount(rc.astype(np.int64) * len(code_list) + code_list.index(mk), pk,
                                 minlength=new_mass.size)
     nz = np.flatnonzero(new_mass > 0)
@@ -167,7 +169,8 @@ def with_slow_start_outage(sk, P: np.ndarray):
         sk.ls_ptr.dtype)
     return dataclasses.replace(
         sk, ls_ptr=ls_ptr, ls_m=ls_m, ls_prob=ls_prob, u=sk.u + d_u, ss=sk.ss + d_ss,
-        slow_start_time=d_t if sk.slow_start_time is None else sk.slow_start_time + d_t)
+        slow_start_time=d_t if sk.slow_start_time is None else sk.slow_start_time + d_t,
+        duplicates=None if sk.duplicates is None else sk.duplicates + d_dup)
 
 
 # --------------------------------------------------------------------------------------------

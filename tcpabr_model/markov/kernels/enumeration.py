@@ -22,9 +22,9 @@ from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_w
                         increment_law, loss_window_moments, pattern_abr_entry, silence_at, tcp_alone_first_loss,
                         tcp_alone_outcome)
 from .patterns import ack_opportunity_table, pattern_tcp_alone_prefix, pattern_tcp_alone_resume
-from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, loss_interval_counts,
-                       pattern_loss_counts, pattern_tcp_alone_loss_prefix, pattern_tcp_alone_loss_resume,
-                       tcp_alone_after_loss)
+from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, go_back_n_copies,
+                       loss_interval_counts, pattern_loss_counts, pattern_tcp_alone_loss_prefix,
+                       pattern_tcp_alone_loss_resume, tcp_alone_after_loss)
 from .stateset import (_add_state, _fill_tail, _grow, _grow2n, _known_regenerations, _over_budget, _put_state,
                        _rehash_for, _slot, _zkey)
 
@@ -103,7 +103,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     eu = np.zeros(cap if store else 1, dtype=np.float64)
     ev_j = np.zeros(cap if store else 1, dtype=np.float64)
     q_exact = store    # E[integral of B over the interval 1{no loss} | x] (sec. 13)
-    occ_q = np.zeros(cap if q_exact else 1, dtype=np.float64)
+    occ_q = np.zeros((cap if q_exact else 1, 2), dtype=np.float64)   # and E[D 1{timeout} | x] (sec. 15d)
     tail = fast_recovery or burst      # replay the loss interval to its end (J2, L)
     fcap = cap if (store and tail) else 1
     fr = np.zeros((fcap, 5), dtype=np.float64)   # P(FR | x), E[c 1{FR} | x] for the three credits, E[J 1{FR} | x]
@@ -179,7 +179,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             eu = _grow(eu, newcap)
             ev_j = _grow(ev_j, newcap)
             if q_exact:
-                occ_q = _grow(occ_q, newcap)
+                occ_q = _grow2n(occ_q, newcap)
             if tail:
                 fr = _grow2n(fr, newcap)
         a, b, d, ri, si, z = st[i, 0], st[i, 1], st[i, 2], st[i, 3], st[i, 4], st[i, 5]
@@ -201,11 +201,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         khi = -1
         v_j = 0.0
         v_q = 0.0
-        f_p = 0.0
-        f_cons = 0.0
-        f_pred = 0.0
-        f_opt = 0.0
-        f_j = 0.0
+        f_p = f_cons = f_pred = f_opt = f_j = 0.0
+        v_dup = 0.0   # sec. 15d: go-back-N's duplicates after the timeouts, E[D 1{timeout} | x]
         p_lo = pat_ptr[ri] if patterned else 0
         p_hi = pat_ptr[ri + 1] if patterned else 1
         z1 = 1 if (patterned and d == 0) else 0   # no ACK returns in this interval
@@ -218,7 +215,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         if qs > 0.0:
             pmf_k[0] = 1.0
             ew, ess, eul, mlo, mhi = add_loss_windows(qs, pmf_k, 0, 0, w0, wmax, lossm, mlo, mhi)
-            pl, v_post, v_ss, u_loss = qs, qs * ew, qs * ess, qs * eul
+            pl, v_post, v_ss, u_loss, v_dup = qs, qs * ew, qs * ess, qs * eul, qs * w0   # sec. 15d: D = W
             if d == 0:
                 p_hi = p_lo           # no interval outcome
         ack_patterned = patterned and mode != MODE_ABR and not spread   # TCP alone: S is the ACK clock
@@ -469,6 +466,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                                      ack_phase, work)
                         if burst and n_lost >= bmax:   # sec. 15b: go-back-N's burst overflows the slow start
                             f_p += pn
+                        if burst:      # sec. 15d: the segments between the holes, sent again
+                            v_dup += pn * go_back_n_copies(j2, n_lost)
                         if fast_recovery:   # fast retransmit or timeout (sec. 12)
                             kind = 1 if j2 >= DUPTHRESH else 2
                             # (M8') over ABR the retransmission queues behind the a1 packets left in
@@ -536,7 +535,8 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
             eu[i] = (1.0 - pl) + u_loss
             ev_j[i] = v_j
             if q_exact:
-                occ_q[i] = v_q
+                occ_q[i, 0] = v_q
+                occ_q[i, 1] = v_dup
             if tail:
                 fr[i, 0] = f_p
                 fr[i, 1] = f_cons

@@ -175,6 +175,17 @@ def add_recovery_windows(pn, pmf_k, klo, khi, w_base, wmax, lossm, mlo, mhi, mma
     return q_fr, ew_fr, q_to, ew_to, ess_to, eul, mlo, mhi
 
 
+@njit(cache=True, inline="always")
+def go_back_n_copies(j2, n_lost):
+    """The segments the receiver already holds that go-back-N sends again after the timeout of a loss
+    interval with ``n_lost`` arrivals lost and ``j2`` admitted after the first loss (docs/model.md sec. 15d):
+    ``max(min(J2, 2 L - 2) - 1, 0)``, 0 for one hole; exact for holes at every other arrival (a rate
+    halved under a full buffer), above it for contiguous holes and below for sparser ones."""
+    if n_lost < 2:
+        return 0
+    return max(min(j2, 2 * n_lost - 2) - 1, 0)
+
+
 @njit(cache=True)
 def tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single, phase, work):
     """``(J, J2, L)`` of :func:`loss_interval_counts` for TCP alone (``a1`` is 0), in
