@@ -12,7 +12,7 @@ import pytest
 
 from tcpabr_model.capacity import read_trace
 from tcpabr_model.markov import Scenario, analyze
-from tcpabr_model.markov.kernels.recovery import go_back_n_copies
+from tcpabr_model.markov.kernels.recovery import abr_go_back_n_copies, go_back_n_copies
 from tcpabr_model.markov.skeleton import skeleton_for
 from tcpabr_model.trace_study import analyze_link, fit_link
 
@@ -68,6 +68,45 @@ def test_copies_flagged_for_other_gaps():
     assert go_back_n_copies(40, 1) == 0 == go_back_n_reference({0}, 41)   # one hole: the ACK jumps over all
 
 
+def _abr_loss_interval(n, s, r, b, bmax, delta):
+    """Arrivals at ``0, s, 2s, ...`` (``n`` of them), departures at ``r, 2r, ...`` up to ``delta`` from a
+    queue of ``b`` (departures before arrivals at a tie), ``bmax`` places: the arrival index of the first
+    loss, the admitted after it, the lost, the holes' positions among the arrivals."""
+    events = sorted([(i * s, 1, i) for i in range(n)] + [(j * r, 0, j) for j in range(1, int(delta / r) + 1)])
+    q, first, lost, holes, admitted_after = b, None, 0, [], 0
+    for _, kind, i in events:
+        if kind == 0:
+            q = max(q - 1, 0)
+        elif q >= bmax:
+            first = i if first is None else first
+            lost += 1
+            holes.append(i)
+        else:
+            q += 1
+            admitted_after += first is not None
+    return first, admitted_after, lost, holes
+
+
+@pytest.mark.parametrize("s,r,b", [(1.0, 2.0, 3), (1.0, 2.0, 5), (2.0, 3.0, 4), (1.0, 1.5, 2), (1.0, 4.0, 1)])
+def test_abr_copies_from_the_interval(s, r, b):
+    """Over ABR the build does not replay the loss interval; the rule reads J2 off the server's
+    opportunities between the first loss and the last arrival, the buffer full from that loss on.  Against
+    an event replay of a source at four, two, one and a half times the service rate (the server's grid, given
+    as a pattern and as an even server): the replay's J2 and L exactly, and at twice the rate (alternate
+    holes) the copies of the go-back-N reference."""
+    bmax, delta = 6, 40.0
+    n = int(delta / s)
+    jl, j2, lost, holes = _abr_loss_interval(n, s, r, b, bmax, delta)
+    assert lost > 1
+    grid = np.arange(1, int(delta / r) + 1) * r
+    want = go_back_n_copies(j2, lost)
+    assert abr_go_back_n_copies(n, jl, s, r, grid, 0, grid.size) == want
+    assert abr_go_back_n_copies(n, jl, s, r, None, 0, 0) == want
+    if r == 2 * s:
+        base = holes[0]
+        assert want == go_back_n_reference({h - base for h in holes}, n - base)
+
+
 def _outage_link():
     return fit_link(read_trace(DATA / "markov3_outage.down"), 0.1, states=3, patterns=4)
 
@@ -92,13 +131,12 @@ def test_window_after_a_silence(link, feedback):
     sk = skeleton_for(_scenario(link, feedback=feedback))
     d0 = sk.states[:, 2] == 0
     sure = d0 & (sk.p_loss == 1.0)
-    silent = d0 & (sk.duplicates > 0)
-    assert silent.any() and np.all(sure[silent])
-    assert np.allclose(sk.duplicates[silent], sk.window[silent], rtol=0, atol=1e-12)
     if feedback == "none":
-        assert np.array_equal(silent, sure)
-    else:
-        assert np.all(sk.duplicates[d0 & ~silent] == 0.0) and (sure & ~silent).any()
+        assert sure.any() and np.array_equal(d0 & (sk.duplicates > 0), sure)
+        assert np.allclose(sk.duplicates[sure], sk.window[sure], rtol=0, atol=1e-12)
+    else:   # a sure loss of INSTCAP carries its holes' copies, a sure timeout W
+        silent = sure & np.isclose(sk.duplicates, sk.window, rtol=0, atol=1e-12)
+        assert silent.any() and (sure & ~silent).any()
     assert np.all(sk.duplicates >= 0.0)
     assert np.all(sk.duplicates <= sk.p_loss * sk.scenario_key[3] + 1e-9)   # at most a window W_max per timeout
 

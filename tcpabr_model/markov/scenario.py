@@ -202,8 +202,8 @@ class Scenario:
     duplicates : {'none', 'go-back-n'}
         With ``loss_cycle='timer'``: whether the credits of a timeout cycle count the segments go-back-N
         sends again (docs/model.md sec. 15d).  'none' (default): as new data, as the paper's cycle does.
-        'go-back-n': not (the window after a silence, nothing lost; after a loss of TCP alone the
-        segments received between the holes), off the prediction and the conservative bound.
+        'go-back-n': not (the window after a silence, nothing lost; after a loss the segments received
+        between its holes), off the prediction and the conservative bound.
     """
 
     delta: float = 40.0

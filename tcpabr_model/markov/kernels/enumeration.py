@@ -22,8 +22,8 @@ from .interval import (EPS, MODE_ABR, abr_table_entry, add_loss_mass, add_loss_w
                         increment_law, loss_window_moments, pattern_abr_entry, silence_at, tcp_alone_first_loss,
                         tcp_alone_outcome)
 from .patterns import ack_opportunity_table, pattern_tcp_alone_prefix, pattern_tcp_alone_resume
-from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, add_recovery_windows, code_m, go_back_n_copies,
-                       loss_interval_counts, pattern_loss_counts, pattern_tcp_alone_loss_prefix,
+from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, abr_go_back_n_copies, add_recovery_windows, code_m,
+                       go_back_n_copies, loss_interval_counts, pattern_loss_counts, pattern_tcp_alone_loss_prefix,
                        pattern_tcp_alone_loss_resume, tcp_alone_after_loss)
 from .stateset import (_add_state, _fill_tail, _grow, _grow2n, _known_regenerations, _over_budget, _put_state,
                        _rehash_for, _slot, _zkey)
@@ -193,14 +193,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
 
         mlo = ncodes + 1  # loss-event codes touched: lossm[mlo..mhi] (lossm is zero elsewhere)
         mhi = 0
-        pl = 0.0
-        v_post = 0.0
-        v_ss = 0.0
-        u_loss = 0.0
+        pl = v_post = v_ss = u_loss = v_j = v_q = 0.0
         klo = 0
         khi = -1
-        v_j = 0.0
-        v_q = 0.0
         f_p = f_cons = f_pred = f_opt = f_j = 0.0
         v_dup = 0.0   # sec. 15d: go-back-N's duplicates after the timeouts, E[D 1{timeout} | x]
         p_lo = pat_ptr[ri] if patterned else 0
@@ -466,8 +461,9 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                                      ack_phase, work)
                         if burst and n_lost >= bmax:   # sec. 15b: go-back-N's burst overflows the slow start
                             f_p += pn
-                        if burst:      # sec. 15d: the segments between the holes, sent again
-                            v_dup += pn * go_back_n_copies(j2, n_lost)
+                        if burst or mode == MODE_ABR:     # sec. 15d: the segments between the holes, sent again
+                            v_dup += pn * (go_back_n_copies(j2, n_lost) if burst else abr_go_back_n_copies(
+                                n, jl, s, r, opp_t, opp_ptr[pp] if patterned else 0, opp_ptr[pp + 1] if patterned else 0))
                         if fast_recovery:   # fast retransmit or timeout (sec. 12)
                             kind = 1 if j2 >= DUPTHRESH else 2
                             # (M8') over ABR the retransmission queues behind the a1 packets left in

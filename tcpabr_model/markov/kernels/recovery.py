@@ -187,6 +187,23 @@ def go_back_n_copies(j2, n_lost):
 
 
 @njit(cache=True)
+def abr_go_back_n_copies(n, jl, s, r, opp, o0, o1):
+    """:func:`go_back_n_copies` of an ABR loss interval (docs/model.md sec. 15d): its ``n`` arrivals at
+    ``0, s, 2s, ...`` meet a buffer full from the first loss (arrival ``jl``, at ``jl s``) on, so each
+    departure up to the last arrival, ``(n - 1) s``, lets one more in: ``J2`` = the server's opportunities
+    in ``(jl s, (n - 1) s]`` (``opp[o0:o1]``, a pattern's; ``opp`` None: an even server of period ``r``,
+    to one departure: its phase is left out), the rest lost."""
+    t1 = jl * s + EPS
+    tn = (n - 1) * s + EPS
+    if opp is None:
+        k = int(math.floor(tn / r)) - int(math.floor(t1 / r))
+    else:
+        k = int(np.searchsorted(opp[o0:o1], tn, side="right") - np.searchsorted(opp[o0:o1], t1, side="right"))
+    j2 = max(min(k, n - jl - 1), 0)
+    return go_back_n_copies(j2, n - jl - j2)
+
+
+@njit(cache=True)
 def tcp_alone_after_loss(b, d, ninc, g, r, bmax, delta, lost_single, phase, work):
     """``(J, J2, L)`` of :func:`loss_interval_counts` for TCP alone (``a1`` is 0), in
     O(log d + N) where the replay costs O(d) (docs/model.md sec. 12.1).
