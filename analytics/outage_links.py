@@ -15,7 +15,9 @@ per level) beside the simulator's efficiency replaying the same trace (in sample
 after 10 s of warm-up, seed 0), both for ``--rtt 0.1 --bmax 10`` and the same window.  A script: it
 measures, never asserts.
 
-    python analytics/outage_links.py [--out DIR] [--replications 4]
+    python analytics/outage_links.py [--out DIR] [--replications 4] [--duplicates go-back-n]
+
+``--duplicates go-back-n``: the analysis with go-back-N's copies off its credits (docs/model.md sec. 15d).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "out" / "outage_links"))
     ap.add_argument("--replications", type=int, default=4)
+    ap.add_argument("--duplicates", choices=("none", "go-back-n"), default="none",
+                    help="the analysis' go-back-N copies (docs/model.md sec. 15d; default none)")
     args = ap.parse_args(argv)
     from tcpabr_model.capacity import read_trace
     from tcpabr_model.trace_study import _simulation, analyze_link, fit_link, window_packets
@@ -85,7 +89,7 @@ def main(argv=None) -> int:
         link = fit_link(trace, RTT)
         for fb in ("none", "instcap"):
             wmax = window_packets(float(np.max(link.model.levels)), RTT, BMAX)
-            a = analyze_link(link, BMAX, fb, wmax=wmax)
+            a = analyze_link(link, BMAX, fb, wmax=wmax, duplicates=args.duplicates)
             e = _simulation(trace, RTT, BMAX, wmax, fb, args.replications, 2000.0, 0, 1).efficiency_wire
             print(f"| {name} | {'TCP alone' if fb == 'none' else 'INSTCAP'} | {e.mean:.3f} +/- {e.half_width:.3f} | "
                   f"{a.prediction:.3f} [{a.conservative:.3f}, {a.optimistic:.3f}] | "
