@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import SHARED  # noqa: E402
-from traces_fit import StudyLinks, md_table, point_label, read_study, study_parser, write_report  # noqa: E402
+from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
 
 from tcpabr_model.markov.analysis import analyze  # noqa: E402
 from tcpabr_model.markov.skeleton import skeleton_for  # noqa: E402
@@ -115,13 +115,8 @@ def point(sc, paths: int, seed: int) -> dict:
 
 
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, paths: int, seed: int, log=print) -> pd.DataFrame:
-    links, rows = StudyLinks(trace_dir), []
-    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
-                 & (study.analysis_states <= state_limit)]
-    for _, p in todo.iterrows():
-        order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
-        link = links.link(p.trace_file, p.fit_half, float(p.rtt), patterns=int(p.patterns), order=order)
-        lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
+    rows = []
+    for p, link, lc in StudyLinks(trace_dir).points(study, state_limit):
         sc = link_scenario(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc)
         t0 = time.perf_counter()
         row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
@@ -157,6 +152,13 @@ def summary(df: pd.DataFrame) -> str:
     return "\n".join(out) + "\n"
 
 
+def _with_duplicates(df: pd.DataFrame, a) -> pd.DataFrame:
+    if a.duplicates is None:
+        return df
+    d = pd.read_csv(a.duplicates)
+    return df.merge(d[POINT + [c for c in ("prediction_dup", "model_link") if c in d]], on=POINT, how="left")
+
+
 def main(argv=None) -> int:
     ap = study_parser(__doc__, "results/cycle_paths", SHARED)
     ap.add_argument("--state-limit", type=int, default=300_000, help="the points of at most this many states")
@@ -164,17 +166,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--duplicates", default=None, help="analytics/duplicates.py's CSV (with --engine-gap there): "
                     "the modelled link and the go-back-n prediction beside each point")
-    a = ap.parse_args(argv)
-    study = read_study(a.study)
-    if study is None:
-        return 2
-    t0 = time.perf_counter()
-    df = run(study, a.traces_dir, a.state_limit, a.paths, a.seed)
-    if a.duplicates is not None and len(df):
-        d = pd.read_csv(a.duplicates)
-        df = df.merge(d[POINT + [c for c in ("prediction_dup", "model_link") if c in d]], on=POINT, how="left")
-    write_report(df, a.out, "cycle_paths", summary(df) if len(df) else "no point analysed\n", t0)
-    return 0
+    return study_main(ap, argv, lambda study, a: run(study, a.traces_dir, a.state_limit, a.paths, a.seed), summary,
+                      "cycle_paths", _with_duplicates)
 
 
 if __name__ == "__main__":

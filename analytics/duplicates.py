@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -32,37 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import SHARED  # noqa: E402
-from traces_fit import StudyLinks, md_table, point_label, read_study, study_parser, write_report  # noqa: E402
+from traces_fit import compare_option, md_table, study_main, study_parser  # noqa: E402
 
-from tcpabr_model.trace_study import analyze_link  # noqa: E402
 
 #: the columns that name a point in both the study's and engine_gap's CSV
 POINT = ["trace", "rtt_ms", "fit_half", "bmax", "feedback"]
 
 
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, log=print) -> pd.DataFrame:
-    links, rows = StudyLinks(trace_dir), []
-    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
-                 & (study.analysis_states <= state_limit)]
-    for _, p in todo.iterrows():
-        name = p.trace_file
-        order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
-        link = links.link(name, p.fit_half, float(p.rtt), patterns=int(p.patterns), order=order)
-        t0 = time.perf_counter()
-        lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
-        a = {d: analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, duplicates=d,
-                             max_states=4 * state_limit) for d in ("none", "go-back-n")}
-        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
-               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback,
-               "prediction": a["none"].prediction, "prediction_dup": a["go-back-n"].prediction,
-               "conservative": a["none"].conservative, "conservative_dup": a["go-back-n"].conservative,
-               "optimistic": a["none"].optimistic,
-               "change": a["go-back-n"].prediction / a["none"].prediction - 1.0,
-               "replay_fitted_half": p.replay_fitted_half, "replay": p.replay, "seconds": time.perf_counter() - t0}
-        log(f"{point_label(p)} prediction: none {row['prediction']:.4f}  go-back-n {row['prediction_dup']:.4f}  "
-            f"({row['seconds']:.0f} s)", flush=True)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return compare_option(study, trace_dir, state_limit, "duplicates", ("none", "go-back-n"), "dup", log)
 
 
 def with_engine_gap(df: pd.DataFrame, eg: pd.DataFrame) -> pd.DataFrame:
@@ -112,16 +89,8 @@ def main(argv=None) -> int:
     ap.add_argument("--state-limit", type=int, default=500_000, help="the points of at most this many states")
     ap.add_argument("--engine-gap", default=None, help="analytics/engine_gap.py's CSV for the same study: the "
                     "simulated modelled link beside each point")
-    a = ap.parse_args(argv)
-    study = read_study(a.study)
-    if study is None:
-        return 2
-    t0 = time.perf_counter()
-    df = run(study, a.traces_dir, a.state_limit)
-    if a.engine_gap is not None and len(df):
-        df = with_engine_gap(df, pd.read_csv(a.engine_gap))
-    write_report(df, a.out, "duplicates", summary(df) if len(df) else "no point analysed\n", t0)
-    return 0
+    return study_main(ap, argv, lambda study, a: run(study, a.traces_dir, a.state_limit), summary, "duplicates",
+                      lambda df, a: df if a.engine_gap is None else with_engine_gap(df, pd.read_csv(a.engine_gap)))
 
 
 if __name__ == "__main__":

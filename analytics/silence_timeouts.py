@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -32,33 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import SHARED  # noqa: E402
-from traces_fit import StudyLinks, md_table, point_label, read_study, study_parser, write_report  # noqa: E402
+from traces_fit import compare_option, md_table, study_main, study_parser  # noqa: E402
 
-from tcpabr_model.trace_study import analyze_link  # noqa: E402
 
 
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, log=print) -> pd.DataFrame:
-    links, rows = StudyLinks(trace_dir), []
-    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
-                 & (study.analysis_states <= state_limit)]
-    for _, p in todo.iterrows():
-        name = p.trace_file
-        order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
-        link = links.link(name, p.fit_half, float(p.rtt), patterns=int(p.patterns), order=order)
-        t0 = time.perf_counter()
-        lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
-        a = {s: analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, silence=s,
-                             max_states=4 * state_limit) for s in ("epochs", "patterns")}
-        row = {"trace": name.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
-               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback,
-               "prediction": a["epochs"].prediction, "prediction_silence": a["patterns"].prediction,
-               "conservative_silence": a["patterns"].conservative, "optimistic_silence": a["patterns"].optimistic,
-               "change": a["patterns"].prediction / a["epochs"].prediction - 1.0,
-               "replay_fitted_half": p.replay_fitted_half, "replay": p.replay, "seconds": time.perf_counter() - t0}
-        log(f"{point_label(p)} prediction: epochs {row['prediction']:.4f}  patterns {row['prediction_silence']:.4f}  "
-            f"({row['seconds']:.0f} s)", flush=True)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return compare_option(study, trace_dir, state_limit, "silence", ("epochs", "patterns"), "silence", log)
 
 
 def _err(pred, ref) -> str:
@@ -84,14 +62,7 @@ def summary(df: pd.DataFrame) -> str:
 def main(argv=None) -> int:
     ap = study_parser(__doc__, "results/silence_timeouts", SHARED)
     ap.add_argument("--state-limit", type=int, default=500_000, help="the points of at most this many states")
-    a = ap.parse_args(argv)
-    study = read_study(a.study)
-    if study is None:
-        return 2
-    t0 = time.perf_counter()
-    df = run(study, a.traces_dir, a.state_limit)
-    write_report(df, a.out, "silence_timeouts", summary(df) if len(df) else "no point analysed\n", t0)
-    return 0
+    return study_main(ap, argv, lambda study, a: run(study, a.traces_dir, a.state_limit), summary, "silence_timeouts")
 
 
 if __name__ == "__main__":

@@ -106,6 +106,61 @@ class StudyLinks:
         return self._links[key]
 
 
+    def points(self, study, state_limit: int):
+        """``(p, link, loss_cycle)`` per analysed TCP-alone and INSTCAP point of ``study`` of at most
+        ``state_limit`` states: the row, its link as the study fitted it (patterns, order) and its loss cycle
+        (None: the study's default)."""
+        import pandas as pd
+
+        todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
+                     & (study.analysis_states <= state_limit)]
+        for _, p in todo.iterrows():
+            order = int(p.order) if "order" in p.index and pd.notna(p.order) else 1
+            link = self.link(p.trace_file, p.fit_half, float(p.rtt), patterns=int(p.patterns), order=order)
+            yield p, link, (p.loss_cycle if isinstance(p.loss_cycle, str) else None)
+
+
+def compare_option(study, trace_dir: Path, state_limit: int, option: str, values: tuple, suffix: str,
+                   log=print):
+    """Per analysed point (:meth:`StudyLinks.points`), ``analyze_link`` with ``option`` at its default
+    ``values[0]`` and at ``values[1]``: a table of the prediction and the band of both (the second's columns
+    named ``*_{suffix}``), ``change`` (second over first, minus 1), the replays and the seconds."""
+    import pandas as pd
+
+    from tcpabr_model.trace_study import analyze_link
+
+    rows = []
+    for p, link, lc in StudyLinks(trace_dir).points(study, state_limit):
+        t0 = time.perf_counter()
+        a, b = (analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, max_states=4 * state_limit,
+                             **{option: v}) for v in values)
+        row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
+               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "feedback": p.feedback,
+               **{f"{k}{s}": getattr(r, k) for r, s in ((a, ""), (b, f"_{suffix}"))
+                  for k in ("prediction", "conservative", "optimistic")},
+               "change": b.prediction / a.prediction - 1.0, "replay_fitted_half": p.replay_fitted_half,
+               "replay": p.replay, "seconds": time.perf_counter() - t0}
+        log(f"{point_label(p)} prediction: {values[0]} {a.prediction:.4f}  {values[1]} {b.prediction:.4f}  "
+            f"({row['seconds']:.0f} s)", flush=True)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def study_main(ap, argv, run, summary, stem: str, extra=None) -> int:
+    """The body of a script over a study's points: parse ``ap``, read ``--study`` (exit 2 without it), ``df =
+    run(study, args)``, ``extra(df, args)`` where given, and write ``stem``.csv/.md with ``summary(df)``."""
+    a = ap.parse_args(argv)
+    study = read_study(a.study)
+    if study is None:
+        return 2
+    t0 = time.perf_counter()
+    df = run(study, a)
+    if extra is not None and len(df):
+        df = extra(df, a)
+    write_report(df, a.out, stem, summary(df) if len(df) else "no point analysed\n", t0)
+    return 0
+
+
 def acf_error(x, model, lags):
     """Mean |trace ACF - chain ACF| over lags."""
     return float(np.mean(np.abs(cap.trace_autocorrelation(x, lags) - cap.chain_autocorrelation(model, lags))))
