@@ -8,7 +8,8 @@ the mean curve (Jensen).  This diagnostic measures by how much, per point of a t
 traces.py``'s CSV) of at most ``--state-limit`` states: for every loss state of the chain (those holding
 99 % of the loss mass ``pi p``), ``--paths`` level paths of the fitted chain from its level (seeded), each
 serving its levels' mean counts per interval, joined linearly as the engine joins ``C``; the same
-expectations given the loss (``J``, ``w``) as the engine; the chain of the window the study's search solved.  It reports, weighted by ``pi p``:
+expectations given the loss (``J``, ``w``) as the engine; the chain of the window the study's search
+solved.  It reports, weighted by ``pi p``:
 
 * ``core_curve`` and ``core_paths``: ``max(T_a, T_e - 3)`` in intervals, on the curve and over the paths;
 * ``cycle_share``: the difference, ``sum pi p (paths - curve)``, over the mean cycle length ``E_pi U``: the
@@ -40,11 +41,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from engine_gap import SHARED  # noqa: E402
 from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
 
-from tcpabr_model.markov.analysis import analyze  # noqa: E402
+from tcpabr_model.markov.analysis import _analyze, analyze, solved_skeleton  # noqa: E402
 from tcpabr_model.markov.skeleton import skeleton_for  # noqa: E402
-from tcpabr_model.markov.slow_start import (with_go_back_n_burst, with_outage_wait,  # noqa: E402
-                                            with_slow_start_outage)
-from tcpabr_model.markov.solvers import DEFAULT_TOL, stationary_distribution, structured_matrix_free  # noqa: E402
+from tcpabr_model.markov.solvers import DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads  # noqa: E402
 from tcpabr_model.trace_study import LINK_WINDOW_TAIL, link_scenario  # noqa: E402
 
 POINT = ["trace", "rtt_ms", "fit_half", "bmax", "feedback"]
@@ -81,16 +80,11 @@ def level_paths(Q: np.ndarray, served: np.ndarray, start: int, n: int, m: int, r
 def point(sc, paths: int, seed: int) -> dict:
     r = analyze(sc, window_tail=LINK_WINDOW_TAIL)      # the study's chain: its window search (sec. 19)
     sc = dataclasses.replace(sc, wmax=int(r.scenario.get("window_solved", sc.wmax)))
-    Q = sc.rate_matrix
-    sk = skeleton_for(sc)
-    if sc.loss_cycle == "timer" and sc.feedback == "none":      # the chain analyze solves (its _analyze)
-        sk = with_go_back_n_burst(sk, sk.with_slow_start_loss(Q), Q)
-        if sc.service is not None:
-            sk = with_slow_start_outage(sk, Q)
-    if sc.loss_cycle == "timer" and sc.service is not None:
-        sk = with_outage_wait(sk, Q)
-    sol = structured_matrix_free(sk, Q, method="structured", tol=DEFAULT_TOL)[0] if sk.n_levels > 2 else None
-    pi = (sol if sol is not None else stationary_distribution(sk, Q)).pi
+    info: dict = {}
+    with blas_threads(SOLVE_BLAS_THREADS):             # that chain once more, for its stationary law
+        r = _analyze(sc, "structured", DEFAULT_TOL, False, info)
+    Q, pi = sc.rate_matrix, info["pi"]
+    sk = solved_skeleton(sc, skeleton_for(sc))
     served = sk._served()
     C = sk.drain_sums(Q, served, 16)
     t_a, _, t_e = sk.recovery_times(C)
@@ -141,7 +135,8 @@ def summary(df: pd.DataFrame) -> str:
         if has:
             for pred in (g.prediction_dup, g.prediction_dup / (1.0 + g.cycle_share)):
                 e = ((pred - g.model_link) / g.model_link).dropna()
-                row.append(f"{100 * e.abs().median():.1f} % ({100 * e.median():+.1f} %) [{int((e.abs() <= 0.1).sum())}]")
+                row.append(f"{100 * e.abs().median():.1f} % ({100 * e.median():+.1f} %) "
+                           f"[{int((e.abs() <= 0.1).sum())}]")
         body.append(row)
     out.append(md_table(["feedback", "RTT ms", "buffer BDP", "points", "curve", "paths", "cycle share"]
                         + (["modelled link: go-back-n", "go-back-n / (1 + share)"] if has else []), body))

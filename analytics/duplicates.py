@@ -55,8 +55,8 @@ def _err(pred, ref) -> str:
     return f"{100 * e.abs().median():.1f} % ({100 * e.median():+.1f} %) [{int((e.abs() <= 0.1).sum())}]"
 
 
-def _held(bound, ref) -> str:
-    return f"{int((bound <= ref).sum())}/{len(bound)}"
+def _held(ok) -> str:
+    return f"{int(ok.sum())}/{len(ok)}"
 
 
 def summary(df: pd.DataFrame) -> str:
@@ -78,9 +78,10 @@ def summary(df: pd.DataFrame) -> str:
     out.append(md_table(["feedback", "RTT ms", "buffer BDP", "points", "change (median, range)"]
                         + (["modelled link: none", "go-back-n", "simulated duplicates"] if has_ml else [])
                         + ["in sample: none", "go-back-n", "out of sample: none", "go-back-n"], body))
-    out += ["", "Conservative bound at or below the replay of the fitted half: none "
-            f"{_held(df.conservative, df.replay_fitted_half)}, go-back-n {_held(df.conservative_dup, df.replay_fitted_half)}; optimistic at or above: "
-            f"{int((df.optimistic >= df.replay_fitted_half).sum())}/{len(df)} (unchanged by the option)."]
+    ref = df.replay_fitted_half
+    out += ["", f"Conservative bound at or below the replay of the fitted half: none {_held(df.conservative <= ref)}, "
+            f"go-back-n {_held(df.conservative_dup <= ref)}; optimistic at or above: {_held(df.optimistic >= ref)} "
+            "(unchanged by the option)."]
     return "\n".join(out) + "\n"
 
 

@@ -17,11 +17,11 @@ Method (:func:`fit_trace`):
    (last epoch -> first) because the trace repeats; the counts then form a closed walk,
    so :math:`\hat P` is stochastic and irreducible and its stationary law is the
    occupancy.
-4. **K**: given, or chosen among :math:`1..K_{\max}` (at most the number of distinct
-   epoch capacities; from 2 where the outage level has epochs, issue 23 item 1c) by ``select="ec"`` (default: the smallest K whose effective-capacity
-   error, see 5, is at most ``ec_tol``, else the K with the smallest error), by
-   ``select="test"`` (the smallest K whose error is within the 95th percentile of the
-   error of ``bootstrap`` paths of its own chain as long as the trace) or by
+4. **K**: given, or chosen among :math:`1..K_{\max}` (at most the number of distinct epoch capacities;
+   from 2 where the outage level has epochs, issue 23 item 1c) by ``select="ec"`` (default: the smallest
+   K whose effective-capacity error, see 5, is at most ``ec_tol``, else the K with the smallest error), by
+   ``select="test"`` (the smallest K whose error is within the 95th percentile of the error of
+   ``bootstrap`` paths of its own chain as long as the trace) or by
    ``select="bic"``: :math:`\mathrm{BIC} = -2\log L + p\log n`, :math:`p = K(K-1) + 2K`,
    with :math:`\log L` the likelihood of the level sequence under :math:`\hat P` plus a
    Gaussian emission :math:`N(c_k, \sigma_k^2)` per level; :math:`\sigma_k^2` is floored
@@ -536,7 +536,7 @@ def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: s
         selection = select
     else:
         # empty epochs keep their level: one level would put them in its patterns, drawn epoch by epoch
-        low = 2 if outage and method != "hmm" and 0 < int(np.count_nonzero(x == 0.0)) < n and max_states >= 2 else 1
+        low = 2 if outage and method != "hmm" and 0 < int(np.count_nonzero(x == 0.0)) < n and max_states > 1 else 1
         ks = list(range(low, min(max_states, distinct) + 1))
         selection = select
     fits = {}

@@ -267,18 +267,26 @@ def ordered_bounds(eff: dict) -> None:
         eff["optimistic"] = p
 
 
+def solved_skeleton(scenario: Scenario, sk):
+    """The skeleton :func:`analyze` solves for ``scenario`` from its build ``sk``: with the timer cycle, TCP
+    alone's loss in slow start and go-back-N's burst (docs/model.md secs. 15, 15b) and an outage in its slow
+    start (sec. 15a), and the timeout cycle that waits out an outage (sec. 15c); ``sk`` itself otherwise."""
+    Q = scenario.rate_matrix
+    if scenario.loss_cycle == "timer" and scenario.feedback == "none":
+        sk = with_go_back_n_burst(sk, sk.with_slow_start_loss(Q), Q)
+        if scenario.service is not None:
+            sk = with_slow_start_outage(sk, Q)
+    if scenario.loss_cycle == "timer" and scenario.service is not None:
+        sk = with_outage_wait(sk, Q)
+    return sk
+
+
 def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: dict | None = None) -> AnalysisResult:
     t0 = time.perf_counter()
     sk = skeleton_for(scenario, progress=progress)
     t_build = time.perf_counter() - t0
     Q = scenario.rate_matrix
-    if scenario.loss_cycle == "timer" and scenario.feedback == "none":
-        # docs/model.md sec. 15: loss in slow start (TCP alone); sec. 15b: go-back-N's burst
-        sk = with_go_back_n_burst(sk, sk.with_slow_start_loss(Q), Q)
-        if scenario.service is not None:      # sec. 15a: an outage in the slow start
-            sk = with_slow_start_outage(sk, Q)
-    if scenario.loss_cycle == "timer" and scenario.service is not None:
-        sk = with_outage_wait(sk, Q)          # sec. 15c: the timeout cycle waits out an outage
+    sk = solved_skeleton(scenario, sk)
     sol = None
     t_asm = 0.0
     if sk.n_levels > 2 and method in ("structured", "structured-direct"):
@@ -363,7 +371,8 @@ def _analyze(scenario: Scenario, method: str, tol: float, progress: bool, info: 
         desc["service_patterns"] = [len(w) for w in scenario.service.weights]
     shares, cap_share, margin = window_shares(sk, pi, dur, eu, scenario.wmax)
     if info is not None:
-        info.update(window_shares=shares, window_margin=margin, events=loss_event_law(sk, pi), events_mmax=sk.mmax)
+        info.update(window_shares=shares, window_margin=margin, events=loss_event_law(sk, pi), events_mmax=sk.mmax,
+                    pi=pi)
     return AnalysisResult(
         scenario=desc,
         optimistic=min(eff["optimistic"], 1.0),

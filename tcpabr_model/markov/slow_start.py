@@ -87,11 +87,11 @@ def with_slow_start_outage(sk, P: np.ndarray):
     ``k`` rounds in place of ``L + 1`` (eq. 20's ``U`` of ``m'`` and the time beyond it as
     ``with_slow_start_loss`` counts them) and the ``2^k - 1`` packets of rounds ``1..k`` in place
     of eq. 17's ``2^L - 1``; the timeout is spurious, and go-back-N sends round ``k``'s ``2^(k-1)``
-    packets again (:attr:`~.skeleton.Skeleton.duplicates`, sec. 15d).  The outage's own time is the chain's, at the outage level's
-    intervals: the cycle does not add it (**choice**: the regeneration law stays ``Q^U``, which
-    knows nothing of a wait).  Outages after the first, an outage in round 1 (the timer fires
-    again with ssthresh held) and rounds above the pipe change nothing (**flags**).  Unchanged
-    where no level serves nothing.
+    packets again (:attr:`~.skeleton.Skeleton.duplicates`, sec. 15d).  The outage's own time is the
+    chain's, at the outage level's intervals: the cycle does not add it (**choice**: the regeneration law
+    stays ``Q^U``, which knows nothing of a wait).  Outages after the first, an outage in round 1 (the
+    timer fires again with ssthresh held) and rounds above the pipe change nothing (**flags**).
+    Unchanged where no level serves nothing.
     """
     served = sk._served()
     out = served <= 0.0

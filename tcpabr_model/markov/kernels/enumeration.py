@@ -461,9 +461,11 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                                                                      ack_phase, work)
                         if burst and n_lost >= bmax:   # sec. 15b: go-back-N's burst overflows the slow start
                             f_p += pn
-                        if burst or mode == MODE_ABR:     # sec. 15d: the segments between the holes, sent again
-                            v_dup += pn * (go_back_n_copies(j2, n_lost) if burst else abr_go_back_n_copies(
-                                n, jl, s, r, opp_t, opp_ptr[pp] if patterned else 0, opp_ptr[pp + 1] if patterned else 0))
+                        if burst:      # sec. 15d: the segments between the holes, sent again
+                            v_dup += pn * go_back_n_copies(j2, n_lost)
+                        elif mode == MODE_ABR:
+                            v_dup += pn * abr_go_back_n_copies(n, jl, s, r, opp_t, opp_ptr[pp] if patterned else 0,
+                                                               opp_ptr[pp + 1] if patterned else 0)
                         if fast_recovery:   # fast retransmit or timeout (sec. 12)
                             kind = 1 if j2 >= DUPTHRESH else 2
                             # (M8') over ABR the retransmission queues behind the a1 packets left in
