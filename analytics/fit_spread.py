@@ -1,0 +1,163 @@
+"""How far the prediction moves when the fit sees a little less of the same trace (issue 23, diagnostic).
+
+The analysis of a trace fits a K-level chain at epoch = the round trip (``trace_study.fit_link``): K by the
+effective-capacity criterion, the levels by the epochs' counts, and the within-epoch patterns at the counts'
+quantiles.  A fit on most of the same half describes it as well, but its levels, transitions and patterns are
+other numbers, and its K may differ.  This script measures, per point of a trace study
+(``analytics/traces.py``'s CSV) of at most ``--state-limit`` states, the prediction of the chains fitted on the
+fitted half less each of its ``--jackknife`` J consecutive blocks in turn (the remaining blocks joined, one seam
+each; the study's RTT, buffer, window, patterns per level and loss cycle; K chosen afresh, as a user refitting
+would get), and reports
+
+* ``spread``: (largest - smallest of the J) / the study's prediction (the whole half);
+* ``se``: the jackknife standard error of the prediction, ``sqrt((J - 1) / J sum (x_j - mean)^2)``, over
+  the study's prediction;
+* whether the replay of the fitted half (in sample) and of the other half (out of sample), with their 95 %
+  CIs, meet the study's prediction +/- 2 ``se``;
+* with ``--simulate N``: at the N points of largest spread, the simulator on a path of the chain fitted at the
+  lowest and the highest prediction (``capacity.synthetic_trace``, 4 x 300 s): whether the
+  link the chain models moves as the prediction does (the fit's sampling) or not (the engine).
+
+Nothing is fitted to the replays.
+
+    python analytics/fit_spread.py --study STUDY.csv [--jackknife 5]
+        [--state-limit 150000] [--simulate 6] [--out DIR]
+
+Findings: docs/traces.md sec. 7.2zd.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from engine_gap import PATH_FACTOR, SHARED  # noqa: E402
+from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
+
+
+def without_block(trace, j: int, blocks: int):
+    """``trace`` less its ``j``-th of ``blocks`` consecutive blocks of equal length in time, the later blocks
+    moved back to close the gap (one seam), as a :class:`~tcpabr_model.capacity.Trace` repeating on its own."""
+    from tcpabr_model.capacity import Trace
+
+    T = trace.period_ms
+    lo, hi = int(round(j * T / blocks)), int(round((j + 1) * T / blocks))
+    u = np.sort((trace.times_ms - 1) % T + 1)          # (0, T], as trace_halves reads it
+    kept = np.concatenate([u[u <= lo], u[u > hi] - (hi - lo)])
+    return Trace(kept, name=f"{trace.name} less ({lo / 1000:g}, {hi / 1000:g}] s", packet_bytes=trace.packet_bytes)
+
+
+def _meets(m, hw, lo, hi) -> bool:
+    return bool(lo <= m + hw and hi >= m - hw)
+
+
+def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, simulate: int,
+        log=print) -> pd.DataFrame:
+    from tcpabr_model.capacity import synthetic_trace
+    from tcpabr_model.trace_study import _simulate, analyze_link, fit_link
+
+    links = StudyLinks(trace_dir)
+    fits: dict = {}
+    rows, kept = [], {}
+    todo = study[study.prediction.notna() & study.feedback.isin(["none", "instcap"])
+                 & (study.analysis_states <= state_limit)]
+    for _, p in todo.iterrows():
+        t0 = time.perf_counter()
+        half = links.half(p.trace_file, p.fit_half)
+        lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
+        preds, ks = [], []
+        for j in range(blocks):
+            key = (p.trace_file, p.fit_half, float(p.rtt), int(p.patterns), j)
+            if key not in fits:
+                fits[key] = fit_link(without_block(half, j, blocks), float(p.rtt), patterns=int(p.patterns))
+            link = fits[key]
+            a = analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, max_states=4 * state_limit)
+            preds.append(a.prediction)
+            ks.append(int(link.fit.states))
+        x = np.array(preds)
+        full = float(p.prediction)
+        se = float(np.sqrt((blocks - 1) / blocks * np.sum((x - x.mean()) ** 2)))
+        row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
+               "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback,
+               "prediction": full, **{f"prediction_less_{j}": preds[j] for j in range(blocks)},
+               **{f"k_less_{j}": ks[j] for j in range(blocks)}, "k": int(p.states),
+               "lowest": float(x.min()), "highest": float(x.max()), "spread": float(x.max() - x.min()) / full,
+               "se": se / full, "replay_fitted_half": p.replay_fitted_half,
+               "replay_fitted_half_hw": p.replay_fitted_half_hw, "replay": p.replay,
+               "replay_half_width": p.replay_half_width,
+               "in_sample_met": _meets(p.replay_fitted_half, p.replay_fitted_half_hw, full - 2 * se, full + 2 * se),
+               "out_of_sample_met": _meets(p.replay, p.replay_half_width, full - 2 * se, full + 2 * se),
+               "in_sample_error": (full - p.replay_fitted_half) / p.replay_fitted_half,
+               "out_of_sample_error": (full - p.replay) / p.replay, "seconds": time.perf_counter() - t0}
+        kept[len(rows)] = (p, int(np.argmin(x)), int(np.argmax(x)))
+        log(f"{point_label(p)} {full:.3f} | " + " ".join(f"{v:.3f}(K{k})" for v, k in zip(preds, ks))
+            + f"  spread {100 * row['spread']:.1f} %  se {100 * row['se']:.1f} %  fitted-half replay "
+            f"{p.replay_fitted_half:.3f}", flush=True)
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    if simulate and len(df):
+        df["sim_lowest"] = np.nan
+        df["sim_highest"] = np.nan
+        for i in df.spread.sort_values(ascending=False).index[:simulate]:
+            p, j_lo, j_hi = kept[i]
+            half = links.half(p.trace_file, p.fit_half)
+            for j, col in ((j_lo, "sim_lowest"), (j_hi, "sim_highest")):
+                link = fits[(p.trace_file, p.fit_half, float(p.rtt), int(p.patterns), j)]
+                syn = synthetic_trace(link.model, PATH_FACTOR * int(half.period_ms / 1000.0 / float(p.rtt)), 0,
+                                      service=link.service)
+                m, _ = _simulate(syn, float(p.rtt), int(p.bmax), int(p.wmax), p.feedback, 4, 300.0, 0, 2)
+                df.loc[i, col] = m * syn.mean_rate / link.mean_rate
+            log(f"{point_label(p)} simulated modelled links: lowest {df.loc[i, 'sim_lowest']:.3f} "
+                f"(prediction {df.loc[i, 'lowest']:.3f})  highest {df.loc[i, 'sim_highest']:.3f} "
+                f"(prediction {df.loc[i, 'highest']:.3f})", flush=True)
+    return df
+
+
+def summary(df: pd.DataFrame) -> str:
+    out = ["# The prediction over jackknifed fits", "",
+           "Spread = (largest - smallest of the fits less one block) / the study's prediction; se = the jackknife "
+           "standard error over it; 'met': the replay's 95 % CI meets the prediction +/- 2 se; the study's "
+           "prediction within 10 % of the replay, for comparison.", ""]
+    body = []
+    for lab, g in ([("all", df)] + [(f"{fb}", g) for fb, g in df.groupby("feedback")]
+                   + [(f"{r} ms", g) for r, g in df.groupby("rtt_ms")] + [(f"{b} BDP", g) for b, g in df.groupby("buffer_bdp")]):
+        body.append([lab, len(g), f"{100 * g.spread.median():.1f} %", f"{100 * g.spread.max():.1f} %",
+                     f"{100 * g.se.median():.1f} % ({100 * g.se.max():.1f} %)",
+                     f"{int(g.in_sample_met.sum())} ({int((g.in_sample_error.abs() <= 0.1).sum())})",
+                     f"{int(g.out_of_sample_met.sum())} ({int((g.out_of_sample_error.abs() <= 0.1).sum())})"])
+    out.append(md_table(["points", "n", "median spread", "largest", "median se (largest)",
+                         "in sample met (within 10 %)", "out of sample met (within 10 %)"], body))
+    if "sim_lowest" in df and df.sim_lowest.notna().any():
+        s = df[df.sim_lowest.notna()]
+        out += ["", "At the points of largest spread, the simulated modelled links of the lowest and highest fits:", "",
+                md_table(["point", "predictions low / high", "simulated low / high", "move: prediction, simulated"],
+                         [[f"{r.trace} {r.rtt_ms} ms {r.fit_half} {r.buffer_bdp} BDP {r.feedback}",
+                           f"{r.lowest:.3f} / {r.highest:.3f}", f"{r.sim_lowest:.3f} / {r.sim_highest:.3f}",
+                           f"{100 * (r.highest / r.lowest - 1):+.1f} %, {100 * (r.sim_highest / r.sim_lowest - 1):+.1f} %"]
+                          for r in s.itertuples()])]
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = study_parser(__doc__, "results/fit_spread", SHARED)
+    ap.add_argument("--state-limit", type=int, default=150_000, help="the points of at most this many states")
+    ap.add_argument("--jackknife", type=int, default=5, help="blocks of the fitted half, each left out in turn")
+    ap.add_argument("--simulate", type=int, default=0, help="simulate the modelled links at this many points")
+    a0 = ap.parse_known_args(argv)[0]
+    if not 3 <= a0.jackknife <= 20:
+        print(f"tcpabr: --jackknife={a0.jackknife} is invalid: must be an integer in [3, 20]", file=sys.stderr)
+        return 2
+    return study_main(ap, argv, lambda study, a: run(study, a.traces_dir, a.state_limit, a.jackknife, a.simulate),
+                      summary, "fit_spread")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
