@@ -62,6 +62,7 @@ def _meets(m, hw, lo, hi) -> bool:
 def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, simulate: int,
         log=print) -> pd.DataFrame:
     from tcpabr_model.capacity import synthetic_trace
+    from tcpabr_model.errors import ChainTooLargeError
     from tcpabr_model.trace_study import _simulate, analyze_link, fit_link
 
     links = StudyLinks(trace_dir)
@@ -79,10 +80,17 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
             if key not in fits:
                 fits[key] = fit_link(without_block(half, j, blocks), float(p.rtt), patterns=int(p.patterns))
             link = fits[key]
-            a = analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc, max_states=4 * state_limit)
-            preds.append(a.prediction)
+            try:
+                a = analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc,
+                                 max_states=10 * state_limit)
+                preds.append(a.prediction)
+            except ChainTooLargeError:    # a fit of more levels can make a larger chain: the point is left out
+                preds.append(np.nan)
             ks.append(int(link.fit.states))
         x = np.array(preds)
+        if np.isnan(x).any():
+            log(f"{point_label(p)} left out: a fit less one block makes a chain above {10 * state_limit:,} states")
+            continue
         full = float(p.prediction)
         se = float(np.sqrt((blocks - 1) / blocks * np.sum((x - x.mean()) ** 2)))
         row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,

@@ -520,6 +520,48 @@ def trace_halves(trace):
                   packet_bytes=trace.packet_bytes))
 
 
+@dataclass(frozen=True)
+class FitJackknife:
+    """:func:`jackknife_link`'s result: per part the prediction and the band (efficiencies), and the
+    jackknife standard error of the prediction (efficiency units)."""
+
+    blocks: int
+    predictions: tuple
+    conservative: tuple
+    optimistic: tuple
+    standard_error: float
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def jackknife_link(trace, rtt: float, bmax: int, feedback: str, *, blocks: int = 5, wmax: int | None = None,
+                   fit: dict | None = None, **analysis) -> FitJackknife:
+    """How much the prediction owes to the part of ``trace`` the fit saw (docs/traces.md sec. 7.2zd):
+    ``blocks`` fits (:func:`fit_link` with ``fit``'s arguments), each on ``trace`` less one of its
+    consecutive blocks (:func:`tcpabr_model.capacity.trace_less_block`), each analysed by
+    :func:`analyze_link` (``analysis``'s arguments) with the same ``bmax`` and ``wmax``; the
+    standard error is the delete-a-group jackknife's, ``sqrt((J - 1) / J sum (x_j - mean x)^2)``.
+    **[choices]** Each part's efficiency is over its own mean capacity (what its fit predicts); give
+    ``wmax`` (the whole trace's analysis' window) so that only the link changes; K is chosen
+    afresh per part unless ``fit`` gives ``states``."""
+    import time
+
+    from .capacity import trace_less_block
+
+    blocks = check_int("blocks", blocks, 2, 50)
+    t0 = time.perf_counter()
+    got = [analyze_link(fit_link(trace_less_block(trace, j, blocks), rtt, **(fit or {})), bmax, feedback, wmax=wmax,
+                        **analysis) for j in range(blocks)]
+    x = np.array([a.prediction for a in got])
+    se = float(math.sqrt((blocks - 1) / blocks * float(np.sum((x - x.mean()) ** 2))))
+    return FitJackknife(blocks=blocks, predictions=tuple(float(v) for v in x),
+                        conservative=tuple(float(a.conservative) for a in got),
+                        optimistic=tuple(float(a.optimistic) for a in got), standard_error=se,
+                        seconds=time.perf_counter() - t0)
+
+
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,
                   max_states: int = 2_000_000, mcr: float = 0.0, tcp: str = "timeout-only",
                   loss_cycle: str | None = None, ca_increment: str | None = None, effcap_m: int | None = None,

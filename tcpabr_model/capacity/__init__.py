@@ -9,7 +9,7 @@ Files (:mod:`._io`)
 Traces (:mod:`._trace`)
     Trace, read_trace, write_trace (Mahimahi format), BinnedTrace (with the empirical
     effective capacity, eq. 25), bin_trace, synthetic_trace (a seeded trace from a model),
-    chain_path (a seeded path of the chain).
+    chain_path (a seeded path of the chain), trace_less_block (a jackknife's part).
 Fitting (:mod:`._fit`)
     fit_trace -> TraceFit (levels by k-means or quantiles, ML transition matrix, K by
     BIC, occupancy / autocorrelation / effective-capacity report), fit_levels,
@@ -49,6 +49,7 @@ from ._trace import (
     chain_path,
     read_trace,
     synthetic_trace,
+    trace_less_block,
     write_trace,
 )
 
@@ -56,6 +57,6 @@ __all__ = [
     "BinnedTrace", "CapacityModel", "ServicePatterns", "epoch_labels", "fit_patterns", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
     "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "correlation_time", "fit_levels", "fit_trace", "from_arrays",
     "load_model", "read_trace", "regime_labels", "save_model", "service_instants", "synthetic_trace", "trace_autocorrelation", "two_state",
-    "write_trace", "HistoryChain", "effcap_history_chain", "MAX_HISTORIES",
+    "write_trace", "trace_less_block", "HistoryChain", "effcap_history_chain", "MAX_HISTORIES",
     "ORDERS", "expand_patterns", "level_sojourns", "pair_labels", "previous_states", "second_order_chain",
 ]

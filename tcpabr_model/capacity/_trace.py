@@ -279,6 +279,31 @@ def chain_path(model: CapacityModel, n_epochs: int, rng: np.random.Generator) ->
     return x
 
 
+def trace_less_block(trace: Trace, j: int, blocks: int) -> Trace:
+    """``trace`` without the ``j``-th of ``blocks`` consecutive blocks of its period, the later
+    opportunities moved back to close the gap (the fits of a jackknife,
+    :func:`tcpabr_model.trace_study.jackknife_link`).  Block ``j`` is the lines in ``(lo, hi]``,
+    ``lo`` and ``hi`` the first opportunity times at or after ``j T / blocks`` and ``(j + 1) T /
+    blocks`` (0 for the first block): a cut at a line, as :func:`~tcpabr_model.trace_study.trace_halves`,
+    so the period is ``T - (hi - lo)`` and nothing is added.  **[flag]** The two sides of the gap
+    meet at one seam, a change of level the trace never had."""
+    blocks = check_int("blocks", blocks, 2, 1000)
+    j = check_int("j", j, 0, blocks - 1)
+    T = trace.period_ms
+    u = np.sort((trace.times_ms - 1) % T + 1)          # (0, T]; 0 counts as T, as bin_trace reads it
+
+    def cut(k: int) -> int:
+        if k == 0:
+            return 0
+        return int(u[min(int(np.searchsorted(u, k * T / blocks, side="left")), u.size - 1)])
+
+    lo, hi = cut(j), cut(j + 1)
+    kept = np.concatenate([u[u <= lo], u[u > hi] - (hi - lo)])
+    if kept.size == 0 or kept[-1] <= 0:
+        raise ValueError(f"{trace.name}: block {j} of {blocks} holds every opportunity: nothing is left")
+    return Trace(kept, name=f"{trace.name} less ({lo / 1000:g}, {hi / 1000:g}] s", packet_bytes=trace.packet_bytes)
+
+
 def synthetic_trace(model: CapacityModel, n_epochs: int, seed: int, *, name: str | None = None,
                     service=None) -> Trace:
     """A trace whose epoch capacities follow a path of ``model`` (seeded, reproducible).

@@ -110,6 +110,11 @@ def register(sub) -> None:
                    help="with --loss-cycle timer (the default with --trace): whether the segments go-back-N sends "
                         "again after a timeout count as delivered (none, the default) or not (go-back-n; "
                         "docs/model.md sec. 15d)")
+    p.add_argument("--jackknife", type=int, default=None, metavar="J",
+                   help="with --trace: also fit and analyse the trace less each of its J consecutive blocks "
+                        "(2-50; 5 is a good start) and print the jackknife standard error of the prediction: how "
+                        "much it owes to the part of the trace the fit saw (docs/traces.md sec. 7.2zd; J times "
+                        "the time)")
     p.add_argument("--window-tail", type=float, default=None,
                    help="solve the chain of a smaller window cap where the window spends at most this share of "
                         "the time near that cap (docs/model.md sec. 19; the results agree to about it); default "
@@ -128,10 +133,10 @@ def register(sub) -> None:
 
 
 def _run_trace(args: argparse.Namespace) -> int:
-    from .._validate import check_real
+    from .._validate import check_int, check_real
     from ..capacity import read_trace
     from ..cli import emit
-    from ..trace_study import LINK_WINDOW_TAIL, analyze_link, fit_link
+    from ..trace_study import LINK_WINDOW_TAIL, analyze_link, fit_link, jackknife_link
 
     if args.rtt is None:
         raise ValueError("rtt=None is invalid with --trace: give the round-trip propagation delay in seconds "
@@ -163,17 +168,22 @@ def _run_trace(args: argparse.Namespace) -> int:
     if args.order == 2 and args.regimes not in (None, 1):
         raise ValueError(f"--order 2 is invalid with --regimes {args.regimes}: the second-order chain is of the "
                          "one-timescale fit (give --regimes 1)")
+    if args.jackknife is not None:
+        check_int("jackknife", args.jackknife, 2, 50)
     trace = read_trace(args.trace)
     patterns = 8 if args.patterns is None else args.patterns
-    link = fit_link(trace, args.rtt, states=args.states, patterns=patterns,
-                    regimes=1 if args.regimes is None else args.regimes, regime_window=args.regime_window,
-                    order=1 if args.order is None else args.order, round_trip=args.round_trip)
-    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, max_states=args.max_states, mcr=args.mcr,
-                     tcp=args.tcp, loss_cycle=args.loss_cycle, ca_increment=args.ca_increment,
-                     window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
-                     effcap_m=args.effcap_m, effcap_n=args.effcap_n, silence=args.silence,
-                     duplicates=args.duplicates)
-    d = {"trace": args.trace, **r.to_dict(),
+    fit = dict(states=args.states, patterns=patterns, regimes=1 if args.regimes is None else args.regimes,
+               regime_window=args.regime_window, order=1 if args.order is None else args.order,
+               round_trip=args.round_trip)
+    link = fit_link(trace, args.rtt, **fit)
+    analysis = dict(max_states=args.max_states, mcr=args.mcr, tcp=args.tcp, loss_cycle=args.loss_cycle,
+                    ca_increment=args.ca_increment,
+                    window_tail=LINK_WINDOW_TAIL if args.window_tail is None else args.window_tail or None,
+                    effcap_m=args.effcap_m, effcap_n=args.effcap_n, silence=args.silence, duplicates=args.duplicates)
+    r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, **analysis)
+    jk = None if args.jackknife is None else jackknife_link(trace, args.rtt, args.bmax, args.feedback,
+                                                            blocks=args.jackknife, wmax=r.wmax, fit=fit, **analysis)
+    d = {"trace": args.trace, **r.to_dict(), **({"jackknife": jk.to_dict()} if jk is not None else {}),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
     from ..capacity._trace import long_gap_note
@@ -192,6 +202,9 @@ def _run_trace(args: argparse.Namespace) -> int:
         + (f" duplicates={r.model['duplicates']}" if "duplicates" in r.model else "") + "\n"
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
+        + (f"  jackknife over the trace: standard error {jk.standard_error:.4f} of the prediction; fits less one of "
+           f"{jk.blocks} blocks predict {', '.join(f'{x:.3f}' for x in jk.predictions)} ({jk.seconds:.0f} s; "
+           "docs/traces.md sec. 7.2zd)\n" if jk is not None else "")
         + (f"  mean delay per delivered packet (analysis, docs/model.md sec. 13): bottleneck "
            f"{1000 * r.mean_queueing_delay_s:.1f} ms"
            + (f", segmentation buffer {1000 * r.mean_source_delay_s:.1f} ms" if r.feedback != "none" else "")
@@ -250,7 +263,7 @@ def _run(args: argparse.Namespace) -> int:
         return _run_trace(args)
     ignored = [flag for flag, v in (("--rtt", args.rtt), ("--patterns", args.patterns), ("--states", args.states),
                                     ("--regimes", args.regimes), ("--regime-window", args.regime_window),
-                                    ("--order", args.order))
+                                    ("--order", args.order), ("--jackknife", args.jackknife))
                if v is not None]
     if ignored:   # they describe a measured link: silently dropping them would analyse another scenario
         raise ValueError(f"{', '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} used only with --trace "
