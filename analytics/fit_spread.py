@@ -14,13 +14,16 @@ would get), and reports
   the study's prediction;
 * whether the replay of the fitted half (in sample) and of the other half (out of sample), with their 95 %
   CIs, meet the study's prediction +/- 2 ``se``;
+* with ``--replay-parts N``: at the N points of largest spread, the replay of each part itself (4 x 60 s): whether
+  the parts are different links for TCP (the replays move with the predictions) or the fit amplifies small
+  differences (the predictions move more);
 * with ``--simulate N``: at the N points of largest spread, the simulator on a path of the chain fitted at the
   lowest and the highest prediction (``capacity.synthetic_trace``, 4 x 300 s): whether the
   link the chain models moves as the prediction does (the fit's sampling) or not (the engine).
 
 Nothing is fitted to the replays.
 
-    python analytics/fit_spread.py --study STUDY.csv [--jackknife 5]
+    python analytics/fit_spread.py --study STUDY.csv [--jackknife 5] [--replay-parts 8]
         [--state-limit 150000] [--simulate 6] [--out DIR]
 
 Findings: docs/traces.md sec. 7.2zd.
@@ -59,9 +62,9 @@ def _meets(m, hw, lo, hi) -> bool:
     return bool(lo <= m + hw and hi >= m - hw)
 
 
-def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, simulate: int,
+def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, simulate: int, replay_parts: int = 0,
         log=print) -> pd.DataFrame:
-    from tcpabr_model.capacity import synthetic_trace
+    from tcpabr_model.capacity import synthetic_trace, trace_less_block
     from tcpabr_model.errors import ChainTooLargeError
     from tcpabr_model.trace_study import _simulate, analyze_link, fit_link
 
@@ -92,7 +95,7 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
             log(f"{point_label(p)} left out: a fit less one block makes a chain above {10 * state_limit:,} states")
             continue
         full = float(p.prediction)
-        se = float(np.sqrt((blocks - 1) / blocks * np.sum((x - x.mean()) ** 2)))
+        se = _se(x)
         row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback,
                "prediction": full, **{f"prediction_less_{j}": preds[j] for j in range(blocks)},
@@ -126,7 +129,29 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
             log(f"{point_label(p)} simulated modelled links: lowest {df.loc[i, 'sim_lowest']:.3f} "
                 f"(prediction {df.loc[i, 'lowest']:.3f})  highest {df.loc[i, 'sim_highest']:.3f} "
                 f"(prediction {df.loc[i, 'highest']:.3f})", flush=True)
+    if replay_parts and len(df):
+        df["part_replay_se"] = np.nan
+        df["part_prediction_replay_corr"] = np.nan
+        for i in df.spread.sort_values(ascending=False).index[:replay_parts]:
+            p = kept[i][0]
+            half = links.half(p.trace_file, p.fit_half)
+            rep = np.array([_simulate(trace_less_block(half, j, blocks), float(p.rtt), int(p.bmax), int(p.wmax), p.feedback,
+                                      4, 60.0, 1, 2)[0] for j in range(blocks)])
+            pred = np.array([df.loc[i, f"prediction_less_{j}"] for j in range(blocks)])
+            df.loc[i, "part_replay_se"] = _se(rep) / rep.mean()
+            df.loc[i, "part_prediction_se"] = _se(pred) / pred.mean()
+            df.loc[i, "part_prediction_replay_corr"] = float(np.corrcoef(pred, rep)[0, 1])
+            for j in range(blocks):
+                df.loc[i, f"replay_less_{j}"] = rep[j]
+            log(f"{point_label(p)} replays of the parts {' '.join(f'{x:.3f}' for x in rep)}: se "
+                f"{100 * df.loc[i, 'part_replay_se']:.1f} % (predictions' {100 * _se(pred) / pred.mean():.1f} %), "
+                f"correlation {df.loc[i, 'part_prediction_replay_corr']:+.2f}", flush=True)
     return df
+
+
+def _se(x: np.ndarray) -> float:
+    """The delete-a-group jackknife's standard error of the values ``x`` of its ``J`` groups."""
+    return float(np.sqrt((x.size - 1) / x.size * np.sum((x - x.mean()) ** 2)))
 
 
 def summary(df: pd.DataFrame) -> str:
@@ -151,6 +176,15 @@ def summary(df: pd.DataFrame) -> str:
                            f"{r.lowest:.3f} / {r.highest:.3f}", f"{r.sim_lowest:.3f} / {r.sim_highest:.3f}",
                            f"{100 * (r.highest / r.lowest - 1):+.1f} %, {100 * (r.sim_highest / r.sim_lowest - 1):+.1f} %"]
                           for r in s.itertuples()])]
+    if "part_replay_se" in df and df.part_replay_se.notna().any():
+        s = df[df.part_replay_se.notna()]
+        out += ["", "At the points of largest spread, the replays of the parts themselves (4 x 60 s each): the jackknife "
+                "standard error of the replays and of the predictions, and their correlation over the parts:", "",
+                md_table(["point", "predictions' se", "replays' se", "correlation"],
+                         [[f"{r.trace} {r.rtt_ms} ms {r.fit_half} {r.buffer_bdp} BDP {r.feedback}",
+                           f"{100 * r.part_prediction_se:.1f} %",
+                           f"{100 * r.part_replay_se:.1f} %", f"{r.part_prediction_replay_corr:+.2f}"]
+                          for r in s.itertuples()])]
     return "\n".join(out) + "\n"
 
 
@@ -159,11 +193,14 @@ def main(argv=None) -> int:
     ap.add_argument("--state-limit", type=int, default=150_000, help="the points of at most this many states")
     ap.add_argument("--jackknife", type=int, default=5, help="blocks of the fitted half, each left out in turn")
     ap.add_argument("--simulate", type=int, default=0, help="simulate the modelled links at this many points")
+    ap.add_argument("--replay-parts", type=int, default=0,
+                    help="replay the parts themselves (4 x 60 s each, seed 1) at this many points of largest spread")
     a0 = ap.parse_known_args(argv)[0]
     if not 3 <= a0.jackknife <= 20:
         print(f"tcpabr: --jackknife={a0.jackknife} is invalid: must be an integer in [3, 20]", file=sys.stderr)
         return 2
-    return study_main(ap, argv, lambda study, a: run(study, a.traces_dir, a.state_limit, a.jackknife, a.simulate),
+    return study_main(ap, argv, lambda study, a: run(study, a.traces_dir, a.state_limit, a.jackknife, a.simulate,
+                                                                         a.replay_parts),
                       summary, "fit_spread")
 
 
