@@ -46,18 +46,6 @@ from engine_gap import PATH_FACTOR, SHARED  # noqa: E402
 from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
 
 
-def without_block(trace, j: int, blocks: int):
-    """``trace`` less its ``j``-th of ``blocks`` consecutive blocks of equal length in time, the later blocks
-    moved back to close the gap (one seam), as a :class:`~tcpabr_model.capacity.Trace` repeating on its own."""
-    from tcpabr_model.capacity import Trace
-
-    T = trace.period_ms
-    lo, hi = int(round(j * T / blocks)), int(round((j + 1) * T / blocks))
-    u = np.sort((trace.times_ms - 1) % T + 1)          # (0, T], as trace_halves reads it
-    kept = np.concatenate([u[u <= lo], u[u > hi] - (hi - lo)])
-    return Trace(kept, name=f"{trace.name} less ({lo / 1000:g}, {hi / 1000:g}] s", packet_bytes=trace.packet_bytes)
-
-
 def _meets(m, hw, lo, hi) -> bool:
     return bool(lo <= m + hw and hi >= m - hw)
 
@@ -77,16 +65,18 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
         t0 = time.perf_counter()
         half = links.half(p.trace_file, p.fit_half)
         lc = p.loss_cycle if isinstance(p.loss_cycle, str) else None
-        preds, ks = [], []
+        preds, ks, cons, opts = [], [], [], []
         for j in range(blocks):
             key = (p.trace_file, p.fit_half, float(p.rtt), int(p.patterns), j)
             if key not in fits:
-                fits[key] = fit_link(without_block(half, j, blocks), float(p.rtt), patterns=int(p.patterns))
+                fits[key] = fit_link(trace_less_block(half, j, blocks), float(p.rtt), patterns=int(p.patterns))
             link = fits[key]
             try:
                 a = analyze_link(link, int(p.bmax), p.feedback, wmax=int(p.wmax), loss_cycle=lc,
                                  max_states=10 * state_limit)
                 preds.append(a.prediction)
+                cons.append(a.conservative)
+                opts.append(a.optimistic)
             except ChainTooLargeError:    # a fit of more levels can make a larger chain: the point is left out
                 preds.append(np.nan)
             ks.append(int(link.fit.states))
@@ -99,6 +89,10 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
         row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback,
                "prediction": full, **{f"prediction_less_{j}": preds[j] for j in range(blocks)},
+               **{f"conservative_less_{j}": cons[j] for j in range(blocks)},
+               **{f"optimistic_less_{j}": opts[j] for j in range(blocks)},
+               "conservative": float(p.conservative), "optimistic": float(p.optimistic),
+               "conservative_se": _se(np.array(cons)), "optimistic_se": _se(np.array(opts)),
                **{f"k_less_{j}": ks[j] for j in range(blocks)}, "k": int(p.states),
                "lowest": float(x.min()), "highest": float(x.max()), "spread": float(x.max() - x.min()) / full,
                "se": se / full, "replay_fitted_half": p.replay_fitted_half,
@@ -168,6 +162,17 @@ def summary(df: pd.DataFrame) -> str:
                      f"{int(g.out_of_sample_met.sum())} ({int((g.out_of_sample_error.abs() <= 0.1).sum())})"])
     out.append(md_table(["points", "n", "median spread", "largest", "median se (largest)",
                          "in sample met (within 10 %)", "out of sample met (within 10 %)"], body))
+    out += ["", "The band with the fit's uncertainty, `[conservative - k se_c, optimistic + k se_o]` (each bound's own "
+            "jackknife standard error): conservative at or below / optimistic at or above the replay's 95 % CI.", ""]
+    rows = []
+    for k in (0, 1, 2):
+        lo, hi = df.conservative - k * df.conservative_se, df.optimistic + k * df.optimistic_se
+        cells = [f"k = {k}"]
+        for rep, hw in (("replay_fitted_half", "replay_fitted_half_hw"), ("replay", "replay_half_width")):
+            c, o = lo <= df[rep] + df[hw], hi >= df[rep] - df[hw]
+            cells.append(f"{int(c.sum())} / {int(o.sum())} ({int((c & o).sum())} both) of {len(df)}")
+        rows.append(cells)
+    out.append(md_table(["band", "in sample", "out of sample"], rows))
     if "sim_lowest" in df and df.sim_lowest.notna().any():
         s = df[df.sim_lowest.notna()]
         out += ["", "At the points of largest spread, the simulated modelled links of the lowest and highest fits:", "",

@@ -523,7 +523,7 @@ def trace_halves(trace):
 @dataclass(frozen=True)
 class FitJackknife:
     """:func:`jackknife_link`'s result: per part the prediction and the band (efficiencies), and the
-    jackknife standard error of the prediction (efficiency units)."""
+    jackknife standard errors of the prediction and of each bound (efficiency units)."""
 
     blocks: int
     predictions: tuple
@@ -531,6 +531,8 @@ class FitJackknife:
     optimistic: tuple
     standard_error: float
     seconds: float
+    conservative_se: float = 0.0
+    optimistic_se: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -542,7 +544,9 @@ def jackknife_link(trace, rtt: float, bmax: int, feedback: str, *, blocks: int =
     ``blocks`` fits (:func:`fit_link` with ``fit``'s arguments), each on ``trace`` less one of its
     consecutive blocks (:func:`tcpabr_model.capacity.trace_less_block`), each analysed by
     :func:`analyze_link` (``analysis``'s arguments) with the same ``bmax`` and ``wmax``; the
-    standard error is the delete-a-group jackknife's, ``sqrt((J - 1) / J sum (x_j - mean x)^2)``.
+    standard errors (of the prediction and of each bound) are the delete-a-group jackknife's, ``sqrt((J -
+    1) / J sum (x_j - mean x)^2)``; ``[conservative - 2 conservative_se, optimistic + 2 optimistic_se]`` is
+    the band with the fit's uncertainty (docs/traces.md sec. 7.2zd).
     **[choices]** Each part's efficiency is over its own mean capacity (what its fit predicts); give
     ``wmax`` (the whole trace's analysis' window) so that only the link changes; K is chosen
     afresh per part unless ``fit`` gives ``states``."""
@@ -554,12 +558,13 @@ def jackknife_link(trace, rtt: float, bmax: int, feedback: str, *, blocks: int =
     t0 = time.perf_counter()
     got = [analyze_link(fit_link(trace_less_block(trace, j, blocks), rtt, **(fit or {})), bmax, feedback, wmax=wmax,
                         **analysis) for j in range(blocks)]
-    x = np.array([a.prediction for a in got])
-    se = float(math.sqrt((blocks - 1) / blocks * float(np.sum((x - x.mean()) ** 2))))
-    return FitJackknife(blocks=blocks, predictions=tuple(float(v) for v in x),
-                        conservative=tuple(float(a.conservative) for a in got),
-                        optimistic=tuple(float(a.optimistic) for a in got), standard_error=se,
-                        seconds=time.perf_counter() - t0)
+    def se(x):
+        return float(math.sqrt((blocks - 1) / blocks * float(np.sum((x - x.mean()) ** 2))))
+
+    x, lo, hi = (np.array([getattr(a, k) for a in got]) for k in ("prediction", "conservative", "optimistic"))
+    return FitJackknife(blocks=blocks, predictions=tuple(float(v) for v in x), conservative=tuple(float(v) for v in lo),
+                        optimistic=tuple(float(v) for v in hi), standard_error=se(x), seconds=time.perf_counter() - t0,
+                        conservative_se=se(lo), optimistic_se=se(hi))
 
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,

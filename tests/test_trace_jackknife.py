@@ -68,20 +68,29 @@ def test_jackknife_of_an_unchanging_link_is_exact(tmp_path):
     assert jk.blocks == 4 and len(jk.predictions) == 4
     assert all(p == pytest.approx(0.15, rel=1e-3) for p in jk.predictions)
     assert len(set(jk.predictions)) == 1 and jk.standard_error == 0.0
+    assert jk.conservative_se == 0.0 and jk.optimistic_se == 0.0
 
 
-def test_jackknife_of_a_changing_link(tmp_path):
-    """A link whose first fifth serves 2 packets per epoch and the rest 5 and 9 in turn: the parts differ,
-    each prediction is that part's own analysis, and the error is the delete-a-group jackknife's."""
+def _changing(tmp_path):
+    """A link whose first fifth serves 2 packets per 20-ms epoch and the rest 5 and 9 in turn."""
     lines = []
     for k in range(1500):
         per = 2 if k < 300 else (5 if (k // 10) % 2 else 9)
         lines += [k * 20 + (i * 20) // per + 1 for i in range(per)]
-    tr = read_trace(_write(tmp_path, lines))
+    return _write(tmp_path, lines, "changing.trace")
+
+
+def test_jackknife_of_a_changing_link(tmp_path):
+    """The parts differ, each prediction is that part's own analysis, and the errors are the delete-a-group
+    jackknife's."""
+    tr = read_trace(_changing(tmp_path))
     jk = jackknife_link(tr, 0.02, 4, "none", blocks=5, wmax=20, fit={"patterns": 2})
     x = np.array(jk.predictions)
     assert jk.standard_error == pytest.approx(math.sqrt(4 / 5 * np.sum((x - x.mean()) ** 2)), rel=1e-12)
     assert jk.standard_error > 0.0
+    for parts, se in ((jk.conservative, jk.conservative_se), (jk.optimistic, jk.optimistic_se)):
+        v = np.array(parts)
+        assert se == pytest.approx(math.sqrt(4 / 5 * np.sum((v - v.mean()) ** 2)), rel=1e-12)
     own = analyze_link(fit_link(trace_less_block(tr, 0, 5), 0.02, patterns=2), 4, "none", wmax=20)
     assert jk.predictions[0] == own.prediction
     assert jk.conservative[0] == own.conservative and jk.optimistic[0] == own.optimistic
@@ -95,6 +104,7 @@ def test_cli_jackknife(tmp_path, capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["jackknife"]["blocks"] == 3 and len(d["jackknife"]["predictions"]) == 3
     assert d["jackknife"]["standard_error"] == 0.0
+    assert d["jackknife"]["band_with_fit"] == [d["conservative"], d["optimistic"]]   # nothing to widen
     assert main(["analyze", "--trace", str(path), "--rtt", "0.02", "--bmax", "8", "--wmax", "3", "--feedback", "none",
                  "--patterns", "2", "--jackknife", "3"]) == 0
     assert "jackknife over the trace: standard error 0.0000" in capsys.readouterr().out
@@ -109,3 +119,14 @@ def test_cli_jackknife_refusals(tmp_path, capsys, args, msg):
     assert main(["analyze", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and msg in err[0]
+
+
+def test_cli_band_with_the_fit(tmp_path, capsys):
+    """Each bound is moved out by two of its jackknife standard errors, within [0, 1]."""
+    assert main(["analyze", "--trace", str(_changing(tmp_path)), "--rtt", "0.02", "--bmax", "4", "--wmax", "20",
+                 "--feedback", "none", "--patterns", "2", "--jackknife", "5", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    jk = d["jackknife"]
+    assert jk["conservative_se"] > 0.0 and jk["optimistic_se"] > 0.0
+    assert jk["band_with_fit"] == [max(0.0, d["conservative"] - 2 * jk["conservative_se"]),
+                                   min(1.0, d["optimistic"] + 2 * jk["optimistic_se"])]

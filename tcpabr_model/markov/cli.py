@@ -183,7 +183,10 @@ def _run_trace(args: argparse.Namespace) -> int:
     r = analyze_link(link, args.bmax, args.feedback, wmax=args.wmax, **analysis)
     jk = None if args.jackknife is None else jackknife_link(trace, args.rtt, args.bmax, args.feedback,
                                                             blocks=args.jackknife, wmax=r.wmax, fit=fit, **analysis)
-    d = {"trace": args.trace, **r.to_dict(), **({"jackknife": jk.to_dict()} if jk is not None else {}),
+    if jk is not None:     # the band with the fit's uncertainty: each bound 2 jackknife standard errors out
+        band = [max(0.0, r.conservative - 2.0 * jk.conservative_se), min(1.0, r.optimistic + 2.0 * jk.optimistic_se)]
+    d = {"trace": args.trace, **r.to_dict(),
+         **({"jackknife": {**jk.to_dict(), "band_with_fit": band}} if jk is not None else {}),
          "units": "efficiency = packets delivered in order / packets the link can serve (the trace's mean "
                   "capacity, one 1500-byte opportunity = one packet)"}
     from ..capacity._trace import long_gap_note
@@ -203,7 +206,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         f"  efficiency prediction   {r.prediction:.4f}   band [{r.conservative:.4f}, {r.optimistic:.4f}] "
         "(conservative, optimistic)\n"
         + (f"  jackknife over the trace: standard error {jk.standard_error:.4f} of the prediction; fits less one of "
-           f"{jk.blocks} blocks predict {', '.join(f'{x:.3f}' for x in jk.predictions)} ({jk.seconds:.0f} s; "
+           f"{jk.blocks} blocks predict {', '.join(f'{x:.3f}' for x in jk.predictions)} ({jk.seconds:.0f} s); "
+           f"band with the fit's uncertainty [{band[0]:.4f}, {band[1]:.4f}] (each bound 2 standard errors out, "
            "docs/traces.md sec. 7.2zd)\n" if jk is not None else "")
         + (f"  mean delay per delivered packet (analysis, docs/model.md sec. 13): bottleneck "
            f"{1000 * r.mean_queueing_delay_s:.1f} ms"
