@@ -522,8 +522,7 @@ def trace_halves(trace):
 
 @dataclass(frozen=True)
 class FitJackknife:
-    """:func:`jackknife_link`'s result: per part the prediction and the band (efficiencies), and the
-    jackknife standard errors of the prediction and of each bound (efficiency units)."""
+    """:func:`jackknife_link`'s result: per part the prediction and band, and their jackknife standard errors."""
 
     blocks: int
     predictions: tuple
@@ -548,22 +547,24 @@ def jackknife_link(trace, rtt: float, bmax: int, feedback: str, *, blocks: int =
     1) / J sum (x_j - mean x)^2)``; ``[conservative - 2 conservative_se, optimistic + 2 optimistic_se]`` is
     the band with the fit's uncertainty (docs/traces.md sec. 7.2zd).
     **[choices]** Each part's efficiency is over its own mean capacity (what its fit predicts); give
-    ``wmax`` (the whole trace's analysis' window) so that only the link changes; K is chosen
-    afresh per part unless ``fit`` gives ``states``."""
+    ``wmax`` (the whole trace's window) so that only the link changes; K afresh unless ``fit`` has ``states``."""
     import time
 
     from .capacity import trace_less_block
 
-    blocks = check_int("blocks", blocks, 2, 50)
-    t0 = time.perf_counter()
-    got = [analyze_link(fit_link(trace_less_block(trace, j, blocks), rtt, **(fit or {})), bmax, feedback, wmax=wmax,
-                        **analysis) for j in range(blocks)]
+    blocks, t0, got = check_int("blocks", blocks, 2, 50), time.perf_counter(), []
+    for j in range(blocks):
+        part = trace_less_block(trace, j, blocks)
+        try:
+            got.append(analyze_link(fit_link(part, rtt, **(fit or {})), bmax, feedback, wmax=wmax, **analysis))
+        except ValueError as e:   # say which part: the whole trace was fitted and analysed
+            raise type(e)(f"jackknife part {j + 1} of {blocks} ({part.name}): {e}") from e
+
     def se(x):
         return float(math.sqrt((blocks - 1) / blocks * float(np.sum((x - x.mean()) ** 2))))
 
-    x, lo, hi = (np.array([getattr(a, k) for a in got]) for k in ("prediction", "conservative", "optimistic"))
-    return FitJackknife(blocks=blocks, predictions=tuple(float(v) for v in x), conservative=tuple(float(v) for v in lo),
-                        optimistic=tuple(float(v) for v in hi), standard_error=se(x), seconds=time.perf_counter() - t0,
+    x, lo, hi = (np.array([float(getattr(a, k)) for a in got]) for k in ("prediction", "conservative", "optimistic"))
+    return FitJackknife(blocks, tuple(x.tolist()), tuple(lo.tolist()), tuple(hi.tolist()), se(x), time.perf_counter() - t0,
                         conservative_se=se(lo), optimistic_se=se(hi))
 
 

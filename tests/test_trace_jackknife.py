@@ -130,3 +130,14 @@ def test_cli_band_with_the_fit(tmp_path, capsys):
     assert jk["conservative_se"] > 0.0 and jk["optimistic_se"] > 0.0
     assert jk["band_with_fit"] == [max(0.0, d["conservative"] - 2 * jk["conservative_se"]),
                                    min(1.0, d["optimistic"] + 2 * jk["optimistic_se"])]
+
+
+def test_a_part_too_short_is_named(tmp_path, capsys):
+    """Eleven 20-ms epochs fit (the whole trace) but their halves do not: the refusal names the part."""
+    path = _write(tmp_path, range(1, 221), "eleven.trace")
+    args = ["analyze", "--trace", str(path), "--rtt", "0.02", "--bmax", "4", "--feedback", "none", "--wmax", "10"]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args + ["--jackknife", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "jackknife part 1 of 2" in err[0] and "less (0, 0.11] s" in err[0]
