@@ -45,6 +45,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from engine_gap import PATH_FACTOR, SHARED  # noqa: E402
 from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
 
+from tcpabr_model.stats import jackknife_se  # noqa: E402
+
 
 def _meets(m, hw, lo, hi) -> bool:
     return bool(lo <= m + hw and hi >= m - hw)
@@ -85,14 +87,14 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
             log(f"{point_label(p)} left out: a fit less one block makes a chain above {10 * state_limit:,} states")
             continue
         full = float(p.prediction)
-        se = _se(x)
+        se = jackknife_se(x)
         row = {"trace": p.trace_file.split(".")[0], "rtt_ms": int(p.rtt_ms), "fit_half": p.fit_half,
                "buffer_bdp": p.buffer_bdp, "bmax": int(p.bmax), "wmax": int(p.wmax), "feedback": p.feedback,
                "prediction": full, **{f"prediction_less_{j}": preds[j] for j in range(blocks)},
                **{f"conservative_less_{j}": cons[j] for j in range(blocks)},
                **{f"optimistic_less_{j}": opts[j] for j in range(blocks)},
                "conservative": float(p.conservative), "optimistic": float(p.optimistic),
-               "conservative_se": _se(np.array(cons)), "optimistic_se": _se(np.array(opts)),
+               "conservative_se": jackknife_se(cons), "optimistic_se": jackknife_se(opts),
                **{f"k_less_{j}": ks[j] for j in range(blocks)}, "k": int(p.states),
                "lowest": float(x.min()), "highest": float(x.max()), "spread": float(x.max() - x.min()) / full,
                "se": se / full, "replay_fitted_half": p.replay_fitted_half,
@@ -132,20 +134,15 @@ def run(study: pd.DataFrame, trace_dir: Path, state_limit: int, blocks: int, sim
             rep = np.array([_simulate(trace_less_block(half, j, blocks), float(p.rtt), int(p.bmax), int(p.wmax), p.feedback,
                                       4, 60.0, 1, 2)[0] for j in range(blocks)])
             pred = np.array([df.loc[i, f"prediction_less_{j}"] for j in range(blocks)])
-            df.loc[i, "part_replay_se"] = _se(rep) / rep.mean()
-            df.loc[i, "part_prediction_se"] = _se(pred) / pred.mean()
+            df.loc[i, "part_replay_se"] = jackknife_se(rep) / rep.mean()
+            df.loc[i, "part_prediction_se"] = jackknife_se(pred) / pred.mean()
             df.loc[i, "part_prediction_replay_corr"] = float(np.corrcoef(pred, rep)[0, 1])
             for j in range(blocks):
                 df.loc[i, f"replay_less_{j}"] = rep[j]
             log(f"{point_label(p)} replays of the parts {' '.join(f'{x:.3f}' for x in rep)}: se "
-                f"{100 * df.loc[i, 'part_replay_se']:.1f} % (predictions' {100 * _se(pred) / pred.mean():.1f} %), "
+                f"{100 * df.loc[i, 'part_replay_se']:.1f} % (predictions' {100 * df.loc[i, 'part_prediction_se']:.1f} %), "
                 f"correlation {df.loc[i, 'part_prediction_replay_corr']:+.2f}", flush=True)
     return df
-
-
-def _se(x: np.ndarray) -> float:
-    """The delete-a-group jackknife's standard error of the values ``x`` of its ``J`` groups."""
-    return float(np.sqrt((x.size - 1) / x.size * np.sum((x - x.mean()) ** 2)))
 
 
 def summary(df: pd.DataFrame) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._validate import as_float_array
 
-__all__ = ["Estimate", "jain_index"]
+__all__ = ["Estimate", "jackknife_se", "jain_index"]
 
 
 @functools.lru_cache(maxsize=256)
@@ -21,6 +21,13 @@ def _t_quantile(q: float, dof: int) -> float:
     from scipy import stats
 
     return float(stats.t.ppf(q, dof))
+
+
+def jackknife_se(values) -> float:
+    """The delete-a-group jackknife's standard error of an estimate from its values ``x_j`` on the
+    ``J`` groups' leave-one-out samples: ``sqrt((J - 1) / J sum (x_j - mean x)^2)``."""
+    x = np.asarray(values, dtype=float)
+    return math.sqrt((x.size - 1) / x.size * float(np.sum((x - x.mean()) ** 2)))
 
 
 @dataclass(frozen=True)

@@ -551,6 +551,7 @@ def jackknife_link(trace, rtt: float, bmax: int, feedback: str, *, blocks: int =
     import time
 
     from .capacity import trace_less_block
+    from .stats import jackknife_se
 
     blocks, t0, got = check_int("blocks", blocks, 2, 50), time.perf_counter(), []
     for j in range(blocks):
@@ -559,13 +560,9 @@ def jackknife_link(trace, rtt: float, bmax: int, feedback: str, *, blocks: int =
             got.append(analyze_link(fit_link(part, rtt, **(fit or {})), bmax, feedback, wmax=wmax, **analysis))
         except ValueError as e:   # say which part: the whole trace was fitted and analysed
             raise type(e)(f"jackknife part {j + 1} of {blocks} ({part.name}): {e}") from e
-
-    def se(x):
-        return float(math.sqrt((blocks - 1) / blocks * float(np.sum((x - x.mean()) ** 2))))
-
     x, lo, hi = (np.array([float(getattr(a, k)) for a in got]) for k in ("prediction", "conservative", "optimistic"))
-    return FitJackknife(blocks, tuple(x.tolist()), tuple(lo.tolist()), tuple(hi.tolist()), se(x), time.perf_counter() - t0,
-                        conservative_se=se(lo), optimistic_se=se(hi))
+    return FitJackknife(blocks, tuple(x.tolist()), tuple(lo.tolist()), tuple(hi.tolist()), jackknife_se(x),
+                        time.perf_counter() - t0, conservative_se=jackknife_se(lo), optimistic_se=jackknife_se(hi))
 
 
 def link_scenario(link: LinkFit, bmax: int, feedback: str, *, wmax: int | None = None,

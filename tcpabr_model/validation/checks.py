@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 
 import tcpabr_model.closed_forms as cf
+from tcpabr_model.stats import jackknife_se
 
 from . import _sims
 from ._report_row import K_SE, Check, make_check, relative_error
@@ -157,8 +158,7 @@ def check_effcap_vs_loss(quick):
         for r in range(reps):
             keep = np.arange(reps) != r
             jk.append(-(math.log(lost[keep, 1].sum()) - math.log(lost[keep, 0].sum())) / (b2 - b1))
-        jk = np.array(jk)
-        se = math.sqrt((reps - 1) / reps * np.sum((jk - jk.mean()) ** 2))
+        se = jackknife_se(jk)
         tol = (K_SE * se + 0.02 * target) / target
         label = f"p01={P[0, 1]}" if len(c) == 2 else f"{len(c)}-state"
         rows.append(make_check(f"effcap vs loss, {label}, g={gamma}", "delta: Gamma(delta)=gamma (eq.22-23)", target, est,
