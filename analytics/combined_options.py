@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import SHARED  # noqa: E402
-from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
+from traces_fit import StudyLinks, md_table, point_label, study_groups, study_main, study_parser  # noqa: E402
 
 #: name -> (fit_link's order, its round_trip, analyze_link's duplicates)
 CONFIGS = {
@@ -132,9 +132,7 @@ def summary(df: pd.DataFrame) -> str:
            "Per config: in sample (the fitted half's replay) and out of sample (the other half's): median |error| "
            "(median signed) [within 10 %]; conservative bound at or below / optimistic at or above the replay "
            "(its 95 % CI) of the points analysed.", ""]
-    groups = [("all", df)] + [(f"{fb}", g) for fb, g in df.groupby("feedback")] + \
-        [(f"{r} ms", g) for r, g in df.groupby("rtt_ms")] + [(f"{b} BDP", g) for b, g in df.groupby("buffer_bdp")]
-    for label, g in groups:
+    for label, g in study_groups(df):
         out += [f"## {label} ({len(g)} points)", ""]
         out.append(md_table(["config", "in sample", "out of sample"], [[n] + agreement(g, n) for n in _names(df)]))
         out.append("")

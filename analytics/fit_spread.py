@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from engine_gap import PATH_FACTOR, SHARED  # noqa: E402
-from traces_fit import StudyLinks, md_table, point_label, study_main, study_parser  # noqa: E402
+from traces_fit import StudyLinks, md_table, point_label, study_groups, study_main, study_parser  # noqa: E402
 
 from tcpabr_model.stats import jackknife_se  # noqa: E402
 
@@ -151,8 +151,7 @@ def summary(df: pd.DataFrame) -> str:
            "standard error over it; 'met': the replay's 95 % CI meets the prediction +/- 2 se; the study's "
            "prediction within 10 % of the replay, for comparison.", ""]
     body = []
-    for lab, g in ([("all", df)] + [(f"{fb}", g) for fb, g in df.groupby("feedback")]
-                   + [(f"{r} ms", g) for r, g in df.groupby("rtt_ms")] + [(f"{b} BDP", g) for b, g in df.groupby("buffer_bdp")]):
+    for lab, g in study_groups(df):
         body.append([lab, len(g), f"{100 * g.spread.median():.1f} %", f"{100 * g.spread.max():.1f} %",
                      f"{100 * g.se.median():.1f} % ({100 * g.se.max():.1f} %)",
                      f"{int(g.in_sample_met.sum())} ({int((g.in_sample_error.abs() <= 0.1).sum())})",

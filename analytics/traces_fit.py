@@ -76,6 +76,12 @@ def read_study(path: Path):
     return pd.read_csv(path)
 
 
+def study_groups(df) -> list:
+    """``(label, rows)`` of a study table: all of it, then by feedback, by RTT and by buffer."""
+    return ([("all", df)] + [(f"{fb}", g) for fb, g in df.groupby("feedback")]
+            + [(f"{r} ms", g) for r, g in df.groupby("rtt_ms")] + [(f"{b} BDP", g) for b, g in df.groupby("buffer_bdp")])
+
+
 def point_label(p) -> str:
     """A study point's name in the scripts' logs: trace, RTT, fitted half, buffer, feedback."""
     return (f"{p.trace_file.split('.')[0]:22s} {int(p.rtt_ms):3d} ms {p.fit_half} {p.buffer_bdp:3.1f} BDP "
