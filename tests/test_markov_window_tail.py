@@ -111,6 +111,16 @@ def test_bad_tail_names_the_parameter(tail):
         analyze(Scenario(delta=40, bmax=10, psi=20), window_tail=tail)
 
 
+@pytest.mark.parametrize("kw, msg", [({"method": "foo"}, "method='foo' is invalid: must be one of 'structured'"),
+                                     ({"tol": "abc"}, r"tol='abc' is invalid: must be a real number in \(0.0, 1.0\]"),
+                                     ({"tol": 0.0}, r"tol=0.0 is invalid: must be in \(0.0, 1.0\]"),
+                                     ({"tol": float("nan")}, "tol=nan is invalid")])
+def test_bad_method_or_tol_names_the_parameter(kw, msg):
+    # before the build (a CLI audit, Nov 29: a text tol reached the solver's comparison as a TypeError)
+    with pytest.raises(ValueError, match=msg):
+        analyze(Scenario(delta=40, bmax=10, psi=20), **kw)
+
+
 def test_cli_window_tail(capsys):
     assert main(["analyze", "--delta", "40", "--bmax", "10", "--psi", "20", "--feedback", "instcap", "--wmax", "400",
                  "--window-tail", "1e-12", "--json"]) == 0

@@ -102,6 +102,13 @@ def test_failed_point_exit_1(main, capsys):
      "--option bogus=1 is invalid: the analysis method takes solver, tol"),
     (["effective_capacity", "--grid", "delta=1,2", "--option", "replications=2"],
      "--option replications=2 is invalid: the effective_capacity method takes no option"),
+    # and their values (a CLI audit, Nov 29: each was an error row at every point, or a TypeError)
+    (["analysis", "--grid", "psi=2", "--option", "solver=foo"], "--option solver='foo' is invalid: must be one of"),
+    (["analysis", "--grid", "psi=2", "--option", "tol=abc"], "--option tol='abc' is invalid: must be a real number in (0.0, 1.0]"),
+    (["analysis", "--grid", "psi=2", "--option", "tol=-1"], "--option tol=-1 is invalid: must be in (0.0, 1.0]"),
+    (["simulation", "--grid", "psi=2", "--option", "replications=0"],
+     "--option replications=0 is invalid: must be an integer in [1, 100000]"),
+    (["simulation", "--grid", "psi=2", "--option", "level=2"], "--option level=2 is invalid: must be in (0.0, 1.0)"),
     (["analysis", "--grid", "psi=linspace:1:2:20000", "--fixed", "delta=8", "--fixed", "bmax=3"],
      "--yes is needed: 20,000 points, about"),
 ])
@@ -228,3 +235,7 @@ def test_estimates_of_the_built_in_methods():
 def test_run_sweep_checks_options_before_any_point():
     with pytest.raises(ValueError, match="method_options bogus=1 is invalid: the analysis method takes solver, tol"):
         run_sweep("analysis", {"psi": [2.0, 3.0], "delta": [8]}, method_options={"bogus": 1}, workers=1)
+    with pytest.raises(ValueError, match=r"method_options tol=0 is invalid: must be in \(0.0, 1.0\]"):
+        run_sweep("analysis", {"psi": [2.0, 3.0], "delta": [8]}, method_options={"tol": 0}, workers=1)
+    with pytest.raises(ValueError, match="method_options ci_method='x' is invalid"):
+        run_sweep("simulation", {"psi": [2.0]}, method_options={"ci_method": "x"}, workers=1)

@@ -20,11 +20,11 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from .._results import ResultMixin  # to_frame() / to_flat_dict() (issue 17)
-from .._validate import check_real
+from .._validate import check_choice, check_real
 from .scenario import MAX_PSI, Scenario
 from .skeleton import skeleton_for
 from .slow_start import with_go_back_n_burst, with_outage_wait, with_slow_start_outage
-from .solvers import (DEFAULT_TOL, SOLVE_BLAS_THREADS, blas_threads, event_start, loss_event_law,
+from .solvers import (DEFAULT_TOL, METHODS, SOLVE_BLAS_THREADS, blas_threads, event_start, loss_event_law,
                       stationary_distribution, structured_matrix_free)
 
 __all__ = ["AnalysisResult", "WINDOW_TAIL", "analyze", "sweep_psi"]
@@ -132,6 +132,8 @@ def analyze(scenario: Scenario, method: str = "structured", tol: float = DEFAULT
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a tcpabr_model.markov.Scenario")
+    check_choice("method", method, METHODS)
+    check_real("tol", tol, 0.0, 1.0, low_open=True)   # the solve's residual bound (SolveError above it)
     if window_tail is not None and not (isinstance(window_tail, (int, float)) and 0.0 <= window_tail < 1e-3):
         raise ValueError(f"window_tail={window_tail!r} is invalid: a share of time in [0, 1e-3) "
                          f"(e.g. {WINDOW_TAIL:g}; 0 or None: the chain of wmax itself)")

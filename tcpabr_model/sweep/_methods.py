@@ -71,6 +71,40 @@ def check_point_values(name: str, params: dict) -> None:
         build_sim_scenario({k: v for k, v in p.items() if k not in SIMULATION_KEYS})
 
 
+def check_option_values(name: str, options: dict, flag: str = "method_options") -> None:
+    """``ValueError`` naming an option of the built-in method ``name`` whose value its run would refuse
+    (the analysis' ``solver`` and ``tol``; the simulation's :data:`SIMULATION_KEYS`), before any point:
+    a bad value otherwise failed every point, once per point.  Other methods: nothing to check."""
+    from .._validate import check_choice, check_int, check_real
+
+    def named(check, key, *args, **kw):
+        try:
+            check(key, options[key], *args, **kw)
+        except ValueError as e:
+            raise ValueError(f"{flag} {e}") from None
+
+    if name == "analysis":
+        from ..markov.solvers import METHODS
+
+        if "solver" in options:
+            named(check_choice, "solver", METHODS)
+        if options.get("tol") is not None:
+            named(check_real, "tol", 0.0, 1.0, low_open=True)
+    elif name == "simulation":
+        if "replications" in options:
+            named(check_int, "replications", 1, 100_000)
+        if "max_replications" in options:
+            named(check_int, "max_replications", 1)
+        if options.get("target_rel_halfwidth") is not None:
+            named(check_real, "target_rel_halfwidth", 0.0, low_open=True)
+        if "ci_method" in options:
+            named(check_choice, "ci_method", ("replications", "batch"))
+        if "batches" in options:
+            named(check_int, "batches", 2, 100_000)
+        if "level" in options:
+            named(check_real, "level", 0.0, 1.0, low_open=True, high_open=True)
+
+
 def _simulation_keys(p: dict) -> None:
     """The key checks of :func:`build_sim_scenario`, alone (a bad ``normalized`` value is left
     to the point, which says so when it runs)."""

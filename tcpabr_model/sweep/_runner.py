@@ -181,9 +181,11 @@ def run_sweep(method, grid, *, seed: int = 0, cache_dir=None, workers: int | Non
     if not isinstance(method_options, Mapping) or not all(isinstance(k, str) for k in method_options):
         raise ValueError(f"method_options={method_options!r} is invalid: must be a dict of keyword arguments")
     method_options = dict(method_options)
+    from ._methods import check_option_values
     from ._size import check_options
 
     check_options(name, func, method_options)   # once, not at every point
+    check_option_values(name, method_options)   # and the built-in methods' values (a bad one failed every point)
     opts_canon = canonical_params(method_options)
     cdir = _cache.resolve_cache_dir(cache_dir)
     if cdir is not None:

@@ -388,11 +388,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers={args.workers} is invalid: must be >= 1")
     check_workers_dask(args.workers, args.dask)
-    from ._methods import method_name
+    from ._methods import check_option_values, method_name
     from ._size import check_options
 
     name, func = method_name(method)
     check_options(name, func, options, "--option")   # once, before any point (it failed at every point)
+    check_option_values(name, options, "--option")   # and their values, the same way
     _check_keys(name, grid)
     _check_values(name, grid)
     if args.out:
