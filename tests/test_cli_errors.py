@@ -268,3 +268,13 @@ def test_markov_scenario_bmax_true_is_refused():
 
     with pytest.raises(ValueError, match=r"bmax=True is invalid: must be an integer in \[1, 100000\], not a boolean"):
         Scenario(bmax=True)
+
+
+@pytest.mark.parametrize("argv", [["--workers", "0"], ["--seed", "-5"]])
+def test_refused_reproduce_makes_no_folder(argv, tmp, capsys):
+    """A refused ``tcpabr reproduce`` leaves nothing behind (a CLI audit, Nov 29: it made ``--out``
+    before checking ``--seed`` and ``--workers``)."""
+    out = Path(tmp) / "never"
+    assert main(["reproduce", *argv, "--out", str(out)]) == 2
+    assert "is invalid" in capsys.readouterr().err
+    assert not out.exists()

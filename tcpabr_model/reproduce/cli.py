@@ -30,7 +30,12 @@ def _run(args: argparse.Namespace) -> int:
     from ..sweep.cli import check_workers_dask
     from ._figure_numbers import parse_figures
 
+    from .._validate import check_int
+
     parse_figures(args.figures)  # validate before the heavy imports and before starting a cluster
+    check_int("--seed", args.seed, 0, 2**63 - 1)   # these two before the output folder is made (a CLI audit)
+    if args.workers is not None:
+        check_int("--workers", args.workers, 1, 4096)
     check_workers_dask(args.workers, args.dask)
     check_output_dir(args.out, "--out")  # before starting a cluster or computing
     from ._run import reproduce
