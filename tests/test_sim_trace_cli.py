@@ -157,3 +157,7 @@ def test_trace_window_that_cannot_be_fitted_asks_for_wmax(main, capsys):
     code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--rtt", "5", "--wmax", "64",
                                          *RUN])
     assert code == 0, err
+    # a round trip the fit cannot take names the flag that set it (a CLI audit, Nov 29: it blamed --wmax)
+    code, out, err = _run(main, capsys, ["simulate", "--capacity-trace", str(OUTAGE), "--delta", "0.0001", *RUN])
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--delta=0.0001 is invalid here: its round trip" in err and "must be in [0.001, 100] s" in err

@@ -67,6 +67,19 @@ class HistoryChain:
         return int(self.levels.size)
 
 
+def _row_labels(sig: np.ndarray) -> np.ndarray:
+    """``np.unique(sig, axis=0, return_inverse=True)``'s labels (rows in lexicographic order) of an integer
+    matrix with entries >= -1, by one int64 key per row where the mixed radix fits (the same order, so the
+    same labels; 10-20x faster on half a million rows), else by the rows."""
+    radix = int(sig.max()) + 2
+    if radix ** sig.shape[1] < 2 ** 62:
+        key = np.zeros(sig.shape[0], dtype=np.int64)
+        for col in sig.T:
+            key = key * radix + (col.astype(np.int64) + 1)
+        return np.unique(key, return_inverse=True)[1].ravel()
+    return np.unique(sig, axis=0, return_inverse=True)[1].ravel()
+
+
 def effcap_history_chain(levels, matrix, m: int, n: int, mcr: float = 0.0, *, lump: bool = True,
                          start: int = 0) -> HistoryChain:
     """The chain of the last ``M + N - 1`` levels with EFFCAP(M, N)'s rate after each (sec. 20).
@@ -140,8 +153,7 @@ def effcap_history_chain(levels, matrix, m: int, n: int, mcr: float = 0.0, *, lu
         lab = lab.ravel()
         while True:
             sig = np.concatenate([lab[:, None], np.where(r_succ >= 0, lab[np.maximum(r_succ, 0)], -1)], axis=1)
-            _, new = np.unique(sig, axis=0, return_inverse=True)
-            new = new.ravel()
+            new = _row_labels(sig)
             if new.max() == lab.max():
                 break
             lab = new

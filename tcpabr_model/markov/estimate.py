@@ -64,6 +64,13 @@ SOLVE_SECONDS_PER_NONZERO = 3e-7
 PROGRESS_AFTER_SECONDS = 2.0
 #: states counted first to measure a large chain's nonzeros per state (0.1-0.4 s)
 PROBE_STATES = 200_000
+#: the enumeration's dense tables over (level, source level) pairs are refused above the larger of this and
+#: ``max_states`` chains' typical memory (:func:`check_tables`)
+TABLE_BYTES_FLOOR = 512e6
+#: and where this many times them exceed the available memory: the build's room for regeneration states, also
+#: per (level, source level) pair, comes on top [measured: EFFCAP M 4, N 16 on two levels, 2,824 levels and
+#: 6.3 GB of tables, passed 16.8 GB of resident memory before it was stopped]
+TABLE_PEAK_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
@@ -145,10 +152,42 @@ def pattern_args(key: tuple) -> tuple:
             np.array(opp_t, dtype=float))
 
 
+def table_bytes(key: tuple) -> float:
+    """The bytes that :func:`~.kernels.enumeration.build_skeleton` allocates before its first state: the
+    regeneration index ``(m, R, S)`` and the interval tables ``(b, R, S)`` (ABR), dense over the levels
+    ``R`` and the source levels ``S`` (as many as the levels, one for a constant source)."""
+    bmax, nlev, wmax = int(key[1]), len(key[2]), int(key[3])
+    n_rs = 1 if key[4] == "constant" else nlev
+    npat = 1 if key[7] is None else len(key[7][1])
+    per_b = (3 + (key[9] != "timeout-only")) * nlev + 2 * npat    # tab_il, tab_k, steady_a (tab_nd); ptab_*
+    return 8.0 * n_rs * (((wmax + 1) // 2 + 1) * nlev + (bmax + 1) * per_b)
+
+
+def check_tables(key: tuple, limit: int) -> None:
+    """:class:`ChainTooLargeError` before any state is made where :func:`table_bytes` exceeds the available
+    memory or the larger of :data:`TABLE_BYTES_FLOOR` and ``limit`` states at a typical density: an EFFCAP
+    history chain of thousands of levels (e.g. M 4, N 16 on two levels: 2,824) made the build allocate 9.6 GB
+    and take 40 s only to refuse the chain at ``max_states`` 20,000 (a CLI audit, Nov 29)."""
+    need = table_bytes(key)
+    budget = max(TABLE_BYTES_FLOOR, float(limit) * TYPICAL_BYTES_PER_STATE)
+    memory = available_memory() / TABLE_PEAK_FACTOR
+    if need > min(budget, memory):
+        why = (f"max_states={limit} chains allow (or raise max_states)" if budget <= memory else
+               f"the available memory allows ({TABLE_PEAK_FACTOR:g} times them, with the build's room for "
+               "regeneration states)")
+        raise ChainTooLargeError(
+            f"the embedded chain's {len(key[2])} capacity levels (delta={key[0]:g}, bmax={key[1]}, wmax={key[3]}, "
+            f"feedback={key[4]!r}) need {need / 1e9:.1f} GB of tables over (level, source level) pairs before its "
+            f"first state, above the {min(budget, memory) / 1e9:.1f} GB that {why}; use fewer levels (EFFCAP: a "
+            "smaller M + N, or fewer capacity states)")
+
+
 def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
                mem: np.ndarray | None = None) -> tuple:
     """Every argument of :func:`~.kernels.enumeration.build_skeleton` for the structure ``key``;
-    ``mem`` the build's memory budget (:func:`memory_budget`)."""
+    ``mem`` the build's memory budget (:func:`memory_budget`).  Refuses first where the kernel's dense
+    tables alone would pass the budget (:func:`check_tables`)."""
+    check_tables(key, limit)
     args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
     sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
     burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none

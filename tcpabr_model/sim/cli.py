@@ -297,6 +297,12 @@ def _scenario(args):
         if isinstance(kw.get("capacity"), LinkTrace):
             rtt = max(args.rtt) if args.rtt is not None else max(args.delta) * Scenario(
                 feedback=args.feedback, **kw).time_unit
+            if not 0.001 <= rtt <= 100.0:    # the window's fit needs a round trip in range: name the flag that set it
+                flag, given = ("--rtt", args.rtt) if args.rtt is not None else ("--delta", args.delta)
+                given = given[0] if len(given) == 1 else list(given)
+                raise ValueError(f"{flag}={given!r} is invalid here: its round trip {rtt:.6g} s must be in [0.001, "
+                                 "100] s for the default window (tcpabr analyze --trace's fit at the round trip), or "
+                                 "give --wmax")
             wmax = _trace_window(kw["capacity"], rtt, args.bmax)
     interval = args.interval
     if interval is None:

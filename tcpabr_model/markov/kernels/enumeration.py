@@ -25,8 +25,8 @@ from .patterns import ack_opportunity_table, pattern_tcp_alone_prefix, pattern_t
 from .recovery import (DUPTHRESH, N_CODE_KINDS, abr_after_loss, abr_go_back_n_copies, add_recovery_windows, code_m,
                        go_back_n_copies, loss_interval_counts, pattern_loss_counts, pattern_tcp_alone_loss_prefix,
                        pattern_tcp_alone_loss_resume, tcp_alone_after_loss)
-from .stateset import (_add_state, _fill_tail, _grow, _grow2n, _known_regenerations, _over_budget, _put_state,
-                       _rehash_for, _slot, _zkey)
+from .stateset import (_add_state, _allowed_pairs, _fill_tail, _grow, _grow2n, _known_regenerations, _over_budget,
+                       _put_state, _rehash_for, _slot, _zkey)
 
 
 MW_CAP = 1 << 20     # entries of the per-state (J, N) loss-window cache at most (else computed at each use)
@@ -114,6 +114,7 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
     work = np.empty(int(math.floor(delta / min(r_vals.min(), s_vals.min()) + EPS)) + 2 * wmax + 8
                     if tail else 1)
     n_rs = 1 if constant_s else nlev
+    pair_r, pair_s = _allowed_pairs(allow, nlev, n_rs)   # the (R, S) a regeneration state can have
     # ABR: (i_L, K) per (b, R level, S index), filled on first use
     tab_il = np.full((bmax + 1, nlev, n_rs), -2, dtype=np.int64)
     tab_k = np.zeros((bmax + 1, nlev, n_rs), dtype=np.int64)
@@ -545,10 +546,10 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
         if store and ncod > 0 and n_ls + ncod + 1 > ls_prob.shape[0]:
             ls_prob = _grow(ls_prob, n_ls + ncod + 1)
             ls_m = _grow(ls_m, n_ls + ncod + 1)
-        if ncod > 0 and n_states + ncod * nlev * n_rs > st.shape[0]:
-            st = _grow2n(st, n_states + ncod * nlev * n_rs)
+        if ncod > 0 and n_states + ncod * pair_r.shape[0] > st.shape[0]:
+            st = _grow2n(st, n_states + ncod * pair_r.shape[0])
         if ncod > 0:
-            hkeys, hvals = _rehash_for(hkeys, hvals, n_states + ncod * nlev * n_rs)
+            hkeys, hvals = _rehash_for(hkeys, hvals, n_states + ncod * pair_r.shape[0])
         for c in range(max(mlo, 1), mhi + 1):
             if lossm[c] <= 0.0:
                 continue
@@ -557,22 +558,22 @@ def build_skeleton(mode, constant_s, delta, bmax, wmax, r_vals, s_vals, a0, b0, 
                 ls_m[n_ls] = c
             n_ls += 1
             m = code_m(c, mmax)
-            for ri2 in range(nlev):
-                for si2 in range(n_rs):
-                    if reg[m, ri2, si2] >= 0 or (allow is not None and not allow[si2, ri2]):
-                        continue
-                    kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
-                    j = _slot(hkeys, kk)
-                    if hkeys[j] == kk:
-                        reg[m, ri2, si2] = hvals[j]
-                        continue
-                    if n_states >= max_states:
-                        overflow = True
-                        return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
-                                p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr, occ_q)
-                    _put_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2, 0)
-                    reg[m, ri2, si2] = n_states
-                    n_states += 1
+            for q in range(pair_r.shape[0]):
+                ri2, si2 = pair_r[q], pair_s[q]
+                if reg[m, ri2, si2] >= 0:
+                    continue
+                kk = _zkey(0, 0, m, ri2, si2, 0, bmax, wmax, nlev, patterned)
+                j = _slot(hkeys, kk)
+                if hkeys[j] == kk:
+                    reg[m, ri2, si2] = hvals[j]
+                    continue
+                if n_states >= max_states:
+                    overflow = True
+                    return (st[:n_states, :5].copy(), nl_ptr, nl_prob, (nl_tail, tail_tab), ls_ptr, ls_m, ls_prob,
+                            p_loss, ev_post, ev_ss, eu, reg, overflow, n_nl, n_ls, ev_j, fr, occ_q)
+                _put_state(st, hkeys, hvals, j, kk, n_states, 0, 0, m, ri2, si2, 0)
+                reg[m, ri2, si2] = n_states
+                n_states += 1
         for m in range(mlo, mhi + 1):
             lossm[m] = 0.0
         for e in range(n_cur):

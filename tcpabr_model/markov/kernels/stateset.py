@@ -145,3 +145,26 @@ def _fill_tail(tail_tab, tid, allowed):
     for rj in range(allowed.shape[0]):
         if not allowed[rj]:
             tail_tab[tid, rj] = first
+
+
+@njit(cache=True)
+def _allowed_pairs(allow, nlev, n_rs):
+    """The ``(R, S)`` pairs a state can have, ``R`` major: every pair, or those with ``allow[S, R]``
+    (docs/model.md sec. 10).  The build's regeneration states loop over these, in the order of the
+    full double loop, instead of over all ``nlev x n_rs`` (an EFFCAP history chain of 2,824 levels
+    has 5,648 of its 8 million)."""
+    n = 0
+    for ri in range(nlev):
+        for si in range(n_rs):
+            if allow is None or allow[si, ri]:
+                n += 1
+    pr = np.empty(n, dtype=np.int64)
+    ps = np.empty(n, dtype=np.int64)
+    n = 0
+    for ri in range(nlev):
+        for si in range(n_rs):
+            if allow is None or allow[si, ri]:
+                pr[n] = ri
+                ps[n] = si
+                n += 1
+    return pr, ps
