@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["check_real", "check_int", "check_choice", "check_probability", "as_float_array"]
+__all__ = ["check_real", "check_int", "check_choice", "check_probability", "as_float_array", "int_arg"]
 
 
 def _fmt_range(low, high, low_open, high_open) -> str:
@@ -92,3 +92,21 @@ def as_float_array(name: str, value) -> np.ndarray:
     except (TypeError, ValueError):
         shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
         raise ValueError(f"{name}={shown} is invalid: must be a real number or an array of real numbers") from None
+
+
+def int_arg(low: int | None = None, high: int | None = None, note: str = ""):
+    """An argparse ``type`` that reads an integer as ``type=int`` does and refuses any other text with the
+    range the command checks the value against (``argument --bmax: 'nan' is invalid: must be an integer in
+    [1, 100000]``), where ``type=int`` said only "invalid int value".  The range itself is the command's
+    check, after parsing; ``note`` (e.g. " (1000000 with --trace)") where it depends on other flags."""
+    import argparse
+
+    rng = _fmt_range(low, high, False, False)
+
+    def integer(text: str) -> int:
+        try:
+            return int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is invalid: must be an integer {rng}{note}") from None
+
+    return integer

@@ -58,7 +58,15 @@ CASES = [
     (["formula", "window", "--cwnd-avg", "1e308", "--rtt", "1e-10"], 2, "the throughput overflows a float"),
     (["formula", "atm", "--mss", "0"], 2, "--mss=0 is invalid: must be an integer >= 1"),
     (["formula", "atm", "--mss", "99999999"], 2, "--mss=99999999 is invalid: must be in [1, 65487] bytes"),
-    (["formula", "atm", "--mss", "1.5"], 2, "argument --mss: invalid int value: '1.5'"),
+    (["formula", "atm", "--mss", "1.5"], 2, "argument --mss: '1.5' is invalid: must be an integer >= 1"),
+    # an integer flag's text names the range the command checks (a CLI audit, Nov 29: "invalid int value" alone)
+    (["analyze", "--bmax", "nan"], 2, "argument --bmax: 'nan' is invalid: must be an integer in [1, 100000]"),
+    (["analyze", "--max-states", "1e6"], 2, "argument --max-states: '1e6' is invalid: must be an integer in [1, "
+                                            "1000000000]"),
+    (["analyze", "--jackknife", "2.5"], 2, "argument --jackknife: '2.5' is invalid: must be an integer in [2, 50]"),
+    (["simulate", "--seed", "nan"], 2, "argument --seed: 'nan' is invalid: must be an integer >= 0"),
+    (["simulate", "--replications", "x"], 2, "argument --replications: 'x' is invalid: must be an integer in [1, "
+                                             "100000]"),
     (["formula", "fairness"], 2, "values=[] is invalid: give the throughputs"),
     (["formula", "fairness", "1", "-1"], 2, "values=[1.0, -1.0] is invalid"),
     (["formula", "effcap-design", "--rtt", "1e300", "--s", "1e-300"], 2,

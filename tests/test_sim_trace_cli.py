@@ -113,7 +113,7 @@ def test_the_paper_path_prints_its_resolved_parameters(main, capsys):
     (["--segment-bytes", "0"], "--segment-bytes=0 is invalid"),
     (["--segment-bytes", "-5"], "--segment-bytes=-5 is invalid"),
     (["--segment-bytes", "70000"], "--segment-bytes=70000 is invalid"),
-    (["--segment-bytes", "1.5"], "argument --segment-bytes: invalid int value: '1.5'"),
+    (["--segment-bytes", "1.5"], "argument --segment-bytes: '1.5' is invalid: must be an integer in [1, 65535]"),
 ])
 def test_bad_segment_bytes_is_one_line_exit_2(main, capsys, argv, msg):
     for where in ([], ["--capacity-trace", str(OUTAGE), "--rtt", "0.1"]):

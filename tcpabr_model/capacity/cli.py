@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 
+from .._validate import int_arg
+
 __all__ = ["register"]
 
 
@@ -137,7 +139,7 @@ def register(subparsers) -> None:
     p = tsub.add_parser("fit", help="fit a K-level Markov capacity model to a trace and report the fit",
                         description=__doc__.splitlines()[0])
     p.add_argument("trace", help="Mahimahi trace file (one integer ms per line, one 1500-byte packet each)")
-    p.add_argument("--states", type=int, default=None, help="number of levels K (default: chosen, see --select)")
+    p.add_argument("--states", type=int_arg(1), default=None, help="number of levels K (default: chosen, see --select)")
     p.add_argument("--epoch", type=float, default=0.1, help="epoch (bin) length in seconds (default 0.1)")
     p.add_argument("--method", choices=("kmeans", "quantile", "hmm"), default="kmeans",
                    help="level method (hmm needs the optional package hmmlearn)")
@@ -149,21 +151,21 @@ def register(subparsers) -> None:
                    help="how K is chosen without --states (refused with it): effective-capacity error within "
                         "5%% (ec, the default), BIC, or the smallest K not rejected by the bootstrap test (needs "
                         "--bootstrap)")
-    p.add_argument("--block", type=int, default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
-    p.add_argument("--max-lag", type=int, default=None,
+    p.add_argument("--block", type=int_arg(1), default=10, help="block length M in epochs for eqs. 24-25 (default 10)")
+    p.add_argument("--max-lag", type=int_arg(1), default=None,
                    help="autocorrelation lags 1..N epochs, N at most the trace's epochs (default 20)")
-    p.add_argument("--bootstrap", type=int, default=0,
+    p.add_argument("--bootstrap", type=int_arg(0, 100_000), default=0,
                    help="paths of the fitted chain drawn to show the EC error of sampling alone (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap paths (default 0)")
+    p.add_argument("--seed", type=int_arg(0), default=0, help="seed of the bootstrap paths (default 0)")
     p.add_argument("--rtt", type=float, nargs="+", default=None,
                    help="round-trip times in seconds: print the EFFCAP design rule's M and N")
-    p.add_argument("--regimes", type=int, default=1,
+    p.add_argument("--regimes", type=int_arg(1, 16), default=1,
                    help="two-timescale fit: R regimes of the smoothed capacity, K/R levels each, the chain on "
                         "(regime, level) (default 1: one timescale)")
     p.add_argument("--regime-window", type=float, default=None,
                    help="with --regimes R > 1 (refused without): smoothing window in seconds, > 0, that "
                         "defines the regimes (default: the e-folding time of the trace's autocorrelation)")
-    p.add_argument("--order", type=int, choices=(1, 2), default=1,
+    p.add_argument("--order", type=int_arg(1, 2), choices=(1, 2), default=1,
                    help="2: the second-order chain, states = the (previous, current) level pairs the trace visits "
                         "(default 1)")
     p.add_argument("--out", default=None, help="write the model to this .json or .toml file")

@@ -19,6 +19,7 @@ import argparse
 import math
 import os
 
+from .._validate import int_arg
 from ..cli import emit, is_number
 
 
@@ -311,13 +312,13 @@ def register(subparsers) -> None:
     f.add_argument("--rtt", type=float, default=None, help="RTT in s (window, cwnd-avg) or Delta (effcap-design)")
     f.add_argument("--cap", type=float, default=None, help="cap in Mbps (window)")
     f.add_argument("--cwnd-max", type=float, default=None, help="loss window, bytes (cwnd-avg)")
-    f.add_argument("--mss", type=int, default=None, help="segment size, bytes")
+    f.add_argument("--mss", type=int_arg(1), default=None, help="segment size, bytes")
     f.add_argument("--acks-per-increment", type=float, default=1.0, help="RTTs per MSS increase (2: delayed ACK)")
     f.add_argument("--link-rate", type=float, default=155.52, help="line rate, Mbps (atm)")
     f.add_argument("--sonet", action="store_true", help="apply SONET STS-3c framing 26/27 (atm)")
     f.add_argument("--mu", type=float, default=None, help="total FIFO output rate (fifo-share)")
     f.add_argument("--s", type=float, default=None, help="measurement interval, same unit as --rtt (effcap-design)")
-    f.add_argument("--k", type=int, default=8, help="memory in RTTs, 8..12 recommended (effcap-design)")
+    f.add_argument("--k", type=int_arg(2), default=8, help="memory in RTTs, 8..12 recommended (effcap-design)")
     f.add_argument("--convention", choices=["memory", "count"], default="memory", help="N = (k-1)M or kM")
     f.add_argument("--epsilon", type=float, default=None, help="loss target (qos-delta)")
     f.add_argument("--bmax", type=float, default=None, help="buffer, packets (qos-delta)")

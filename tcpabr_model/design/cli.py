@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import copy
 
+from .._validate import int_arg
+
 __all__ = ["register", "handler"]
 
 # simulate's flags that describe no link (or the feedback, which design searches)
@@ -37,9 +39,9 @@ def register(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("design", parents=[simp], conflict_handler="resolve",
                               help="search EFFCAP / INSTCAP feedback parameters: throughput against p95 delay",
                               description=" ".join(__doc__.split("\n\n")[0].split()))
-    p.add_argument("--m", type=int, nargs="+", default=[1, 4],
+    p.add_argument("--m", type=int_arg(1, 10_000), nargs="+", default=[1, 4],
                    help="EFFCAP M values to search (default 1 4)")
-    p.add_argument("--n", type=int, nargs="+", default=[4, 16],
+    p.add_argument("--n", type=int_arg(1, 10_000), nargs="+", default=[4, 16],
                    help="EFFCAP N values to search (default 4 16)")
     p.add_argument("--interval", type=float, nargs="+", default=None,
                    help="measurement intervals s to search, seconds (default: 0.03 only)")
@@ -53,7 +55,7 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "--capacity-trace the trace's period, held out each half's)")
     p.add_argument("--max-p95-delay", type=float, default=None,
                    help="p95 end-to-end delay limit of the best design, seconds (default: none)")
-    p.add_argument("--replications", type=int, default=None,
+    p.add_argument("--replications", type=int_arg(1, 100_000), default=None,
                    help="replications per candidate (default 3; 2 with --quick)")
     p.add_argument("--psi", type=_floats, nargs="+", default=[[20.0]],
                    help="mean time per capacity state / max(delta) of the two-state link; several (1,10,100 or "

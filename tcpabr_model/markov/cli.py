@@ -6,6 +6,7 @@ import argparse
 
 # keep this module light: heavy imports (numba kernels, scipy) happen in the handler, so
 # argument errors and refusals answer fast
+from .._validate import int_arg
 from .scenario import (ACK_CLOCKS, CA_INCREMENTS, DUPLICATES, LOSS_CYCLES, ROUND_TRIPS,  # numpy and the validators
                        SILENCES, SWITCH_TIMES, TCP_MODELS)
 
@@ -24,15 +25,15 @@ def register(sub) -> None:
                    help="'instcap': TCP over ABR; 'effcap': over ABR with EFFCAP(--effcap-m, --effcap-n) measured "
                         "once per round trip (docs/model.md sec. 20); 'none': TCP alone; 'constant': ABR source at "
                         "--source-rate")
-    p.add_argument("--effcap-m", type=int, default=None, metavar="M",
+    p.add_argument("--effcap-m", type=int_arg(1, 10_000), default=None, metavar="M",
                    help="with --feedback effcap: round trips per average of eq. 28 (default 1, the paper's "
                         "'M : Delta' at a measurement interval of Delta)")
-    p.add_argument("--effcap-n", type=int, default=None, metavar="N",
+    p.add_argument("--effcap-n", type=int_arg(1, 10_000), default=None, metavar="N",
                    help="with --feedback effcap: averages whose minimum is fed back (default 8: a span of 8 round "
                         "trips, the paper's 'N : 8 Delta'); the chain holds the last M + N - 1 levels, lumped")
     p.add_argument("--delta", type=float, default=None,
                    help="round-trip delay in packet times at the high rate (default: 40)")
-    p.add_argument("--bmax", type=int, default=None,
+    p.add_argument("--bmax", type=int_arg(1, 100_000), default=None,
                    help="bottleneck buffer in packets (incl. the one in service); default 10, required with --trace")
     p.add_argument("--psi", type=float, default=None,
                    help="mean time per capacity state / delta (>= 1); default 20 (two-state chain only)")
@@ -52,21 +53,21 @@ def register(sub) -> None:
                         "the peak rate, in [0, 1]; with --trace, packets per second, in [0, the fitted chain's "
                         "peak level]); the source sends at max(fed-back rate, MCR); default 0")
     p.add_argument("--rtt", type=float, default=None, help="with --trace: round-trip propagation delay, seconds")
-    p.add_argument("--patterns", type=int, default=None,
+    p.add_argument("--patterns", type=int_arg(1, 1000), default=None,
                    help="with --trace: within-epoch patterns kept per level of the fitted chain (default 8)")
-    p.add_argument("--states", type=int, default=None,
+    p.add_argument("--states", type=int_arg(1), default=None,
                    help="with --trace: levels of the fitted chain (default: chosen by the effective-capacity "
                         "criterion, at most 8)")
-    p.add_argument("--regimes", type=int, default=None,
+    p.add_argument("--regimes", type=int_arg(1, 16), default=None,
                    help="with --trace: the two-timescale regime x level chain with this many regimes "
                         "(docs/traces.md sec. 4a; default 1)")
-    p.add_argument("--order", type=int, choices=(1, 2), default=None,
+    p.add_argument("--order", type=int_arg(1, 2), choices=(1, 2), default=None,
                    help="with --trace: 2 fits the second-order chain, states = the (previous, current) level "
                         "pairs the trace visits (docs/traces.md sec. 7.2x; default 1)")
     p.add_argument("--regime-window", type=float, default=None,
                    help="with --trace and --regimes R > 1 (refused without): smoothing window in seconds, > 0 "
                         "(default: the e-folding time of the trace's autocorrelation)")
-    p.add_argument("--wmax", type=int, default=None,
+    p.add_argument("--wmax", type=int_arg(1, 1_000_000), default=None,
                    help="maximum TCP window in packets (default 128; with --trace twice the peak pipe plus the "
                         "buffer)")
     p.add_argument("--source-rate", type=float, default=None,
@@ -95,7 +96,7 @@ def register(sub) -> None:
                    help="when the rate changes inside the round trip: at the connection's epochs (default, "
                         "III-B.1 as printed) or 'uniform', at an instant uniform inside it (docs/model.md sec. 17: "
                         "a rate process with changes of its own, the paper's testbed; not with --trace)")
-    p.add_argument("--switch-phases", type=int, default=None, metavar="N",
+    p.add_argument("--switch-phases", type=int_arg(1, 1000), default=None, metavar="N",
                    help="with --switch-time uniform: the instants of a change, (m + 1/2) / N of the round trip "
                         "(default 4; 8 moves the Fig. 8/9 predictions by under 1 %% for about 3.5 times the states)")
     p.add_argument("--ca-increment", choices=CA_INCREMENTS, default=None,
@@ -110,7 +111,7 @@ def register(sub) -> None:
                    help="with --loss-cycle timer (the default with --trace): whether the segments go-back-N sends "
                         "again after a timeout count as delivered (none, the default) or not (go-back-n; "
                         "docs/model.md sec. 15d)")
-    p.add_argument("--jackknife", type=int, default=None, metavar="J",
+    p.add_argument("--jackknife", type=int_arg(2, 50), default=None, metavar="J",
                    help="with --trace: also fit and analyse the trace less each of its J consecutive blocks "
                         "(2-50; 5 is a good start) and print the jackknife standard error of the prediction: how "
                         "much it owes to the part of the trace the fit saw (docs/traces.md sec. 7.2zd; J times "
@@ -120,7 +121,7 @@ def register(sub) -> None:
                         "the time near that cap (docs/model.md sec. 19; the results agree to about it); default "
                         "1e-12 with --trace, off otherwise; 0: the chain of --wmax itself")
     p.add_argument("--method", choices=METHODS, default="structured", help="stationary solver")
-    p.add_argument("--max-states", type=int, default=5_000_000,
+    p.add_argument("--max-states", type=int_arg(1, 10**9), default=5_000_000,
                    help="refuse (exit 2) if the chain has more reachable states than this (counted "
                         "exactly before building; the count also stops at the states that fit in the available "
                         "memory)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from .._validate import int_arg
 
 
 def register(sub) -> None:
@@ -16,9 +17,9 @@ def register(sub) -> None:
                    help="explicit size (overrides --quick; 'tiny' is a smoke test, its verdicts mean nothing)")
     p.add_argument("--figures", default=None, help="comma-separated figure numbers in 8..22 (default: all)")
     p.add_argument("--out", default="out/reproduce", help="output folder (default out/reproduce)")
-    p.add_argument("--seed", type=int, default=0, help="base seed of the sweeps (default 0)")
+    p.add_argument("--seed", type=int_arg(0, 2**63 - 1), default=0, help="base seed of the sweeps (default 0)")
     p.add_argument("--cache", default=None, metavar="DIR", help="sweep cache folder (a re-run is served from it)")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
+    p.add_argument("--workers", type=int_arg(1, 4096), default=None, help="local worker processes (default: all cores)")
     p.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a Dask cluster: a scheduler address, or local[:N] for a local cluster")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")

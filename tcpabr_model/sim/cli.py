@@ -15,6 +15,7 @@ import argparse
 import sys
 import warnings
 
+from .._validate import int_arg
 from .tcp.variants import DEPRECATED_VARIANTS, VARIANTS
 
 __all__ = ["register", "handler"]
@@ -40,18 +41,18 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rtt", type=float, nargs="+", default=None,
                    help="round-trip propagation delay in seconds, one per connection (instead of --delta; "
                         "handy with --capacity-trace, whose peak rate sets the packet time)")
-    p.add_argument("--bmax", type=int, default=10, help="bottleneck buffer in packets, in [1, 1000000] (default 10)")
+    p.add_argument("--bmax", type=int_arg(1, 1_000_000), default=10, help="bottleneck buffer in packets, in [1, 1000000] (default 10)")
     p.add_argument("--psi", type=float, default=20.0,
                    help="mean time per capacity state / max(delta), > 0 (default 20)")
     p.add_argument("--rate-ratio", type=float, default=0.5, help="low rate / high rate, in (0, 1] (default 0.5)")
-    p.add_argument("--wmax", type=int, default=None,
+    p.add_argument("--wmax", type=int_arg(1, 1_000_000), default=None,
                    help="maximum TCP window in packets (default 128; with --capacity-trace the window of "
                         "tcpabr analyze --trace, twice the peak pipe plus the buffer: "
                         "trace_study.window_packets on the chain fitted at epoch = the round trip)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--m", type=int, nargs="+", default=None,
+    p.add_argument("--seed", type=int_arg(0), default=0, help="random seed (default 0)")
+    p.add_argument("--m", type=int_arg(1), nargs="+", default=None,
                    help="EFFCAP M per connection (default M : Delta = ceil(Delta/s))")
-    p.add_argument("--n", type=int, nargs="+", default=None,
+    p.add_argument("--n", type=int_arg(1), nargs="+", default=None,
                    help="EFFCAP N per connection (default N : 8 Delta = 7 ceil(Delta/s))")
     p.add_argument("--k", type=float, default=None, help="EFFCAP N : k Delta (alternative to --n)")
     p.add_argument("--duration", type=float, default=None,
@@ -62,14 +63,14 @@ def register(subparsers) -> argparse.ArgumentParser:
                         "them); uses --duration, --replications, --seed, --workers, --json")
     p.add_argument("--list-presets", action="store_true", help="list the preset names and exit")
     p.add_argument("--warmup", type=float, default=20.0, help="discarded warm-up, seconds (default 20)")
-    p.add_argument("--replications", type=int, default=None,
+    p.add_argument("--replications", type=int_arg(1, 100_000), default=None,
                    help="independent replications (default 10; with --preset, 1 for a network without "
                         "randomness)")
-    p.add_argument("--workers", type=int, default=1,
+    p.add_argument("--workers", type=int_arg(1, 256), default=1,
                    help="processes running replications in parallel; results do not depend on it (default 1)")
     p.add_argument("--ci", choices=("replications", "batch"), default="replications",
                    help="confidence intervals from replications or batch means")
-    p.add_argument("--batches", type=int, default=20, help="batches per run with --ci batch (default 20)")
+    p.add_argument("--batches", type=int_arg(2, 100_000), default=20, help="batches per run with --ci batch (default 20)")
     p.add_argument("--target-halfwidth", type=float, default=None,
                    help="add replications until the 95%% half-width / efficiency is below this")
     p.add_argument("--capacity-mode", choices=("continuous", "embedded"), default="continuous",
@@ -80,7 +81,7 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--capacity-trace", metavar="TRACE", default=None,
                    help="Mahimahi trace replayed as the bottleneck's service, repeated with its period; "
                         "its busiest millisecond is the high rate, so --delta is in packet times at that rate")
-    p.add_argument("--segment-bytes", type=int, default=None, metavar="N",
+    p.add_argument("--segment-bytes", type=int_arg(1, 65535), default=None, metavar="N",
                    help="TCP segment payload in bytes; the IP packet is N + 40 (TCP/IP headers).  Default: with "
                         "--capacity-trace 1460, one 1500-byte IP packet per Mahimahi delivery opportunity (as "
                         "the trace study, docs/traces.md); with a --capacity model that states packet_bytes, "

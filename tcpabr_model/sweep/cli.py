@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from .._validate import int_arg
 from ._grid import check_grid_size
 
 
@@ -39,11 +40,11 @@ def register(sub) -> None:
     p.add_argument("--file", default=None, help="grid file (.toml or .yaml): [grid] lists, [fixed] values, points")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a method option, e.g. replications=2 for simulation or solver=dense (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (>= 0)")
+    p.add_argument("--seed", type=int_arg(0), default=0, help="base seed (>= 0)")
     p.add_argument("--cache", default=None, metavar="DIR",
                    help="disk cache folder (default $TCPABR_CACHE_DIR, and without it no cache); 'none': no cache, "
                         "even with $TCPABR_CACHE_DIR set (a folder of that name: ./none)")
-    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
+    p.add_argument("--workers", type=int_arg(1, 4096), default=None, help="local worker processes (default: all cores)")
     p.add_argument("--dask", default=None, metavar="ADDRESS|local[:N]",
                    help="run on a Dask scheduler at ADDRESS, or on a local cluster of N worker processes")
     p.add_argument("--out", default=None, metavar="TABLE.csv|TABLE.parquet", help="write the table, every column (.csv, or .parquet with pyarrow)")
