@@ -178,12 +178,33 @@ def _flag_for(parser: argparse.ArgumentParser, dest: str) -> str | None:
 _PARAM = re.compile(r"^([A-Za-z_]\w*(?:/[A-Za-z_]\w*)*)(?:\[(\d+)\])?(?==)")
 
 
+_INNER = re.compile(r"(?<![\w.\-])([a-z_][a-z0-9_]*)=('([^']*)'|([^\s,;:()']+))(?! is invalid)")
+
+
+def _inner_flags(text: str, parser, aliases: dict | None) -> str:
+    """``name='value'`` further inside a message (``with loss_cycle='paper'``, ``give silence='epochs'``) as
+    the flag and value a user types (``--loss-cycle paper``), where ``name`` is a flag's parameter; a nested
+    ``name=value is invalid`` keeps the API's form (a CLI audit, Nov 29)."""
+    def flag(m):
+        name = m.group(1)
+        f = (aliases or {}).get(name) or (_flag_for(parser, name) if parser is not None else None)
+        if not f or not f.startswith("--"):
+            return m.group(0)
+        return f"{f} {m.group(3) if m.group(3) is not None else m.group(4)}"
+    return _INNER.sub(flag, text)
+
+
 def user_message(message: str, parser: argparse.ArgumentParser | None, aliases: dict | None = None) -> str:
     """``message`` with a leading API parameter name (``bmax=...``) replaced by its flag (``--bmax``);
-    an entry of a list parameter (``feedback_delay[0]=...``) keeps its index in words."""
+    an entry of a list parameter (``feedback_delay[0]=...``) keeps its index in words; a flag not given
+    (``--source-rate=None is invalid: ...``) is "missing"; parameters further in as flags
+    (:func:`_inner_flags`)."""
+    gone = re.match(r"^(--[\w-]+)=None is invalid: ", message)    # a CLI's own message of a flag not given
+    if gone:
+        message = f"{gone.group(1)} is missing: {message[gone.end():]}"
     m = _PARAM.match(message)
     if not m:
-        return message
+        return _inner_flags(message, parser, aliases)
     flags = []
     for name in m.group(1).split("/"):
         flag = (aliases or {}).get(name) or (_flag_for(parser, name) if parser is not None else None)
@@ -193,8 +214,12 @@ def user_message(message: str, parser: argparse.ArgumentParser | None, aliases: 
     if m.group(2) is not None:   # one entry of a per-connection list: feedback_delay[0]=...
         rest = message[m.end():]
         value, sep, tail = rest.partition(" is invalid")
-        return "/".join(flags) + value + f" (entry {m.group(2)})" + sep + tail
-    return "/".join(flags) + message[m.end():]
+        return "/".join(flags) + value + f" (entry {m.group(2)})" + sep + _inner_flags(tail, parser, aliases)
+    rest = message[m.end():]
+    if rest.startswith("=None is invalid: "):    # a flag the command needs was not given
+        return "/".join(flags) + " is missing: " + _inner_flags(rest[len("=None is invalid: "):], parser, aliases)
+    head, sep, tail = rest.partition(" is invalid")
+    return "/".join(flags) + head + sep + _inner_flags(tail, parser, aliases)
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str):

@@ -34,7 +34,7 @@ CASES = [
     (["effcap", *BASE, "--delta", "nan"], 2, "nan"),
     (["effcap", *BASE, "--rate", "2"], 2, "--rate=2.0 exceeds the mean capacity 0.75"),
     (["effcap", "--p01", "abc"], 2, "argument --p01: invalid float value: 'abc'"),
-    (["effcap", "--matrix", "{tmp}/P.txt", "--delta", "1"], 2, "--capacities=None is invalid: required with --matrix"),
+    (["effcap", "--matrix", "{tmp}/P.txt", "--delta", "1"], 2, "--capacities is missing: required with --matrix"),
     (["effcap", "--matrix", "{tmp}/missing.csv", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
      "--matrix '{tmp}/missing.csv' is invalid: no such file"),
     (["effcap", "--matrix", "{tmp}/ragged.csv", "--capacities", "{tmp}/c.txt", "--delta", "1"], 2,
@@ -53,12 +53,17 @@ CASES = [
     # formula -----------------------------------------------------------------------
     (["formula"], 2, "the following arguments are required: NAME"),
     (["formula", "bogus"], 2, "invalid choice: 'bogus'"),
-    (["formula", "window", "--rtt", "0.03"], 2, "--cwnd-avg=None is invalid: required for 'formula window'"),
+    (["formula", "window", "--rtt", "0.03"], 2, "--cwnd-avg is missing: required for 'formula window'"),
     (["formula", "window", "--cwnd-avg", "-5", "--rtt", "0.03"], 2, "--cwnd-avg=-5.0 is invalid: must be finite and >= 0"),
     (["formula", "window", "--cwnd-avg", "1e308", "--rtt", "1e-10"], 2, "the throughput overflows a float"),
     (["formula", "atm", "--mss", "0"], 2, "--mss=0 is invalid: must be an integer >= 1"),
     (["formula", "atm", "--mss", "99999999"], 2, "--mss=99999999 is invalid: must be in [1, 65487] bytes"),
     (["formula", "atm", "--mss", "1.5"], 2, "argument --mss: '1.5' is invalid: must be an integer >= 1"),
+    # a flag not given is "missing", and parameters inside a message are the flags a user types (a CLI audit, Nov 29)
+    (["analyze", "--feedback", "constant"], 2, "--source-rate is missing: --feedback constant needs a source_rate"),
+    (["analyze", "--duplicates", "go-back-n"], 2, "is invalid with --loss-cycle paper: it is derived for the timer "
+                                                  "cycle's credits (give --loss-cycle timer or --duplicates none)"),
+    (["analyze", "--silence", "patterns"], 2, "(give --silence epochs)"),
     # an integer flag's text names the range the command checks (a CLI audit, Nov 29: "invalid int value" alone)
     (["analyze", "--bmax", "nan"], 2, "argument --bmax: 'nan' is invalid: must be an integer in [1, 100000]"),
     (["analyze", "--max-states", "1e6"], 2, "argument --max-states: '1e6' is invalid: must be an integer in [1, "
@@ -149,7 +154,7 @@ CASES = [
      "--epoch=1e-09 is invalid: must be >= 0.001 s, the trace's resolution"),
     (["trace", "fit", "{data}/markov3_outage.down", "--regimes", "0"], 2, "--regimes=0 is invalid: must be an integer in [1, 16]"),
     (["trace", "fit", "{data}/markov3_outage.down", "--regimes", "2", "--states", "3"], 2,
-     "--states=3 is invalid with regimes=2: must be a multiple of it"),
+     "--states=3 is invalid with --regimes 2: must be a multiple of it"),
     (["trace", "fit", "{data}/markov3_outage.down", "--regimes", "2", "--regime-window", "-1"], 2,
      "--regime-window=-1.0 is invalid: must be > 0.0"),
     (["trace", "fit", "{data}/markov3_outage.down", "--regimes", "2", "--regime-window", "1e6"], 2,
@@ -166,9 +171,9 @@ CASES = [
     (["analyze", "--trace", "{data}/markov3_outage.down", "--rtt", "0.05", "--feedback", "none", "--ack-clock",
       "spread"], 2, "--ack-clock='spread' is invalid with --trace"),
     (["analyze", "--feedback", "none", "--loss-cycle", "timer", "--round-trip", "transmission"], 2,
-     "--round-trip='transmission' is invalid with loss_cycle='timer'"),
+     "--round-trip='transmission' is invalid with --loss-cycle timer"),
     (["analyze", "--feedback", "instcap", "--ack-clock", "spread"], 2,
-     "--ack-clock='spread' is invalid with feedback='instcap'"),
+     "--ack-clock='spread' is invalid with --feedback instcap"),
     (["analyze", "--switch-time", "middle"], 2, "invalid choice: 'middle'"),
     (["analyze", "--ca-increment", "coin"], 2, "invalid choice: 'coin'"),
     # the top level -----------------------------------------------------------------

@@ -39,7 +39,7 @@ def test_analyze_small_psi_note(feedback, extra, note, capsys):
     (["analyze", "--psi", "0.2"], "psi"),
     (["analyze", "--bmax", "0"], "bmax"),
     (["analyze", "--rate-ratio", "2"], "--rate-ratio=2.0 is invalid"),
-    (["analyze", "--effcap-m", "2"], "--effcap-m=2 is invalid with feedback='instcap'"),
+    (["analyze", "--effcap-m", "2"], "--effcap-m=2 is invalid with --feedback instcap"),
     (["analyze", "--feedback", "bogus"], "invalid choice"),
     (["analyze", "--delta", "abc"], "delta"),
     (["analyze", "--psi", "3", "--switch-phases", "2"], "--switch-phases=2 is used only with --switch-time uniform"),

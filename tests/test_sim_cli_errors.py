@@ -15,7 +15,7 @@ def main(monkeypatch):
 @pytest.mark.parametrize("argv, rc, msg", [
     (["simulate", "--trace", "/proc/version/x.npz", "--duration", "1"], 2,
      "--trace='/proc/version' is invalid: it is an existing file, not a folder"),
-    (["simulate", "--psi", "1e-9"], 2, "psi=1e-09 is invalid with duration=2000 s: the capacity would change"),
+    (["simulate", "--psi", "1e-9"], 2, "psi=1e-09 is invalid with --duration 2000 s: the capacity would change"),
     (["simulate", "--duration", "1e8"], 2, "duration=1e+08 s is invalid: one replication keeps 3.33e+09"),
     (["simulate", "--preset", "seed001_testbed", "--feedback", "effcap", "--bmax", "5"], 2,
      "--feedback, --bmax are ignored with --preset"),
