@@ -140,7 +140,8 @@ class LinkFit:
                 "pattern_mean_packets_per_s": [float(x) for x in self.service.mean_rates],
                 "mean_packets_per_s": float(self.mean_rate),
                 "regimes": int(getattr(self.fit, "regimes", 1)), "order": int(getattr(self.fit, "order", 1)),
-                "regime_window_s": float(getattr(self.fit, "regime_window", 0.0))}
+                # the regimes' smoothing window, None with one regime (it was 0.0; a CLI audit)
+                "regime_window_s": (float(self.fit.regime_window) if getattr(self.fit, "regimes", 1) > 1 else None)}
 
 
 def fit_labels(fit, trace, epoch: float) -> np.ndarray:

@@ -118,6 +118,7 @@ def test_fit_link_second_order_keeps_the_patterns_and_the_mean():
                                                                                   one.service.weights[b])
         assert all(np.array_equal(x, y) for x, y in zip(two.service.offsets[s], one.service.offsets[b]))
     assert two.describe()["order"] == 2 and one.describe()["order"] == 1
+    assert one.describe()["regime_window_s"] is None    # one regime: no window (it read 0.0)
     v1, v2 = link_validity(one, 10), link_validity(two, 10)
     assert v2["mean_sojourn_rtts_weighted"] == pytest.approx(v1["mean_sojourn_rtts_weighted"], rel=1e-9)
     assert v2["outage_share"] == pytest.approx(v1["outage_share"], rel=1e-9)
