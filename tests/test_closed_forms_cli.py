@@ -81,6 +81,12 @@ def test_formula_commands(capsys):
     assert json.loads(out)["N"] == 49
     rc, out, _ = run("formula window --cwnd-avg 91232 --rtt 0.03 --json".split(), capsys)
     assert json.loads(out)["throughput_mbps"] == pytest.approx(24.3285, rel=1e-5)
+    assert json.loads(out)["capped"] is False
+    # --cap that binds is said (a CLI audit, Nov 29: "= 1 Mbps" alone)
+    rc, out, _ = run("formula window --cwnd-avg 65535 --rtt 0.1 --cap 1 --json".split(), capsys)
+    assert json.loads(out)["throughput_mbps"] == 1.0 and json.loads(out)["capped"] is True
+    rc, out, _ = run("formula window --cwnd-avg 65535 --rtt 0.1 --cap 1".split(), capsys)
+    assert "= 1 Mbps (the --cap; the window alone gives 5.2428)" in out
     rc, out, _ = run("formula cwnd-avg --cwnd-max 64 --mss 1 --json".split(), capsys)
     assert json.loads(out)["cwnd_avg"] == 48.5
     rc, out, _ = run("formula fairness 1 1 1 1 --json".split(), capsys)

@@ -203,6 +203,9 @@ def _formula(args) -> int:
         out = {"throughput_mbps": v, "cwnd_avg_bytes": args.cwnd_avg, "rtt_s": args.rtt,
                "units": {"throughput_mbps": "Mbit/s of window bytes", "cwnd_avg_bytes": "bytes", "rtt_s": "s"}}
         text = f"throughput (seed 002 eq. 1) = {v:.6g} Mbps"
+        out["capped"] = bool(args.cap is not None and v >= args.cap)   # --cap, not the window, set it (a CLI audit)
+        if out["capped"]:
+            text += f" (the --cap; the window alone gives {_win.throughput_from_window(args.cwnd_avg, args.rtt):.6g})"
     elif name == "cwnd-avg":
         try:
             v = _win.average_window_linear(args.cwnd_max, args.mss, acks_per_increment=args.acks_per_increment)
