@@ -88,7 +88,9 @@ def test_formula_commands(capsys):
     rc, out, _ = run("formula window --cwnd-avg 65535 --rtt 0.1 --cap 1".split(), capsys)
     assert "= 1 Mbps (the --cap; the window alone gives 5.2428)" in out
     rc, out, _ = run("formula cwnd-avg --cwnd-max 64 --mss 1 --json".split(), capsys)
-    assert json.loads(out)["cwnd_avg"] == 48.5
+    assert json.loads(out)["cwnd_avg"] == 48.5 and "throughput_mbps" not in json.loads(out)["units"]
+    rc, out, _ = run("formula cwnd-avg --cwnd-max 64 --mss 1 --rtt 0.1 --json".split(), capsys)
+    assert json.loads(out)["units"]["throughput_mbps"] == "Mbit/s" and "throughput_mbps" in json.loads(out)
     rc, out, _ = run("formula fairness 1 1 1 1 --json".split(), capsys)
     assert json.loads(out)["jain_index"] == 1.0
     rc, out, _ = run("formula fifo-share 1 3 --mu 2 --json".split(), capsys)

@@ -216,10 +216,11 @@ def _formula(args) -> int:
                              f"2 * --mss / --acks-per-increment = {2.0 * args.mss / args.acks_per_increment:.10g} "
                              "bytes (at least one round trip from cwnd_max/2 to cwnd_max)") from None
         out = {"cwnd_avg": v, "cwnd_max": args.cwnd_max, "mss": args.mss,
-               "units": {"cwnd_avg": "bytes", "cwnd_max": "bytes", "mss": "bytes", "throughput_mbps": "Mbit/s"}}
+               "units": {"cwnd_avg": "bytes", "cwnd_max": "bytes", "mss": "bytes"}}
         text = f"average window (seed 002 eq. 2) = {v:.6g} bytes"
-        if args.rtt is not None:
+        if args.rtt is not None:   # its unit only with the value (it was listed without one; a CLI audit)
             out["throughput_mbps"] = _win.throughput_from_window(v, args.rtt)
+            out["units"]["throughput_mbps"] = "Mbit/s"
             text += f"; throughput (eq. 1, RTT {args.rtt:g} s) = {out['throughput_mbps']:.6g} Mbps"
     elif name == "atm":
         cells = _atm.cells_per_packet(args.mss)
