@@ -37,7 +37,8 @@ def register(sub) -> None:
                    help="a grid axis; values or ranges linspace:a:b:n / logspace:a:b:n (repeatable)")
     p.add_argument("--fixed", action="append", default=[], metavar="KEY=VALUE",
                    help="a value shared by every point (repeatable)")
-    p.add_argument("--file", default=None, help="grid file (.toml or .yaml): [grid] lists, [fixed] values, points")
+    p.add_argument("--file", default=None, help="grid file (.toml or .yaml): [grid] lists, [fixed] values, points; "
+                   "--grid and --fixed add to its tables and override its keys of the same name")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="a method option, e.g. replications=2 for simulation or solver=dense (repeatable)")
     p.add_argument("--seed", type=int_arg(0), default=0, help="base seed (>= 0)")
