@@ -141,7 +141,8 @@ def test_against_the_cell_simulator_where_the_source_is_held_low():
     (dict(feedback="none", effcap_n=2), "effcap_n"),
     (dict(feedback="effcap", effcap_m=0), "effcap_m"),
     (dict(feedback="effcap", effcap_n=1.5), "effcap_n"),
-    (dict(feedback="effcap", effcap_m=30, effcap_n=30), "effcap_m"),
+    (dict(feedback="effcap", effcap_m=30, effcap_n=30),
+     r"^effcap_m/effcap_n=30/30 is invalid with 2 levels: the 2\^59 histories"),
     (dict(feedback="effcap", switch_time="uniform"), "switch_time"),
 ])
 def test_bad_effcap_input_names_the_parameter(kwargs, name):

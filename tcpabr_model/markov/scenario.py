@@ -327,7 +327,8 @@ class Scenario:
         try:
             hc = effcap_history_chain(self._levels, self._rate_matrix, m, n, mcr=self.mcr)
         except ValueError as e:
-            raise ValueError(f"effcap_m={m!r}, effcap_n={n!r} are invalid here: {e}") from None
+            why = str(e).removeprefix(f"m={m!r}, n={n!r} are invalid ")   # one parameter pair, said once (an audit)
+            raise ValueError(f"effcap_m/effcap_n={m!r}/{n!r} is invalid {why}") from None
         if self._service_key is not None:   # each state is served by its newest level's patterns
             pat_ptr, pat_w, opp_ptr, opp_t = self._service_key
             pp, pw, op, ot = [0], [], [0], []
