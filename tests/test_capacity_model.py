@@ -271,6 +271,17 @@ def test_bad_model_files_are_refused(tmp_path, text, match):
         cap.load_model(p)
 
 
+
+def test_reducible_model_file_names_the_file(tmp_path):
+    """A file whose chain is reducible: ErgodicityError naming the file, as the other fields' errors do
+    (a CLI audit, Nov 29: the message had no file)."""
+    p = tmp_path / "m.json"
+    p.write_text('{"format": "tcpabr-capacity-model", "version": 1, "time": "discrete", "levels": [1.0, 0.5], '
+                 '"transition": [[1.0, 0.0], [0.0, 1.0]], "epoch": 0.1}')
+    with pytest.raises(ErgodicityError, match=r"m\.json: transition is not irreducible: its states split"):
+        cap.load_model(p)
+
+
 def test_model_file_extension_checked(tmp_path):
     with pytest.raises(ValueError, match="must end in .json or .toml"):
         cap.save_model(cap.constant(1.0), tmp_path / "m.yaml")

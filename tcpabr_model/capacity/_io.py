@@ -24,6 +24,7 @@ import math
 import os
 import tomllib
 
+from ..errors import ErgodicityError
 from ._model import CapacityModel
 
 __all__ = ["save_model", "load_model", "FORMAT", "VERSION"]
@@ -121,6 +122,8 @@ def load_model(path) -> CapacityModel:
     try:
         return CapacityModel(d["levels"], transition=d.get("transition"), generator=d.get("generator"),
                              epoch=d.get("epoch"), time_unit=d.get("time_unit"), packet_bytes=d.get("packet_bytes"))
+    except ErgodicityError as exc:   # a reducible chain in the file: the same error, naming the file (an audit)
+        raise ErgodicityError(f"{name}: {exc}") from None
     except (ValueError, TypeError) as exc:     # a field of the file: say which file
         msg = str(exc)
         if isinstance(exc, TypeError) or " is invalid" not in msg:
