@@ -178,19 +178,20 @@ def _flag_for(parser: argparse.ArgumentParser, dest: str) -> str | None:
 _PARAM = re.compile(r"^([A-Za-z_]\w*(?:/[A-Za-z_]\w*)*)(?:\[(\d+)\])?(?==)")
 
 
-_INNER = re.compile(r"(?<![\w.\-])([a-z_][a-z0-9_]*)=('([^']*)'|([^\s,;:()']+))(?! is invalid)")
+_INNER = re.compile(r"(^|\bwith |\bgive |\bor )([a-z_][a-z0-9_]*)=('([^']*)'|([^\s,;:()']+))(?! is invalid)")
 
 
 def _inner_flags(text: str, parser, aliases: dict | None) -> str:
-    """``name='value'`` further inside a message (``with loss_cycle='paper'``, ``give silence='epochs'``) as
-    the flag and value a user types (``--loss-cycle paper``), where ``name`` is a flag's parameter; a nested
-    ``name=value is invalid`` keeps the API's form (a CLI audit, Nov 29)."""
+    """``name='value'`` as a condition or advice further inside a message (``with loss_cycle='paper'``,
+    ``give silence='epochs'``, ``or duplicates='none'``, or opening it) as the flag and value a user types
+    (``--loss-cycle paper``), where ``name`` is a flag's parameter; a nested ``name=value is invalid`` and
+    descriptive lists (``(delta=40, bmax=10)``) keep the API's form (a CLI audit, Nov 29)."""
     def flag(m):
-        name = m.group(1)
+        name = m.group(2)
         f = (aliases or {}).get(name) or (_flag_for(parser, name) if parser is not None else None)
         if not f or not f.startswith("--"):
             return m.group(0)
-        return f"{f} {m.group(3) if m.group(3) is not None else m.group(4)}"
+        return f"{m.group(1)}{f} {m.group(4) if m.group(4) is not None else m.group(5)}"
     return _INNER.sub(flag, text)
 
 
