@@ -94,11 +94,11 @@ def as_float_array(name: str, value) -> np.ndarray:
         raise ValueError(f"{name}={shown} is invalid: must be a real number or an array of real numbers") from None
 
 
-def int_arg(low: int | None = None, high: int | None = None, note: str = ""):
+def int_arg(low: int | None = None, high: int | None = None):
     """An argparse ``type`` that reads an integer as ``type=int`` does and refuses any other text with the
     range the command checks the value against (``argument --bmax: 'nan' is invalid: must be an integer in
     [1, 100000]``), where ``type=int`` said only "invalid int value".  The range itself is the command's
-    check, after parsing; ``note`` (e.g. " (1000000 with --trace)") where it depends on other flags."""
+    check, after parsing."""
     import argparse
 
     rng = _fmt_range(low, high, False, False)
@@ -107,6 +107,6 @@ def int_arg(low: int | None = None, high: int | None = None, note: str = ""):
         try:
             return int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is invalid: must be an integer {rng}{note}") from None
+            raise argparse.ArgumentTypeError(f"{text!r} is invalid: must be an integer {rng}") from None
 
     return integer

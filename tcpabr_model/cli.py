@@ -200,27 +200,24 @@ def user_message(message: str, parser: argparse.ArgumentParser | None, aliases: 
     an entry of a list parameter (``feedback_delay[0]=...``) keeps its index in words; a flag not given
     (``--source-rate=None is invalid: ...``) is "missing"; parameters further in as flags
     (:func:`_inner_flags`)."""
-    gone = re.match(r"^(--[\w-]+)=None is invalid: ", message)    # a CLI's own message of a flag not given
-    if gone:
-        message = f"{gone.group(1)} is missing: {message[gone.end():]}"
     m = _PARAM.match(message)
-    if not m:
-        return _inner_flags(message, parser, aliases)
     flags = []
-    for name in m.group(1).split("/"):
+    for name in (m.group(1).split("/") if m else ()):
         flag = (aliases or {}).get(name) or (_flag_for(parser, name) if parser is not None else None)
         if not flag:
             return message
         flags.append(flag)
-    if m.group(2) is not None:   # one entry of a per-connection list: feedback_delay[0]=...
+    if m:
         rest = message[m.end():]
-        value, sep, tail = rest.partition(" is invalid")
-        return "/".join(flags) + value + f" (entry {m.group(2)})" + sep + _inner_flags(tail, parser, aliases)
-    rest = message[m.end():]
-    if rest.startswith("=None is invalid: "):    # a flag the command needs was not given
-        return "/".join(flags) + " is missing: " + _inner_flags(rest[len("=None is invalid: "):], parser, aliases)
-    head, sep, tail = rest.partition(" is invalid")
-    return "/".join(flags) + head + sep + _inner_flags(tail, parser, aliases)
+        if m.group(2) is not None:   # one entry of a per-connection list: feedback_delay[0]=...
+            value, sep, tail = rest.partition(" is invalid")
+            rest = value + f" (entry {m.group(2)})" + sep + tail
+        message = "/".join(flags) + rest
+    gone = re.match(r"^(--[\w/-]+)=None is invalid: ", message)    # a flag the command needs was not given
+    if gone:
+        return f"{gone.group(1)} is missing: " + _inner_flags(message[gone.end():], parser, aliases)
+    head, sep, tail = message.partition(" is invalid")
+    return head + sep + _inner_flags(tail, parser, aliases) if sep else _inner_flags(message, parser, aliases)
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str):

@@ -22,6 +22,7 @@ always) leaves no level 0, and the text output says when one remains.  JSON keys
 from __future__ import annotations
 
 import argparse
+import inspect
 
 from .._validate import int_arg
 
@@ -118,8 +119,9 @@ def _fit(args) -> int:
     for d, e, f24, f23 in zip(fit.ec_delta, fit.ec_empirical, fit.ec_fitted_eq24, fit.ec_fitted_eq23):
         lines.append(f"  {d:12.4g}  {e:15.1f}  {f24:12.1f}  {f23:12.1f}")
     lines.append(f"max |empirical - fitted eq24| / mean = {fit.ec_error:.3f}")
-    if fit.selection == "ec" and fit.ec_error > 0.05:    # fit_trace's ec_tol, the CLI's default (a CLI audit)
-        lines.append(f"  ({fit.ec_error:.4f}: above the 0.05 that --select ec asks for; no K up to "
+    tol = inspect.signature(fit_trace).parameters["ec_tol"].default    # the CLI leaves it at fit_trace's
+    if fit.selection == "ec" and fit.ec_error > tol:    # no K within it: said (a CLI audit)
+        lines.append(f"  ({fit.ec_error:.4f}: above the {tol:g} that --select ec asks for; no K up to "
                      f"{max(c['K'] for c in fit.candidates)} reaches it, so the K with the smallest error is kept)")
     if fit.ec_error_sampling:
         lines.append(f"same error for {fit.bootstrap} paths of the fitted chain as long as the trace: median "

@@ -50,6 +50,22 @@ def replication_args(replications, seed, level, workers) -> tuple:
             check_int("workers", workers, 1, 256))
 
 
+def run_options(replications, seed, level, workers, ci_method, batches, max_replications,
+                target_rel_halfwidth) -> tuple:
+    """:func:`simulate`'s run options, validated: ``(replications, seed, level, workers, batches,
+    max_replications, target_rel_halfwidth)`` (``ci_method`` checked; ``max_replications`` None: 1000, or
+    ``replications`` when larger).  Also the sweep's check of its options before any point."""
+    replications, seed, level, workers = replication_args(replications, seed, level, workers)
+    check_choice("ci_method", ci_method, ("replications", "batch"))
+    batches = check_int("batches", batches, 2, 100_000)
+    if max_replications is None:    # the cap of target_rel_halfwidth; never below the count asked for
+        max_replications = max(1000, replications)
+    max_replications = check_int("max_replications", max_replications, replications)
+    if target_rel_halfwidth is not None:
+        target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
+    return replications, seed, level, workers, batches, max_replications, target_rel_halfwidth
+
+
 @contextmanager
 def replication_pool(workers: int):
     """A process pool of ``workers`` processes, or None (in-process) for one worker; shut
@@ -261,14 +277,8 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
     """
     if not isinstance(scenario, Scenario):
         raise ValueError(f"scenario={scenario!r} is invalid: must be a Scenario")
-    replications, seed, level, workers = replication_args(replications, seed, level, workers)
-    check_choice("ci_method", ci_method, ("replications", "batch"))
-    batches = check_int("batches", batches, 2, 100_000)
-    if max_replications is None:    # the cap of target_rel_halfwidth; never below the count asked for
-        max_replications = max(1000, replications)
-    max_replications = check_int("max_replications", max_replications, replications)
-    if target_rel_halfwidth is not None:
-        target_rel_halfwidth = check_real("target_rel_halfwidth", target_rel_halfwidth, 0.0, low_open=True)
+    replications, seed, level, workers, batches, max_replications, target_rel_halfwidth = run_options(
+        replications, seed, level, workers, ci_method, batches, max_replications, target_rel_halfwidth)
     _check_run(scenario, replications, trace, target_rel_halfwidth is not None)
     ss = np.random.SeedSequence(seed)
     tally = _Tally(scenario, ci_method, batches, trace)

@@ -75,34 +75,24 @@ def check_option_values(name: str, options: dict, flag: str = "method_options") 
     """``ValueError`` naming an option of the built-in method ``name`` whose value its run would refuse
     (the analysis' ``solver`` and ``tol``; the simulation's :data:`SIMULATION_KEYS`), before any point:
     a bad value otherwise failed every point, once per point.  Other methods: nothing to check."""
-    from .._validate import check_choice, check_int, check_real
+    from .._validate import check_choice, check_real
 
-    def named(check, key, *args, **kw):
-        try:
-            check(key, options[key], *args, **kw)
-        except ValueError as e:
-            raise ValueError(f"{flag} {e}") from None
+    try:
+        if name == "analysis":
+            from ..markov.solvers import METHODS
 
-    if name == "analysis":
-        from ..markov.solvers import METHODS
+            if "solver" in options:
+                check_choice("solver", options["solver"], METHODS)
+            if options.get("tol") is not None:
+                check_real("tol", options["tol"], 0.0, 1.0, low_open=True)   # analyze's own check, under this name
+        elif name == "simulation":   # simulate's own checks, on the options simulation_point would pass it
+            from ..sim.driver import run_options
 
-        if "solver" in options:
-            named(check_choice, "solver", METHODS)
-        if options.get("tol") is not None:
-            named(check_real, "tol", 0.0, 1.0, low_open=True)
-    elif name == "simulation":
-        if "replications" in options:
-            named(check_int, "replications", 1, 100_000)
-        if "max_replications" in options:
-            named(check_int, "max_replications", 1)
-        if options.get("target_rel_halfwidth") is not None:
-            named(check_real, "target_rel_halfwidth", 0.0, low_open=True)
-        if "ci_method" in options:
-            named(check_choice, "ci_method", ("replications", "batch"))
-        if "batches" in options:
-            named(check_int, "batches", 2, 100_000)
-        if "level" in options:
-            named(check_real, "level", 0.0, 1.0, low_open=True, high_open=True)
+            opts = _simulation_options({}, dict(options))
+            run_options(opts["replications"], 0, opts["level"], 1, opts["ci_method"], opts["batches"],
+                        opts["max_replications"], opts.get("target_rel_halfwidth"))
+    except ValueError as e:
+        raise ValueError(f"{flag} {e}") from None
 
 
 def _simulation_keys(p: dict) -> None:
@@ -246,6 +236,26 @@ def build_sim_scenario(params: dict):
     return Scenario(**p)
 
 
+def _simulation_options(p: dict, given: dict) -> dict:
+    """The options :func:`simulation_point` passes to ``simulate``: ``given`` (its keywords; those left out
+    take its defaults) overridden by the :data:`SIMULATION_KEYS` of the point ``p``, which are taken out of
+    ``p``; no ``target_rel_halfwidth`` where None, and the default ``max_replications`` raised to a larger
+    ``replications``."""
+    import inspect
+
+    opts = {k: v.default for k, v in inspect.signature(simulation_point).parameters.items() if k in SIMULATION_KEYS}
+    opts.update(given)
+    explicit = "max_replications" in p
+    for k in SIMULATION_KEYS:
+        if k in p:
+            opts[k] = p.pop(k)
+    if opts["target_rel_halfwidth"] is None:
+        opts.pop("target_rel_halfwidth")
+    if not explicit and isinstance(opts["replications"], int) and opts["replications"] > opts["max_replications"]:
+        opts["max_replications"] = opts["replications"]  # default cap below the asked count
+    return opts
+
+
 def simulation_point(params: dict, seed: int, *, replications: int = 10,
                      target_rel_halfwidth: float | None = None, max_replications: int = 1000,
                      ci_method: str = "replications", batches: int = 20, level: float = 0.95) -> dict:
@@ -287,17 +297,9 @@ def simulation_point(params: dict, seed: int, *, replications: int = 10,
     from ..sim import simulate
 
     p = dict(params)
-    opts = {"replications": replications, "target_rel_halfwidth": target_rel_halfwidth,
-            "max_replications": max_replications, "ci_method": ci_method, "batches": batches,
-            "level": level}
-    for k in SIMULATION_KEYS:
-        if k in p:
-            opts[k] = p.pop(k)
-    if opts["target_rel_halfwidth"] is None:
-        opts.pop("target_rel_halfwidth")
-    if "max_replications" not in params and isinstance(opts["replications"], int) \
-            and opts["replications"] > opts["max_replications"]:
-        opts["max_replications"] = opts["replications"]  # default cap below the asked count
+    opts = _simulation_options(p, {"replications": replications, "target_rel_halfwidth": target_rel_halfwidth,
+                                   "max_replications": max_replications, "ci_method": ci_method,
+                                   "batches": batches, "level": level})
     sc = build_sim_scenario(p)
     res = simulate(sc, seed=seed, **opts)
 
