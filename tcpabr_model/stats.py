@@ -36,6 +36,8 @@ class Estimate:
 
     ``half_width`` (and ``low``, ``high``) are NaN with fewer than two replications or
     batches: no interval exists then, and :meth:`format` says so instead of printing one.
+    ``limits``: the physical range of the quantity, ``(lowest, highest)`` (None: unbounded);
+    ``ci_low`` / ``ci_high`` are the interval clipped to it (``low`` / ``high`` are not).
     """
 
     mean: float
@@ -44,9 +46,10 @@ class Estimate:
     high: float
     n: int
     level: float = 0.95
+    limits: tuple = (None, None)
 
     @classmethod
-    def from_samples(cls, x, level: float = 0.95) -> "Estimate":
+    def from_samples(cls, x, level: float = 0.95, limits: tuple = (None, None)) -> "Estimate":
         x = np.asarray(x, dtype=float)
         n = x.size
         m = float(x.mean())
@@ -54,24 +57,59 @@ class Estimate:
             hw = float("nan")
         else:
             hw = float(_t_quantile(0.5 + level / 2, n - 1) * x.std(ddof=1) / math.sqrt(n))
-        return cls(m, hw, m - hw, m + hw, n, level)
+        return cls(m, hw, m - hw, m + hw, n, level, tuple(limits))
 
     @property
     def has_interval(self) -> bool:
         return not math.isnan(self.half_width)
 
+    @property
+    def ci_low(self) -> float:
+        """``low`` raised to the quantity's lowest value (unless the mean is below it); NaN without interval."""
+        lo = self.limits[0]
+        return float(lo) if lo is not None and self.low < lo <= self.mean else self.low
+
+    @property
+    def ci_high(self) -> float:
+        """``high`` lowered to the quantity's highest value (unless the mean is above it); NaN without interval."""
+        hi = self.limits[1]
+        return float(hi) if hi is not None and self.mean <= hi < self.high else self.high
+
+    def _clipped_ends(self) -> list:
+        """The limits the interval was clipped at (none, one or both)."""
+        if not self.has_interval:
+            return []
+        return [v for v, c in ((self.limits[0], self.ci_low != self.low), (self.limits[1], self.ci_high != self.high))
+                if c]
+
+    @property
+    def clipped(self) -> bool:
+        """Whether the interval reaches past the quantity's physical range."""
+        return bool(self._clipped_ends())
+
+    def clip_note(self, fmt: str = ".4f", scale: float = 1.0) -> str:
+        """``' (clipped at 0: 0 to 32)'`` (values times ``scale``) when :attr:`clipped`, else ``''``."""
+        at = self._clipped_ends()
+        if not at:
+            return ""
+        return (f" (clipped at {' and '.join(f'{scale * v:.4g}' for v in at)}: {scale * self.ci_low:{fmt}} to "
+                f"{scale * self.ci_high:{fmt}})")
+
     def format(self, fmt: str = ".4f") -> str:
-        """``'mean +/- half_width'``, or ``'mean (no CI: n = 1)'`` when no interval exists."""
+        """``'mean +/- half_width'`` (and :meth:`clip_note`), or ``'mean (no CI: n = 1)'`` when no
+        interval exists."""
         if not self.has_interval:
             return f"{self.mean:{fmt}} (no CI: n = {self.n})"
-        return f"{self.mean:{fmt}} +/- {self.half_width:{fmt}}"
+        return f"{self.mean:{fmt}} +/- {self.half_width:{fmt}}{self.clip_note(fmt)}"
 
     def to_dict(self) -> dict:
-        """JSON-able dict; NaN (undefined half-width) becomes None."""
+        """JSON-able dict; NaN (undefined half-width) becomes None.  ``low``/``high`` are mean -/+
+        half-width, ``ci_low``/``ci_high`` the same interval clipped to the physical range."""
         def f(v):
             return None if math.isnan(v) else v
         return {"mean": f(self.mean), "half_width": f(self.half_width), "low": f(self.low),
-                "high": f(self.high), "n": self.n, "level": self.level}
+                "high": f(self.high), "ci_low": f(self.ci_low), "ci_high": f(self.ci_high), "n": self.n,
+                "level": self.level}
 
 
 def _rates(x, name="x"):

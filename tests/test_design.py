@@ -271,17 +271,57 @@ def test_analysis_beside_on_a_trace_is_analyze_links():
 
 
 def test_cli_analysis_only(main, capsys):
-    assert main(["design", "--delta", "40", "--bmax", "10", "--psi", "10", "--analysis-only", "--m", "1", "--n", "4",
-                 "--json"]) == 0
+    argv = ["design", "--delta", "40", "--bmax", "10", "--psi", "10", "--analysis-only"]
+    assert main(argv + ["--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["evaluated_with"] == "analysis" and [r["candidate"] for r in d["points"]] == ["TCP alone", "INSTCAP"]
     r = analyze(MScenario(delta=40, bmax=10, psi=10, feedback="none"))
     assert d["points"][0]["throughput"] == pytest.approx(r.prediction, rel=1e-12)
     assert all("p95" not in k for row in d["points"] for k in row)
-    assert {x["candidate"] for x in d["not_analysed"]} == {"EFFCAP paper rule", "EFFCAP M=1 N=4", "INSTCAP u=0.9",
-                                                             "INSTCAP u=0.95"}
+    # the default grid's candidates the analysis cannot take are listed, each with its reason
+    skipped = {x["candidate"]: x["reason"] for x in d["not_analysed"]}
+    assert set(skipped) == {"EFFCAP paper rule", "EFFCAP M=1 N=4", "EFFCAP M=1 N=16", "EFFCAP M=4 N=4",
+                            "EFFCAP M=4 N=16", "INSTCAP u=0.9", "INSTCAP u=0.95"}
+    # the text gives the same reasons as the JSON (it listed the names only)
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    for name, why in skipped.items():
+        assert any(name in line and line.endswith(why) for line in text.splitlines()), (name, text)
     assert main(["design", "--psi", "1,10", "--analysis-only"]) == 2
     assert "--analysis-only is invalid" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, msg", [
+    # no candidate from --m 3 can be analysed at the default interval: refused, as --max-p95-delay is
+    (["--m", "3"], "--m 3 is not evaluated with --analysis-only: the analysis' EFFCAP samples once per round trip "
+                   "(s = 0.2 s), this candidate every 0.03 s (docs/model.md sec. 20): add --interval 0.2 (the round "
+                   "trip), or drop --analysis-only"),
+    (["--interval", "0.05"], "--interval 0.05 is not evaluated with --analysis-only: the analysis' EFFCAP samples "
+                             "once per round trip (s = 0.2 s), this candidate every 0.05 s (docs/model.md sec. 20): "
+                             "give --interval 0.2 (the round trip)"),
+    (["--utilisation", "1", "0.9"], "--utilisation 0.9 is not evaluated with --analysis-only: the analysis' INSTCAP "
+                                    "feeds back the whole capacity each round trip (utilisation 1, no mcr): drop it"),
+    (["--mcr", "0", "0.1", "--interval", "0.2"], "--mcr 0.1 is not evaluated with --analysis-only: the analysis' "
+                                                 "EFFCAP feeds back eq. 28 of the whole capacity"),
+    (["--delta", "40", "40"], "--analysis-only evaluates no candidate here: the analysis has one connection; drop "
+                              "--analysis-only"),
+    (["--variant", "sack"], "--analysis-only evaluates no candidate here: TCP variant 'sack'"),
+])
+def test_cli_analysis_only_refuses_what_it_cannot_evaluate(main, capsys, args, msg):
+    assert main(["design", "--analysis-only", *args]) == 2
+    err = capsys.readouterr().err
+    assert msg in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_analysis_only_refusal_takes_values_it_can_evaluate():
+    from tcpabr_model.design.analysis import analysis_only_refusal
+
+    base = Scenario.from_normalized(feedback="instcap", delta=40, bmax=10, psi=20, duration=10.0)
+    cands = candidate_grid(m=(3,), n=(4,), interval=(0.2,), utilisation=(1.0,))
+    # M = 3 at s = RTT, utilisation 1 (INSTCAP itself), mcr 0: each has a candidate the analysis takes
+    assert analysis_only_refusal(base, cands, {"--m": [3], "--interval": [0.2], "--utilisation": [1.0],
+                                               "--mcr": [0.0]}) is None
+    assert "--m 3" in analysis_only_refusal(base, candidate_grid(m=(3,), n=(4,)), {"--m": [3]})
 
 
 def test_design_targets_script_on_the_constant_trace(tmp_path):

@@ -17,7 +17,9 @@ ABR counted the slow start's pairs, and when a loss interval's queue stayed full
 (docs/model.md sec. 13, Nov 28: only the analysis' mean delays of TCP alone and INSTCAP moved), and
 when a timeout cycle over ABR held both buffers' backlog while the ACK clock runs (sec. 13, "Over ABR,
 the backlog held": only INSTCAP's analysis delays moved, the designs are the same), and when a timeout
-cycle waited out an outage once (sec. 15c, Nov 29: only the ``analysis`` records moved, on the trace).  Floats are compared to 1e-10 (``_assert_close``: the last bits of a solve depend on
+cycle waited out an outage once (sec. 15c, Nov 29: only the ``analysis`` records moved, on the trace), and
+when every estimate got ``ci_low``/``ci_high`` (its interval clipped to the physical range, Nov 29: keys
+added, no number moved).  Floats are compared to 1e-10 (``_assert_close``: the last bits of a solve depend on
 the CPU);
 regenerate it on purpose only, with
 ``PYTHONPATH=$PWD python tests/test_design_speed.py`` (docs/design.md "Time").

@@ -53,6 +53,32 @@ def test_tiny_run_writes_png_csv_and_report(tiny_run):
     assert set(v["status"]) <= {"supported", "partly", "not supported", "not evaluated"}
 
 
+def test_csv_writes_counts_as_integers(tiny_run):
+    base, _ = tiny_run
+    raw = pd.read_csv(base / "out" / "fig08_09.csv", dtype=str, keep_default_na=False)
+    # n_states and nnz are empty on the simulated rows: integers all the same (863, not 863.0)
+    for col in ("n_states", "nnz", "replications", "n_connections", "bmax", "wmax", "seed"):
+        given = [v for v in raw[col] if v != ""]
+        assert given and all(v.isdigit() for v in given), (col, given[:3])
+    assert (raw["n_states"] == "").sum() == 16 and (raw["replications"] == "").sum() == 8
+    assert all("." in v for v in raw["psi"])     # a float column stays float, even at whole values
+
+
+def test_integer_columns_with_gaps_and_a_failed_point():
+    from tcpabr_model.reproduce._run import _integers
+
+    # as the sweep returns them when a point failed (its n_states NaN made the column float)
+    rows = [{"psi": 2.0, "n_states": 863.0, "m": 7, "eff": 0.5}, {"psi": 5.0, "n_states": float("nan"), "m": 7},
+            {"psi": 20.0, "eff": 0.25}]
+    table = pd.concat([pd.DataFrame(rows[:2]), pd.DataFrame(rows[2:])], ignore_index=True)
+    assert table["m"].dtype == float and table["n_states"].dtype == float
+    out = _integers(table, rows)
+    assert str(out["n_states"].dtype) == "Int64" and str(out["m"].dtype) == "Int64"
+    assert out["psi"].dtype == float and out["eff"].dtype == float and table["m"].dtype == float  # a copy
+    assert out.to_csv(index=False).splitlines() == ["psi,n_states,m,eff", "2.0,863,7,0.5", "5.0,,7,",
+                                                    "20.0,,,0.25"]
+
+
 def test_rerun_from_cache_is_identical(tiny_run):
     base, res = tiny_run
     res2 = reproduce(figures="9", size="tiny", out=base / "out2", cache_dir=base / "cache", workers=2,

@@ -54,3 +54,54 @@ def test_simulate_trace_file(main, capsys, tmp_path):
     z = np.load(path)
     assert {"time", "cwnd", "queue", "source_rate"} <= set(z.files)
     assert z["cwnd"].shape[1] == 1
+
+
+def test_tcp_alone_text_counts_packets_not_cells(main, capsys):
+    # without ABR the link serves whole IP packets: no cell in the text; the JSON keys stay
+    argv = ["simulate", "--feedback", "none", "--duration", "20", "--warmup", "5", "--replications", "2"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "cell" not in out and "frame" not in out, out
+    loss = next(x for x in out.splitlines() if "loss ratio" in x)
+    assert loss.startswith("packet loss ratio ") and ", timeouts " in loss
+    occ = next(x for x in out.splitlines() if x.startswith("occupancy"))
+    assert occ.count("packets") == 2 and "+/-" in occ
+    assert all(x.endswith(" packets)") for x in out.splitlines() if x.startswith("delay "))
+    assert out.splitlines()[-1].startswith("speed: ") and out.rstrip().endswith(" packets/s")
+    assert main(argv + ["--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert {"cell_loss_ratio", "frame_loss_ratio"} <= set(d) and "source_cells" in d["delay"]["occupancy"]
+    assert f"{d['frame_loss_ratio']['mean']:.3e}" in loss
+
+
+def test_atm_text_keeps_cells_and_frames(main, capsys):
+    assert main(["simulate", "--feedback", "instcap", "--duration", "20", "--warmup", "5", "--replications", "2"]) == 0
+    out = capsys.readouterr().out
+    assert any(x.startswith("cell loss ratio ") and ", frame loss ratio " in x for x in out.splitlines())
+    occ = next(x for x in out.splitlines() if x.startswith("occupancy"))
+    assert occ.count(" frames") == 2 and occ.count(" cells") == 2
+    assert all(x.endswith(" frames)") for x in out.splitlines() if x.startswith("delay "))
+    assert out.rstrip().endswith(" cells/s")
+
+
+def test_intervals_below_zero_are_clipped_in_text_and_json(main, capsys):
+    # 2 short replications of EFFCAP at psi 1: intervals of delays and occupancies reach below 0
+    argv = ["simulate", "--feedback", "effcap", "--psi", "1", "--duration", "40", "--warmup", "5", "--replications",
+            "2", "--seed", "3"]
+    assert main(argv + ["--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    occ = d["delay"]["occupancy"]["source_frames"]
+    assert occ["low"] < 0 and occ["ci_low"] == 0.0 and occ["ci_high"] == occ["high"]
+    assert occ["mean"] == pytest.approx((occ["low"] + occ["high"]) / 2)     # mean and half-width unchanged
+    mean_src = d["delay"]["source"]["mean"]
+    assert mean_src["low"] < 0 and mean_src["ci_low"] == 0.0
+    for e in (d["efficiency"], d["efficiency_wire"], d["cell_loss_ratio"], d["frame_loss_ratio"]):
+        assert 0.0 <= e["ci_low"] <= e["mean"] <= e["ci_high"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("occupancy"))
+    assert (f"{occ['mean']:.4g} +/- {occ['half_width']:.4g} (clipped at 0: 0 to {occ['ci_high']:.4g}) frames"
+            in line), line
+    src = next(x for x in out.splitlines() if x.startswith("delay source"))
+    assert f"mean {1e3 * mean_src['mean']:.4g} +/- " in src
+    assert f"(clipped at 0: 0 to {1e3 * mean_src['ci_high']:.4g})" in src

@@ -34,8 +34,8 @@ import numpy as np
 from ..capacity import Trace
 from ..sim.scenario import Scenario
 
-__all__ = ["analysable", "analysis_beside", "analysis_only", "PSI_HOLDS", "MAX_STATES", "INSTCAP_LAG_HOLDS",
-           "instcap_timing_strain"]
+__all__ = ["analysable", "analysis_beside", "analysis_only", "analysis_only_refusal", "PSI_HOLDS", "MAX_STATES",
+           "INSTCAP_LAG_HOLDS", "instcap_timing_strain"]
 
 #: the designer's cap on the embedded chain (counting stops above it within seconds; a
 #: larger chain is reported as not analysed, with the reason, and the simulator stands alone)
@@ -277,6 +277,36 @@ def _model_scenario(base: Scenario, feedback: str, **effcap) -> tuple:
     return ms, tu / cmax, None, holds, why
 
 
+def analysis_only_refusal(base: Scenario, candidates, given: dict) -> str | None:
+    """Why ``tcpabr design --analysis-only`` refuses to run, or None: the analysis covers no
+    candidate at all, or a value the user gave (``given``: flag -> values, e.g. ``{'--m': [3]}``)
+    has only candidates it does not cover (the rest of the default grid is listed with reasons)."""
+    from dataclasses import replace
+
+    why = {c: analysable(base, c) for c in candidates}
+    if why and all(why.values()):
+        first = next(iter(why.values()))
+        return (f"--analysis-only evaluates no candidate here: {first}; drop --analysis-only (the simulator "
+                "evaluates them)")
+    rtt = base.rtt[0]
+    for flag, values in given.items():
+        field = flag.lstrip("-")
+        carrying = {v: [c for c in candidates if getattr(c, field) == v] for v in values}
+        bad = [v for v, cs in carrying.items() if cs and all(why[c] for c in cs)]
+        if not bad:
+            continue
+        cs = carrying[bad[0]]
+        c = next((x for x in cs if x.feedback == "effcap"), cs[0])
+        # the reason that stays at s = RTT (EFFCAP's only analysed interval), or the interval itself
+        after = analysable(base, replace(c, interval=rtt)) if c.feedback == "effcap" else why[c]
+        hint = "drop it" if after is not None else \
+            f"{'give' if flag == '--interval' else 'add'} --interval {rtt:g} (the round trip)"
+        shown = " ".join(f"{v:g}" for v in bad)
+        return (f"{flag} {shown} is not evaluated with --analysis-only: {why[c] if after is None else after}: {hint}, "
+                "or drop --analysis-only (the simulator evaluates it)")
+    return None
+
+
 def analysis_only(base: Scenario, candidates) -> dict:
     """The analysis alone (no simulation): :func:`analysis_beside` for each candidate it covers,
     and the others listed with the reason.  Throughput and MEAN delays only: no p95, hence no
@@ -305,7 +335,10 @@ def analysis_only_lines(res: dict) -> list:
         out.append(f"  {r['candidate']:28s} throughput {r['throughput']:.4f} (band {r['band'][0]:.4f}-"
                    f"{r['band'][1]:.4f}; {'holds' if r['holds'] else 'does NOT hold'}: {r['validity']})  "
                    f"mean delay {1e3 * r['mean_delay_s']:.4g} ms")
-    if res["not_analysed"]:
-        out.append("not analysed (the simulator evaluates them: drop --analysis-only): "
-                   + ", ".join(r["candidate"] for r in res["not_analysed"]))
+    if res["not_analysed"]:     # grouped by reason, as the JSON's not_analysed lists them
+        out.append("not analysed (the simulator evaluates them: drop --analysis-only):")
+        by_reason: dict = {}
+        for r in res["not_analysed"]:
+            by_reason.setdefault(r["reason"], []).append(r["candidate"])
+        out += [f"  {', '.join(names)}: {why}" for why, names in by_reason.items()]
     return out

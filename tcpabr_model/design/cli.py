@@ -120,6 +120,9 @@ def handler(args) -> int:
         if bad:
             raise ValueError(f"{', '.join(bad)} {'is' if len(bad) == 1 else 'are'} ignored with --analysis-only "
                              f"(nothing is simulated): drop {'it' if len(bad) == 1 else 'them'}")
+    # the search values the user gave (before --quick sets its grid): with --analysis-only, one the
+    # analysis cannot evaluate is refused, as --max-p95-delay is
+    grid_given = {f"--{d}": getattr(args, d) for d in ("mcr", "utilisation", "interval", "m", "n") if _given(args, d)}
     if args.quick:
         for dest in ("m", "n", "utilisation"):
             if _given(args, dest):
@@ -139,9 +142,13 @@ def handler(args) -> int:
         if args.no_analysis or len(psis) > 1 or (trace and not args.whole_trace):
             raise ValueError("--analysis-only is invalid with --no-analysis, several --psi or a held-out trace "
                              "(add --whole-trace)")
-        from .analysis import analysis_only, analysis_only_lines
+        from .analysis import analysis_only, analysis_only_lines, analysis_only_refusal
 
-        res = analysis_only(_trace_base(ns, args) if trace else _scenario(ns), cands)
+        base = _trace_base(ns, args) if trace else _scenario(ns)
+        why = analysis_only_refusal(base, cands, grid_given)
+        if why is not None:
+            raise ValueError(why)
+        res = analysis_only(base, cands)
         emit(res, args.json, "\n".join(analysis_only_lines(res)))
         return 0
     if trace:

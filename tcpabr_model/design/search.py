@@ -261,7 +261,7 @@ class Design:
 
 def _ms(e: Estimate) -> str:
     m = f"{1e3 * e.mean:.4g}"
-    return m if not e.has_interval else f"{m} +/- {1e3 * e.half_width:.2g}"
+    return m if not e.has_interval else f"{m} +/- {1e3 * e.half_width:.2g}{e.clip_note('.4g', 1e3)}"
 
 
 def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int = 0, workers: int = 1,

@@ -226,7 +226,7 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
     n_cached = n_failed = 0
     counted = set()
     for spec in specs:
-        frames = []
+        frames, rows = [], []
         for part in plan[spec.key]:
             recs = []
             for p in part.grid:
@@ -240,11 +240,12 @@ def reproduce(figures=None, quick: bool = False, out="out/reproduce", seed: int 
                     n_cached += bool(r.get("cached", False))
                     n_failed += r.get("status", "ok") != "ok"
             frames.append(pd.DataFrame(recs))
+            rows += recs
         table = pd.concat(frames, ignore_index=True, sort=False)
         table = table.dropna(axis=1, how="all")
         table = _flatten(table)
         csv = outp / f"{spec.key}.csv"
-        write_table(table, csv)
+        write_table(_integers(table, rows), csv)
         secs = table.get("seconds", pd.Series(0.0, index=table.index)).fillna(0.0)
         was_cached = table.get("cached", pd.Series(False, index=table.index)).fillna(False).astype(bool)
         fr = FigureResult(spec, table, None, csv, compute_seconds=float(secs[~was_cached].sum()),
@@ -280,6 +281,35 @@ def _evaluate(claim: Claim, table: pd.DataFrame) -> Verdict:
         return claim.check(table)
     except Exception as exc:  # an unevaluable claim is reported, never silently dropped
         return Verdict("not supported", f"could not be evaluated ({type(exc).__name__}: {exc})")
+
+
+#: counts the sweep methods return: integers even where the sweep's frame made them floats (a
+#: failed point has none)
+COUNT_COLUMNS = ("n_states", "nnz", "replications", "n_connections")
+
+
+def _integers(df: pd.DataFrame, records: list) -> pd.DataFrame:
+    """A copy of ``df`` (for the CSV) with pandas' nullable ``Int64`` (``863``, not ``863.0``; a
+    missing value stays empty) in each float column of whole numbers that is a count
+    (:data:`COUNT_COLUMNS`) or whose given values are all ``int`` in ``records`` (the rows before
+    the concatenation, which turns an integer column with a gap into floats)."""
+    import numbers
+
+    def whole(v):
+        return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+    out = df.copy()
+    for c in df.columns:
+        col = df[c]
+        if col.dtype.kind != "f":
+            continue
+        given = [r[c] for r in records if c in r and not pd.isna(r[c])]     # scalars: the column is float
+        if c not in COUNT_COLUMNS and not (given and all(whole(v) for v in given)):
+            continue
+        x = col.dropna()
+        if ((x == x.round()) & (x.abs() < 2.0 ** 53)).all():     # exact as integers
+            out[c] = col.astype("Int64")
+    return out
 
 
 def _flatten(df: pd.DataFrame) -> pd.DataFrame:

@@ -380,11 +380,16 @@ def handler(args) -> int:
                   f"half-width of {rel:.3g}; lengthen --duration", file=sys.stderr)
     if sc.n_connections > 1:
         lines.append(f"Jain fairness   {res.fairness.format()}")
-    lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
-                 f"{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
-    lines.extend(res.delay.lines())     # per delivered segment (docs/simulator.md, "Delay")
-    lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "
-                 f"{res.cells_per_second:,.0f} cells/s")
+    atm = sc.feedback != "none"     # TCP alone: the link serves whole IP packets, no cells (JSON keys keep "cell")
+    if atm:
+        lines.append(f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio "
+                     f"{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
+    else:
+        lines.append(f"packet loss ratio {res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
+    lines.extend(res.delay.lines(atm))     # per delivered segment (docs/simulator.md, "Delay")
+    unit = "cells" if atm else "packets"
+    lines.append(f"speed: {res.cells_simulated:,} {unit} in {res.kernel_seconds:.2f} s = "
+                 f"{res.cells_per_second:,.0f} {unit}/s")
     emit(d, args.json, "\n".join(lines))
     return 0
 
@@ -421,7 +426,8 @@ def _scaled(e, k: float):
     """An estimate of ``k`` times the quantity (exact: the replications are scaled alike)."""
     from ..stats import Estimate
 
-    return Estimate(e.mean * k, e.half_width * k, e.low * k, e.high * k, e.n, e.level)
+    return Estimate(e.mean * k, e.half_width * k, e.low * k, e.high * k, e.n, e.level,
+                    tuple(None if v is None else v * k for v in e.limits))
 
 
 def _efficiency_lines(sc, res, d: dict) -> list:

@@ -196,24 +196,29 @@ class DelayStats:
         put("occ_queue_cells", self.queue_cells[port])
         return out
 
-    def lines(self) -> list:
-        """One text line per component (ms, mean +/- the CI half-width over replications) and
-        one of occupancies."""
+    def lines(self, atm: bool = True) -> list:
+        """One text line per component (ms, mean +/- the CI half-width over replications, and the
+        interval clipped at 0 where it reaches below) and one of occupancies.  ``atm=False`` (TCP
+        alone: the link serves whole IP packets, a cell is a packet) counts packets only."""
+        unit = "frames" if atm else "packets"
         out = []
         for k in COMPONENTS:
             e = getattr(self, k)
             if not np.isfinite(e.mean.mean):     # a replication measured no delivered frame
-                out.append(f"delay {k:<12s}none: a replication delivered no frame in its measured window "
-                           f"({e.frames} frames in all)")
+                out.append(f"delay {k:<12s}none: a replication delivered no {unit[:-1]} in its measured window "
+                           f"({e.frames} {unit} in all)")
                 continue
             if k == "propagation" and all(getattr(e, n).mean == 0.0 for n in ("mean", "p99")):
                 # a Scenario: its round trip is all on the ACK return path (docs/simulator.md "Delay")
                 out.append(f"delay {k:<12s}0 ms: the round trip is on the ACK return path here, so the "
-                           f"total is source + queue ({e.frames} frames)")
+                           f"total is source + queue ({e.frames} {unit})")
                 continue
             q = ", ".join(f"{n} {_ms(getattr(e, n))}" for n in ("mean", "p50", "p95", "p99"))
-            out.append(f"delay {k:<12s}{q} ms ({e.frames} frames)")
+            out.append(f"delay {k:<12s}{q} ms ({e.frames} {unit})")
         qf = ", ".join(x.format(".4g") for x in self.queue_frames)
+        if not atm:
+            out.append(f"occupancy         source {self.source_frames.format('.4g')} packets; queue {qf} packets")
+            return out
         qc = ", ".join(x.format(".4g") for x in self.queue_cells)
         out.append(f"occupancy         source {self.source_frames.format('.4g')} frames, "
                    f"{self.source_cells.format('.4g')} cells; queue {qf} frames, {qc} cells")
@@ -225,11 +230,11 @@ def _ms(e: Estimate) -> str:
     if not e.has_interval:
         return m
     hw = e.half_width if e.half_width > 1e-12 * abs(e.mean) else 0.0     # rounding noise of equal replications
-    return f"{m} +/- {1e3 * hw:.2g}"
+    return f"{m} +/- {1e3 * hw:.2g}{e.clip_note('.4g', 1e3)}"
 
 
-def _est(reps, get, level):
-    return Estimate.from_samples([get(r) for r in reps], level)
+def _est(reps, get, level):     # delays and occupancies: >= 0
+    return Estimate.from_samples([get(r) for r in reps], level, (0.0, None))
 
 
 def _delay_estimate(reps, get, level) -> DelayEstimate:

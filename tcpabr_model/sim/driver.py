@@ -290,12 +290,18 @@ def simulate(scenario: Scenario, replications: int = 10, seed: int = 0, *, ci_me
                 tally.add(*res)
                 if progress is not None:
                     progress(1)
-            eff = Estimate.from_samples(tally.samples["eff"], level)
+            eff = Estimate.from_samples(tally.samples["eff"], level, _eff_limits(scenario))
             if target_rel_halfwidth is None or tally.nrep >= max_replications:
                 break
             if target_reached(eff, target_rel_halfwidth):
                 break
     return tally.result(seed, level, eff)
+
+
+def _eff_limits(sc: Scenario) -> tuple:
+    """The physical range of Section V's efficiency: 0 to IP bytes / wire bytes of a frame
+    over ATM (the cell tax), to 1 for TCP alone."""
+    return (0.0, sc.overhead_factor if sc.feedback != "none" else 1.0)
 
 
 def target_reached(eff: Estimate, target_rel_halfwidth: float) -> bool:
@@ -361,20 +367,21 @@ class _Tally:
         """The :class:`SimulationResult` of the replications added (``eff``: the efficiency's
         Estimate if already computed)."""
         sc, samples, ktime = self.scenario, self.samples, self.ktime
+        lim = _eff_limits(sc)
         if eff is None:
-            eff = Estimate.from_samples(samples["eff"], level)
+            eff = Estimate.from_samples(samples["eff"], level, lim)
         nc = sc.n_connections
         effc = np.array(samples["eff_c"]).reshape(-1, nc)
         gp = np.array(samples["goodput"]).reshape(-1, nc)
         return SimulationResult(
             scenario=sc, seed=seed, replications=self.nrep, ci_method=self.ci_method,
             efficiency=eff,
-            efficiency_wire=Estimate.from_samples(samples["eff_wire"], level),
-            per_connection_efficiency=tuple(Estimate.from_samples(effc[:, c], level) for c in range(nc)),
-            goodput_bps=tuple(Estimate.from_samples(gp[:, c], level) for c in range(nc)),
-            fairness=Estimate.from_samples(samples["jain"], level),
-            cell_loss_ratio=Estimate.from_samples(samples["clr"], level),
-            frame_loss_ratio=Estimate.from_samples(samples["flr"], level),
+            efficiency_wire=Estimate.from_samples(samples["eff_wire"], level, (0.0, 1.0)),
+            per_connection_efficiency=tuple(Estimate.from_samples(effc[:, c], level, lim) for c in range(nc)),
+            goodput_bps=tuple(Estimate.from_samples(gp[:, c], level, (0.0, None)) for c in range(nc)),
+            fairness=Estimate.from_samples(samples["jain"], level, (1.0 / nc, 1.0)),
+            cell_loss_ratio=Estimate.from_samples(samples["clr"], level, (0.0, 1.0)),
+            frame_loss_ratio=Estimate.from_samples(samples["flr"], level, (0.0, 1.0)),
             counters=self.counters, cells_simulated=self.cells, kernel_seconds=ktime,
             cells_per_second=self.cells / ktime if ktime > 0 else float("nan"), slots_simulated=self.slots,
             trace=self.trace, delay=delay_stats(self.delays, sc.slot_seconds, level),
@@ -529,12 +536,12 @@ def simulate_network(network: Network, replications: int = 5, seed: int = 0, *, 
         for k, v in m.items():
             samples.setdefault(k, []).append(v)
 
-    def est(x):
-        return Estimate.from_samples(x, level)
+    def est(x, limits=(0.0, 1.0)):     # efficiencies, fairness indices and loss ratios: in [0, 1]
+        return Estimate.from_samples(x, level, limits)
 
-    def cols(k):
+    def cols(k):     # goodputs, ratios and occupancies: >= 0
         a = np.array(samples[k])
-        return tuple(est(a[:, i]) for i in range(a.shape[1]))
+        return tuple(est(a[:, i], (0.0, None)) for i in range(a.shape[1]))
 
     return NetResult(
         network=network, seed=seed, replications=replications,

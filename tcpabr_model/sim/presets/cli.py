@@ -79,24 +79,25 @@ def run_preset(args) -> int:
              f"duration {net.duration:g} s, replications {res.replications}, seed {res.seed}"
              + ("" if net.is_random else " (no randomness in this network: one replication is the answer)"),
              f"efficiency      {f(res.efficiency)} (seed 000 definition; paper {p.paper.get('efficiency', '-')})",
-             f"fairness        {f(res.fairness)} (Jain, per connection; paper {p.paper.get('fairness', '-')})",
-             f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio {res.frame_loss_ratio.mean:.3e}, "
-             f"timeouts {res.counters['timeouts']}"]
+             f"fairness        {f(res.fairness)} (Jain, per connection; paper {p.paper.get('fairness', '-')})"]
+    unit = "cells" if net.atm else "packets"     # TCP alone (atm=False): the ports serve whole IP packets
+    loss = (f"cell loss ratio {res.cell_loss_ratio.mean:.3e}, frame loss ratio " if net.atm else "packet loss ratio ")
+    lines.append(f"{loss}{res.frame_loss_ratio.mean:.3e}, timeouts {res.counters['timeouts']}")
     for i, e in enumerate(res.vc_goodput_bps):
         s = f"  VC {i}: goodput {e.mean / 1e6:.3f}" + (f" +/- {e.half_width / 1e6:.3f}" if e.has_interval else "") \
-            + " Mbit/s"
+            + f" Mbit/s{e.clip_note('.3f', 1e-6)}"
         if res.share_ratio is not None:
             s += f", (mu_i/mu)/(r_i/r) {f(res.share_ratio[i])}"
         lines.append(s)
     for i, (qm, qa, qd) in enumerate(zip(res.queue_max, res.queue_mean, res.delay.port_queue)):
-        lines.append(f"  port {i}: max queue {qm} cells, mean {qa.mean:.1f} cells; queue delay mean "
+        lines.append(f"  port {i}: max queue {qm} {unit}, mean {qa.mean:.1f} {unit}; queue delay mean "
                      f"{1e3 * qd.mean.mean:.4g} ms, p95 {1e3 * qd.p95.mean:.4g} ms")
-    lines.extend(res.delay.lines())     # per delivered frame, end to end (docs/simulator.md, "Delay")
+    lines.extend(res.delay.lines(net.atm))     # per delivered frame, end to end (docs/simulator.md, "Delay")
     if res.abr:    # ABR with RM cells (docs/abr_erica.md)
         from ..abr.kernel_arrays import abr_summary_lines, abr_to_jsonable
         d["abr"] = [abr_to_jsonable(a) for a in res.abr]
         lines.extend(abr_summary_lines(res.abr))
-    lines.append(f"speed: {res.cells_simulated:,} cells in {res.kernel_seconds:.2f} s = "
-                 f"{res.cells_per_second:,.0f} cells/s")
+    lines.append(f"speed: {res.cells_simulated:,} {unit} in {res.kernel_seconds:.2f} s = "
+                 f"{res.cells_per_second:,.0f} {unit}/s")
     emit(d, args.json, "\n".join(lines))
     return 0
