@@ -1,7 +1,7 @@
 """One analysis of a fitted link, timed in this process: EFFCAP(M, N) sampled once per round trip or INSTCAP
 (benchmarks/README.md, "EFFCAP per round trip in the trace study"; docs/traces.md sec. 7.2v).
 
-    PYTHONPATH=TREE python benchmarks/bench_markov_effcap_link.py TRACE HALF RTT B_MAX {effcap,instcap}
+    PYTHONPATH=TREE python benchmarks/bench_markov_effcap_link.py TRACE HALF RTT B_MAX {effcap,instcap,none}
         [--m 2] [--n 1] [--tcp timeout-only|sack] [--traces-dir ../shared/traces]
 
 The half (0 = A, 1 = B) of a trace fitted at epoch = RTT with 4 patterns per level
@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     p.add_argument("half", type=int, choices=(0, 1))
     p.add_argument("rtt", type=float)
     p.add_argument("bmax", type=int)
-    p.add_argument("feedback", choices=("effcap", "instcap"))
+    p.add_argument("feedback", choices=("effcap", "instcap", "none"))
     p.add_argument("--m", type=int, default=2)
     p.add_argument("--n", type=int, default=1)
     p.add_argument("--tcp", choices=("timeout-only", "sack"), default="timeout-only",

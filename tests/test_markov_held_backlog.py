@@ -134,3 +134,60 @@ def test_the_fast_recovery_subset_gives_the_loop_over_every_state_bit_for_bit(se
     for g, w in zip(got, want):
         assert np.array_equal(g, w)
     assert not np.any(got[0][p_fr == 0]) and not np.any(got[1][p_fr == 0])
+
+
+def _curve(rng, steps=64):
+    return np.concatenate([[0.0], np.cumsum(rng.random(steps) * rng.uniform(0.0, 3.0))])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), with_t_a=st.booleans())
+def test_the_held_path_kernel_is_the_numpy_steps_bit_for_bit(seed, n, with_t_a):
+    """``_held_path`` (numba, element by element) against its first form over every state at once,
+    including times on the steps' grid, at 0, at 1 and beyond the first interval."""
+    from tcpabr_model.markov.service import _held_path_numpy
+
+    rng = np.random.default_rng(seed)
+    curve = _curve(rng)
+    c = rng.uniform(0.0, 30.0, n)
+    c[rng.random(n) < 0.2] = 0.0
+    grid = lambda x: np.where(rng.random(n) < 0.3, np.round(x * 64) / 64, x)  # noqa: E731
+    t_h = grid(rng.uniform(-0.5, 4.0, n))
+    t_a = grid(rng.uniform(-0.5, 4.0, n))
+    t_a[rng.random(n) < 0.1] = 0.0
+    t_a[rng.random(n) < 0.1] = 1.0
+    bmax = float(rng.integers(1, 60))
+    ta = t_a if with_t_a else None
+    got, want = _held_path(bmax, c, curve, t_h, ta), _held_path_numpy(bmax, c, curve, t_h, ta)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 6), n=st.integers(1, 60), patterns=st.booleans())
+def test_the_held_queue_weight_at_the_loss_states_is_the_loop_over_every_state(seed, k, n, patterns):
+    """``held_queue_weight`` evaluates only where ``p > 0``: the same numbers as over every state."""
+    from tcpabr_model.markov.service import held_queue_weight
+
+    rng = np.random.default_rng(seed)
+    p = np.where(rng.random(n) < 0.5, rng.random(n), 0.0)
+    ri = rng.integers(0, k, n)
+    P = rng.random((k, k)) * (rng.random((k, k)) < 0.6)
+    P[np.arange(k), np.arange(k)] += 0.1
+    P /= P.sum(axis=1, keepdims=True)
+    served = rng.uniform(0.0, 20.0, k)
+    t_a, t_e = rng.uniform(0.0, 5.0, n), rng.uniform(0.0, 8.0, n)
+    bmax = float(rng.integers(1, 40))
+    curves = np.stack([_curve(rng) for _ in range(k)]) if patterns else None
+    tail = np.maximum(t_e - 1.0, 0.0)
+    hold = np.clip(t_a, 0.0, tail)
+    c = served[ri]
+    area = np.zeros(n)
+    for lvl in range(k):          # the loop as it was: every state
+        pl = P[ri, lvl]
+        if not np.any(pl > 0):
+            continue
+        held, qh = (_held_area(bmax, np.maximum(served[lvl] - c, 0.0), hold) if curves is None
+                    else _held_path(bmax, c, curves[lvl], hold))
+        area += pl * (held + 0.5 * qh * (tail - hold))
+    want = np.where(p > 0, p * area * (2.0 / bmax), 0.0)
+    assert np.array_equal(held_queue_weight(p, t_a, t_e, ri, P, served, bmax, curves), want)

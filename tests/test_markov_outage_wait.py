@@ -89,3 +89,21 @@ def test_instcap_through_a_long_outage(long_outages):
     r = analyze(link_scenario(link, BMAX, "instcap", wmax=wmax))
     sim = _simulation(long_outages, RTT, BMAX, wmax, "instcap", 2, 600.0, 0, 1).efficiency_wire.mean
     assert abs(r.prediction - sim) / sim < 0.10, (r.prediction, sim)     # 6.6 % (23 % low before)
+
+
+def test_recovery_times_once_per_state_class_through_an_outage(long_outages):
+    """``Skeleton.recovery_times`` (each loss state and each (level, b) of the others once) against
+    :func:`.service.recovery_times` over every state, with the outage's wait: bit for bit."""
+    from tcpabr_model.markov.analysis import solved_skeleton
+    from tcpabr_model.markov.service import recovery_times
+    from tcpabr_model.markov.skeleton import skeleton_for
+
+    link = fit_link(long_outages, RTT)
+    sc = link_scenario(link, BMAX, "none", wmax=40)
+    sk = solved_skeleton(sc, skeleton_for(sc))
+    assert sk.outage_wait is not None
+    C = sk.drain_sums(sk.chain(sc.rate_matrix, None), sk._served(), 16)
+    _, lost, ri, wbar, ahead = sk._loss_expectations()
+    want = recovery_times(C, ri, ahead, wbar, float(sc.bmax), sk.outage_wait)
+    for got, w in zip(sk.recovery_times(C), want):
+        assert np.array_equal(got, w)

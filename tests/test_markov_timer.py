@@ -355,3 +355,22 @@ def test_abr_held_backlog_moves_the_occupancy_only(cycle, tcp, monkeypatch):
     b = markov.analyze(sc)
     assert (a.optimistic, a.conservative, a.prediction) == (b.optimistic, b.conservative, b.prediction)
     assert a.mean_queue > b.mean_queue and a.mean_source_buffer > b.mean_source_buffer
+
+
+@pytest.mark.parametrize("kw", [dict(delta=26, bmax=15, psi=20, rate_ratio=0.1, wmax=128),
+                                dict(delta=20, bmax=5, psi=50, rate_ratio=0.5, wmax=48, feedback="instcap"),
+                                dict(delta=10, bmax=3, psi=5, rate_ratio=0.2, wmax=24)])
+def test_recovery_times_once_per_loss_state_and_level_b_pair_are_every_states(kw):
+    """``Skeleton.recovery_times`` evaluates each loss state and each (level, b) of the others once: the
+    same numbers, bit for bit, as :func:`.service.recovery_times` over every state."""
+    from tcpabr_model.markov.analysis import solved_skeleton
+    from tcpabr_model.markov.service import recovery_times
+
+    sc = markov.Scenario(loss_cycle="timer", **kw)
+    sk = solved_skeleton(sc, skeleton_for(sc))
+    C = sk.drain_sums(sk.chain(sc.rate_matrix, None), sk._served(), 16)
+    _, lost, ri, wbar, ahead = sk._loss_expectations()
+    assert 0 < lost.sum() < sk.n_states
+    want = recovery_times(C, ri, ahead, wbar, float(sc.bmax), sk.outage_wait)
+    for got, w in zip(sk.recovery_times(C), want):
+        assert np.array_equal(got, w)

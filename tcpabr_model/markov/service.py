@@ -107,6 +107,16 @@ def _held_path(bmax: float, c: np.ndarray, curve: np.ndarray, t_h: np.ndarray, t
     expected service ``curve`` (:func:`service_curves`), held in ``[0, B_max]``, step by step; flat
     after the first interval.  Returns the area in units of ``Delta`` x packets up to ``T_h`` and the
     queue at ``T_a`` (default ``T_h``), from one pass over the steps."""
+    from .kernels.occupancy import held_path
+
+    t_a = t_h if t_a is None else t_a
+    f64 = lambda x: np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=float), c.shape))  # noqa: E731
+    return held_path(float(bmax), f64(c), np.ascontiguousarray(curve, dtype=float), f64(t_h), f64(t_a))
+
+
+def _held_path_numpy(bmax: float, c: np.ndarray, curve: np.ndarray, t_h: np.ndarray, t_a: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_held_path` step by step over every state at once (its first form; the tests' reference)."""
     t_a = t_h if t_a is None else t_a
     steps = curve.shape[0] - 1
     q = np.full(c.shape[0], float(bmax))
@@ -235,10 +245,13 @@ def held_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ri: np.nd
     :func:`drain_queue_weight`, which it is when ``P[R, R] = 1``; ``curves`` as
     :func:`recovery_queue_area`'s.  **Choices**: ``T_a``, ``T_e`` are
     the cycle's (expectations over the rate chain, as its length), not conditioned on ``R'``."""
-    tail = np.maximum(t_e - 1.0, 0.0)
-    hold = np.clip(t_a, 0.0, tail)
+    out = np.zeros(p.shape[0])
+    idx = np.flatnonzero(p > 0)        # only the loss states hold a queue (elementwise: the same numbers)
+    tail = np.maximum(t_e[idx] - 1.0, 0.0)
+    hold = np.clip(t_a[idx], 0.0, tail)
+    ri = ri[idx]
     c = served[ri]
-    area = np.zeros(p.shape[0])
+    area = np.zeros(idx.size)
     for lvl in range(P.shape[0]):
         pl = P[ri, lvl]
         if not np.any(pl > 0):
@@ -246,7 +259,8 @@ def held_queue_weight(p: np.ndarray, t_a: np.ndarray, t_e: np.ndarray, ri: np.nd
         held, qh = (_held_area(bmax, np.maximum(served[lvl] - c, 0.0), hold) if curves is None
                     else _held_path(bmax, c, curves[lvl], hold))
         area += pl * (held + 0.5 * qh * (tail - hold))
-    return np.where(p > 0, p * area * (2.0 / bmax), 0.0)
+    out[idx] = p[idx] * area * (2.0 / bmax)
+    return out
 
 
 def recovery_expectations(b: np.ndarray, recovery: tuple, recovery_j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -504,6 +518,24 @@ def recovery_times(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.nd
         return times(ri)
     (t_a, behind, t_e), h = over_first_serving(wait, ri, times)
     return t_a + h, behind, t_e + h
+
+
+def recovery_times_of_states(C: np.ndarray, lost: np.ndarray, ri: np.ndarray, b: np.ndarray, ahead: np.ndarray,
+                             wbar: np.ndarray, bmax: float, wait=None):
+    """:func:`recovery_times` of every state of a chain, evaluated once per loss state and once per
+    (level, ``b``) of the others (whose ``ahead`` is ``b`` and ``w`` 0): element by element, so the same
+    numbers at a fraction of the cost."""
+    idx, rest = np.flatnonzero(lost), np.flatnonzero(~lost)
+    b = np.asarray(b)[rest].astype(np.int64)
+    _, first, inv = np.unique(np.asarray(ri)[rest].astype(np.int64) * (int(b.max(initial=0)) + 1) + b,
+                              return_index=True, return_inverse=True)
+    rows = np.concatenate([idx, rest[first]])
+    out = []
+    for x in recovery_times(C, ri[rows], ahead[rows], wbar[rows], bmax, wait):
+        full = np.empty(ri.shape[0])
+        full[idx], full[rest] = x[:idx.size], x[idx.size:][inv.ravel()]
+        out.append(full)
+    return tuple(out)
 
 
 def slow_start_span(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray, wait=None) -> np.ndarray:

@@ -17,7 +17,7 @@ from .kernels.enumeration import build_skeleton
 from .scenario import Scenario, allowed_levels
 from .service import (_service_sums, _served_by, _service_time, _slow_start_rounds, drain_queue_weight,  # noqa: F401
                       held_queue_weight, loss_interval_queue, recovery_expectations, recovery_queue_area, recovery_room,
-                      recovery_times, regeneration_law, service_curves, slow_start_failure, slow_start_pipe,
+                      recovery_times_of_states, regeneration_law, service_curves, slow_start_failure, slow_start_pipe,
                       slow_start_queue_area, slow_start_span)
 
 __all__ = ["Skeleton", "skeleton_for", "rate_chain"]
@@ -258,8 +258,8 @@ class Skeleton:
         """:meth:`timer_terms`'s ``(T_a, behind, T_e)`` per state (intervals from ``T_k``; 0 packets
         where there is no loss): the retransmission is served at ``max(T_a + 3, T_e)``."""
         bmax = float(self.scenario_key[1])
-        _, _, ri, wbar, ahead = self._loss_expectations()
-        return recovery_times(C, ri, ahead, wbar, bmax, self.outage_wait)
+        _, lost, ri, wbar, ahead = self._loss_expectations()
+        return recovery_times_of_states(C, lost, ri, self.states[:, 1], ahead, wbar, bmax, self.outage_wait)
 
     def recovery_queue(self, rates) -> np.ndarray:
         """TCP alone's queue after the loss interval in III-B.4's cycle (docs/model.md sec. 13): a fast

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 
@@ -131,3 +132,34 @@ def pattern_abr_queue_integral(b, n, s, opp, o0, o1, delta, eps):
     if delta > t_prev:
         total += q * (delta - t_prev)
     return total
+
+
+@njit(cache=True)
+def held_path(bmax, c, curve, t_h, t_a):
+    """``service._held_path`` element by element (the same operations in the same order, so the same
+    numbers): the queue from ``B_max`` gains ``c[i] / steps`` and loses the next interval's expected
+    service ``curve[j + 1] - curve[j]`` per step, held in ``[0, B_max]``; returns its area up to
+    ``t_h[i]`` intervals (in ``Delta`` x packets, flat after the first interval) and its level at
+    ``t_a[i]``."""
+    n = c.shape[0]
+    steps = curve.shape[0] - 1
+    area = np.zeros(n)
+    q_at = np.zeros(n)
+    for i in range(n):
+        q = bmax
+        a = 0.0
+        th = t_h[i]
+        ta = t_a[i]
+        qa = q if ta <= 0.0 else 0.0
+        ci = c[i] / steps
+        for j in range(steps):
+            q1 = min(max(q + ci - (curve[j + 1] - curve[j]), 0.0), bmax)
+            f = min(max(th * steps - j, 0.0), 1.0)
+            a += f * (q + 0.5 * f * (q1 - q)) / steps
+            if ta > j / steps and ta <= (j + 1) / steps:
+                fa = min(max(ta * steps - j, 0.0), 1.0)
+                qa = q + fa * (q1 - q)
+            q = q1
+        area[i] = a + max(th - 1.0, 0.0) * q
+        q_at[i] = q if ta > 1.0 else qa
+    return area, q_at
