@@ -1,6 +1,5 @@
 """One analysis of a fitted link, timed in this process: EFFCAP(M, N) sampled once per round trip, INSTCAP or
-TCP alone
-(benchmarks/README.md, "EFFCAP per round trip in the trace study"; docs/traces.md sec. 7.2v).
+TCP alone (benchmarks/README.md, "EFFCAP per round trip in the trace study"; docs/traces.md sec. 7.2v).
 
     PYTHONPATH=TREE python benchmarks/bench_markov_effcap_link.py TRACE HALF RTT B_MAX {effcap,instcap,none}
         [--m 2] [--n 1] [--tcp timeout-only|sack] [--traces-dir ../shared/traces]
