@@ -105,3 +105,13 @@ def test_intervals_below_zero_are_clipped_in_text_and_json(main, capsys):
     src = next(x for x in out.splitlines() if x.startswith("delay source"))
     assert f"mean {1e3 * mean_src['mean']:.4g} +/- " in src
     assert f"(clipped at 0: 0 to {1e3 * mean_src['ci_high']:.4g})" in src
+
+
+def test_delay_half_widths_print_two_digits_without_an_exponent():
+    """A delay's half-width of 160 ms reads ``160``, not ``1.6e+02``; small ones keep two digits."""
+    from tcpabr_model.sim.delay import _ms
+    from tcpabr_model.stats import Estimate
+
+    assert _ms(Estimate(0.3665, 0.16, 0.2065, 0.5265, 2, 0.95, (0.0, None))) == "366.5 +/- 160"
+    assert _ms(Estimate(2.0, 3.4, -1.4, 5.4, 2, 0.95, (0.0, None))) == "2000 +/- 3400 (clipped at 0: 0 to 5400)"
+    assert _ms(Estimate(0.02441, 0.0025, 0.02191, 0.02691, 2, 0.95, (0.0, None))) == "24.41 +/- 2.5"

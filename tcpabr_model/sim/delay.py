@@ -230,7 +230,10 @@ def _ms(e: Estimate) -> str:
     if not e.has_interval:
         return m
     hw = e.half_width if e.half_width > 1e-12 * abs(e.mean) else 0.0     # rounding noise of equal replications
-    return f"{m} +/- {1e3 * hw:.2g}{e.clip_note('.4g', 1e3)}"
+    h = f"{1e3 * hw:.2g}"
+    if "e+" in h:      # two significant digits without an exponent: 160, not 1.6e+02
+        h = f"{float(h):.0f}"
+    return f"{m} +/- {h}{e.clip_note('.4g', 1e3)}"
 
 
 def _est(reps, get, level):     # delays and occupancies: >= 0
