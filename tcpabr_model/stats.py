@@ -112,6 +112,13 @@ class Estimate:
                 "level": self.level}
 
 
+def two_digits(x: float) -> str:
+    """``x`` to two significant digits, without an exponent from 100 up (``160``, not ``1.6e+02``): how the
+    text output prints a half-width."""
+    h = f"{x:.2g}"
+    return f"{float(h):.0f}" if "e+" in h else h
+
+
 def _rates(x, name="x"):
     a = as_float_array(name, x)
     if a.ndim == 0 or a.shape[-1] == 0 or np.any(~np.isfinite(a)) or np.any(a < 0):

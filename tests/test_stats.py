@@ -51,3 +51,10 @@ def test_clip_note_scales_for_the_unit_shown():
     assert e.clip_note(".4g", 1e3) == f" (clipped at 0: 0 to {1e3 * e.high:.4g})"
     assert Estimate.from_samples([0.002, 0.003]).clip_note() == ""
     assert math.isnan(Estimate.from_samples([1.0]).ci_high)
+
+
+def test_two_digits_has_no_exponent_from_100_up():
+    from tcpabr_model.stats import two_digits
+
+    assert [two_digits(x) for x in (0.00021, 2.46, 15.0, 99.4, 160.2, 3449.0, 1.2e6)] == \
+        ["0.00021", "2.5", "15", "99", "160", "3400", "1200000"]

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._validate import check_choice, check_int, check_real
 from ..sim.scenario import _DEFAULT_HIGH_RATE, Scenario, capacity_high_rate
-from ..stats import Estimate
+from ..stats import Estimate, two_digits
 
 __all__ = ["Candidate", "DesignPoint", "Design", "candidate_grid", "pareto_front", "design", "submit", "finish",
            "Submitted"]
@@ -261,7 +261,7 @@ class Design:
 
 def _ms(e: Estimate) -> str:
     m = f"{1e3 * e.mean:.4g}"
-    return m if not e.has_interval else f"{m} +/- {1e3 * e.half_width:.2g}{e.clip_note('.4g', 1e3)}"
+    return m if not e.has_interval else f"{m} +/- {two_digits(1e3 * e.half_width)}{e.clip_note('.4g', 1e3)}"
 
 
 def design(base: Scenario, candidates=None, *, replications: int = 3, seed: int = 0, workers: int = 1,

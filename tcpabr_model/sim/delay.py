@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ModelError
-from ..stats import Estimate
+from ..stats import Estimate, two_digits
 from .kernels.delay_record import (DL_EXACT, DL_NBIN, DL_SUB, OC_BAD, OC_PORT0, OC_SRCC, OC_SRCF, R_PORT0, R_PROP,
                                    R_QUEUE, R_SRC, R_TOTAL)
 
@@ -230,10 +230,7 @@ def _ms(e: Estimate) -> str:
     if not e.has_interval:
         return m
     hw = e.half_width if e.half_width > 1e-12 * abs(e.mean) else 0.0     # rounding noise of equal replications
-    h = f"{1e3 * hw:.2g}"
-    if "e+" in h:      # two significant digits without an exponent: 160, not 1.6e+02
-        h = f"{float(h):.0f}"
-    return f"{m} +/- {h}{e.clip_note('.4g', 1e3)}"
+    return f"{m} +/- {two_digits(1e3 * hw)}{e.clip_note('.4g', 1e3)}"
 
 
 def _est(reps, get, level):     # delays and occupancies: >= 0
