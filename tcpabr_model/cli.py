@@ -20,6 +20,7 @@ import contextlib
 import importlib
 import json
 import math
+import os
 import re
 import sys
 import warnings
@@ -286,6 +287,7 @@ def os_error_line(exc: OSError) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    as_program = argv is None        # the console script or ``python -m tcpabr_model``, not a caller's argv
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(argv))
     args, extra = parser.parse_known_args(argv)
@@ -313,7 +315,14 @@ def main(argv: list[str] | None = None) -> int:
         what = str(exc) if str(exc) and str(exc) != "SIGTERM" else (
             "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted (SIGINT)")
         print(f"tcpabr {args.command}: {what}", file=sys.stderr)
-        return 143 if isinstance(exc, Terminated) or "SIGTERM" in what else 130
+        code = 143 if isinstance(exc, Terminated) or "SIGTERM" in what else 130
+        if as_program:
+            # the program leaves at once: the process pools' exit handlers can race the pool the interrupt
+            # tore down and print a traceback after the one line ("Exception ignored ... Bad file descriptor")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        return code
     except BrokenPipeError:  # output piped into e.g. `head`
         sys.stderr.close()
         return 0
