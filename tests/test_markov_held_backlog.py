@@ -140,13 +140,29 @@ def _curve(rng, steps=64):
     return np.concatenate([[0.0], np.cumsum(rng.random(steps) * rng.uniform(0.0, 3.0))])
 
 
+def _held_path_numpy(bmax: float, c: np.ndarray, curve: np.ndarray, t_h: np.ndarray, t_a: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """``service._held_path`` as it was: step by step over every state at once, in numpy (the reference)."""
+    t_a = t_h if t_a is None else t_a
+    steps = curve.shape[0] - 1
+    q = np.full(c.shape[0], float(bmax))
+    area = np.zeros(c.shape[0])
+    q_at = np.where(t_a <= 0.0, q, 0.0)
+    for j in range(steps):
+        q1 = np.clip(q + c / steps - (curve[j + 1] - curve[j]), 0.0, bmax)
+        f = np.clip(t_h * steps - j, 0.0, 1.0)
+        area += f * (q + 0.5 * f * (q1 - q)) / steps
+        fa = np.clip(t_a * steps - j, 0.0, 1.0)
+        q_at = np.where((t_a > j / steps) & (t_a <= (j + 1) / steps), q + fa * (q1 - q), q_at)
+        q = q1
+    return area + np.maximum(t_h - 1.0, 0.0) * q, np.where(t_a > 1.0, q, q_at)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), with_t_a=st.booleans())
 def test_the_held_path_kernel_is_the_numpy_steps_bit_for_bit(seed, n, with_t_a):
     """``_held_path`` (numba, element by element) against its first form over every state at once,
     including times on the steps' grid, at 0, at 1 and beyond the first interval."""
-    from tcpabr_model.markov.service import _held_path_numpy
-
     rng = np.random.default_rng(seed)
     curve = _curve(rng)
     c = rng.uniform(0.0, 30.0, n)

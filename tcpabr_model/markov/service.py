@@ -114,24 +114,6 @@ def _held_path(bmax: float, c: np.ndarray, curve: np.ndarray, t_h: np.ndarray, t
     return held_path(float(bmax), f64(c), np.ascontiguousarray(curve, dtype=float), f64(t_h), f64(t_a))
 
 
-def _held_path_numpy(bmax: float, c: np.ndarray, curve: np.ndarray, t_h: np.ndarray, t_a: np.ndarray | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_held_path` step by step over every state at once (its first form; the tests' reference)."""
-    t_a = t_h if t_a is None else t_a
-    steps = curve.shape[0] - 1
-    q = np.full(c.shape[0], float(bmax))
-    area = np.zeros(c.shape[0])
-    q_at = np.where(t_a <= 0.0, q, 0.0)
-    for j in range(steps):
-        q1 = np.clip(q + c / steps - (curve[j + 1] - curve[j]), 0.0, bmax)
-        f = np.clip(t_h * steps - j, 0.0, 1.0)
-        area += f * (q + 0.5 * f * (q1 - q)) / steps
-        fa = np.clip(t_a * steps - j, 0.0, 1.0)
-        q_at = np.where((t_a > j / steps) & (t_a <= (j + 1) / steps), q + fa * (q1 - q), q_at)
-        q = q1
-    return area + np.maximum(t_h - 1.0, 0.0) * q, np.where(t_a > 1.0, q, q_at)
-
-
 def _prr_area(q0: np.ndarray, q_end: np.ndarray, r: np.ndarray, length) -> np.ndarray:
     """The queue over the first ``length`` (at most ``Delta``) of the recovery's round trip from ``q0``:
     PRR sends one packet per two delivered, so above ``q_end`` it falls at half the service rate

@@ -243,8 +243,10 @@ def _simulation_options(p: dict, given: dict) -> dict:
     ``replications``."""
     import inspect
 
-    opts = {k: v.default for k, v in inspect.signature(simulation_point).parameters.items() if k in SIMULATION_KEYS}
-    opts.update(given)
+    opts = dict(given)
+    if any(k not in opts for k in SIMULATION_KEYS):     # simulation_point gives them all; a check may not
+        opts = {**{k: v.default for k, v in inspect.signature(simulation_point).parameters.items()
+                   if k in SIMULATION_KEYS}, **opts}
     explicit = "max_replications" in p
     for k in SIMULATION_KEYS:
         if k in p:
