@@ -238,10 +238,17 @@ def _rss_gb() -> float:
         return float("nan")
 
 
-def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
-                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL, effcap=None):
-    """Runs in a child process: analyse with ``min(state_limit, max_states)`` as the chain's
-    limit (the analysis counts or builds up to it and refuses above it); sends a dict back.
+def _analysis_child(conn, *args, **kwargs):
+    """Runs in a child process: :func:`analysis_result` of ``args``, sent back as a dict."""
+    conn.send(analysis_result(*args, **kwargs))
+    conn.close()
+
+
+def analysis_result(link, bmax, feedback, wmax, max_states, state_limit, tcp="timeout-only",
+                    loss_cycle="paper", ca_increment=LINK_CA_INCREMENT, window_tail=LINK_WINDOW_TAIL,
+                    effcap=None) -> dict:
+    """One analysis of the study, with ``min(state_limit, max_states)`` as the chain's limit (the
+    analysis counts or builds up to it and refuses above it), as a dict (a refusal says why).
     ``feedback`` :data:`EFFCAP_RTT` with ``effcap=(m, n)``: EFFCAP sampled once per round trip."""
     from tcpabr_model.errors import ChainTooLargeError
 
@@ -270,8 +277,7 @@ def _analysis_child(conn, link, bmax, feedback, wmax, max_states, state_limit, t
         out["refused"] = f"{type(e).__name__}: {e}"
     out["seconds"] = time.perf_counter() - t0
     out["peak_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6   # kB on Linux
-    conn.send(out)
-    conn.close()
+    return out
 
 
 def run_analyses(jobs, concurrency: int, timeout: float, log=print) -> dict:
@@ -314,14 +320,31 @@ def run_analyses(jobs, concurrency: int, timeout: float, log=print) -> dict:
     return results
 
 
-def warm_up() -> None:
-    """Compile the analysis kernels once in this process, so forked children inherit them."""
+#: the links of :func:`warm_up`: one whose fit has an outage level (the build gets its table of the
+#: (served level, next level) pairs a chain can enter) and one without (the build gets none): numba
+#: compiles the enumeration once for each
+WARM_UP_TRACES = ("markov3_outage.down", "constant_1000pps.down")
+
+
+def warm_up(*studies: tuple) -> None:
+    """Compile the analysis kernels once in this process, so that forked children inherit them
+    instead of compiling their own (a child that did so spent 23-25 s of its analysis seconds on
+    numba before, docs/traces.md sec. 7.2zf).  Each of ``studies`` is the tail of
+    :func:`analysis_result`'s arguments after ``wmax`` for one feedback, ``(feedback, max_states,
+    state_limit, tcp, loss_cycle, ca_increment, window_tail, effcap)``: each is analysed on both
+    :data:`WARM_UP_TRACES` with a buffer of 2, as the study will call it; the defaults are analysed
+    too, with and without a count first."""
     from tcpabr_model.markov import estimate_chain
 
-    link = fit_link(read_trace(ROOT / "tests" / "data" / "markov3_outage.down"), 0.1, patterns=2)
-    for fb in ("none", "instcap"):
-        analyze_link(link, 2, fb)      # the build with its memory check (no count first)
-        estimate_chain(link_scenario(link, 2, fb))   # the count (a chain stopped at the memory)
+    for name in WARM_UP_TRACES:
+        link = fit_link(read_trace(ROOT / "tests" / "data" / name), 0.1, patterns=2)
+        for fb in ("none", "instcap"):
+            analyze_link(link, 2, fb)      # the build with its memory check (no count first)
+            estimate_chain(link_scenario(link, 2, fb))   # the count (a chain stopped at the memory)
+        for fb, *rest in studies:
+            got = analysis_result(link, 2, fb, None, *rest)
+            if "prediction" not in got:
+                raise RuntimeError(f"the warm-up's analysis of {name} ({fb}) was refused: {got['refused']}")
 
 
 def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max_states=None,
@@ -357,16 +380,15 @@ def holdout(traces, rtts, buffers, replications, duration, seed, workers, *, max
     from tcpabr_model.trace_study import _simulate
 
     t0 = time.perf_counter()
-    warm_up()
+    kinds = tuple(FEEDBACKS) + ((EFFCAP_RTT,) if effcap_analysis is not None else ())
+    lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap,
+           EFFCAP_RTT: state_limit_effcap}
+    if max_states is None:    # the limits above decide (a fixed 3 x 10^6 here capped INSTCAP's 2 x 10^7)
+        max_states = max(lim[k] for k in kinds if k != "effcap")
+    warm_up(*[(k, max_states, lim[k], tcp, loss_cycle, ca_increment, window_tail,
+               effcap_analysis if k == EFFCAP_RTT else None) for k in kinds if k != "effcap"])
     log(f"kernels ready in {time.perf_counter() - t0:.0f} s; baseline memory {_rss_gb():.2f} GB", flush=True)
     rows = []
-    lim = {"none": state_limit, "instcap": state_limit if state_limit_instcap is None else state_limit_instcap}
-    kinds = tuple(FEEDBACKS)
-    if effcap_analysis is not None:
-        lim[EFFCAP_RTT] = state_limit_effcap
-        kinds += (EFFCAP_RTT,)
-    if max_states is None:    # the limits above decide (a fixed 3 x 10^6 here capped INSTCAP's 2 x 10^7)
-        max_states = max(lim.values())
     for path in traces:
         trace = read_trace(path)
         halves = dict(zip("AB", trace_halves(trace)))

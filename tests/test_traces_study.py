@@ -253,3 +253,39 @@ def test_pattern_count_shifts_are_between_consecutive_counts():
     assert sh.loc["2 -> 8", "median abs shift %"] == pytest.approx(8.9)       # each P against the largest
     assert sh.loc["2 -> 8", "signed median %"] == pytest.approx(-8.17, abs=0.01)   # 0.50 / 0.5445 - 1
     assert "| feedback |" in pc.markdown(pc.shifts(df))
+
+
+def _kernel_signatures() -> dict:
+    """How many specialisations each numba kernel of the engine has compiled (or loaded) in this
+    process."""
+    import sys
+
+    from numba.core.registry import CPUDispatcher
+
+    return {f"{m.__name__}.{n}": len(f.signatures) for m in list(sys.modules.values())
+            if getattr(m, "__name__", "").startswith("tcpabr_model.markov.kernels")
+            for n, f in vars(m).items() if isinstance(f, CPUDispatcher)}
+
+
+def test_warm_up_compiles_what_the_study_children_run():
+    """The study's children are forked after :func:`warm_up`: a kernel specialisation it did not
+    compile is compiled by a child inside its analysis seconds (23-25 s at the study's first INSTCAP
+    points, docs/traces.md sec. 7.2zf: a link whose fit has no outage level builds without the table
+    of the level pairs a chain can enter). After the warm-up, the study's analyses of a link without
+    an outage compile nothing."""
+    tr = _analytics()
+    study = ("timeout-only", "timer", tr.LINK_CA_INCREMENT, tr.LINK_WINDOW_TAIL, None)
+    tr.warm_up(*[(fb, 20_000_000, 20_000_000) + study for fb in ("none", "instcap")])
+    before = _kernel_signatures()
+    # two rates, 1 and 1/3 packets per ms, for 4 s each: no epoch of 0.1 s serves nothing
+    times, t = [], 0
+    for k in range(10):
+        for step in (1, 3):
+            times += list(range(t + step, t + 4000 + 1, step))
+            t += 4000
+    link = fit_link(Trace(times), 0.1, patterns=2)
+    assert float(np.min(link.model.levels)) > 0
+    for fb in ("none", "instcap"):
+        got = tr.analysis_result(link, 3, fb, None, 20_000_000, 20_000_000, *study)
+        assert "prediction" in got, got
+    assert _kernel_signatures() == before
