@@ -186,27 +186,27 @@ def build_args(key: tuple, limit: int, count_only: bool, progress: np.ndarray,
                mem: np.ndarray | None = None) -> tuple:
     """Every argument of :func:`~.kernels.enumeration.build_skeleton` for the structure ``key``;
     ``mem`` the build's memory budget (:func:`memory_budget`).  Refuses first where the kernel's dense
-    tables alone would pass the budget (:func:`check_tables`)."""
+    tables alone would pass the budget (:func:`check_tables`).
+
+    Every optional argument is given, each with one type whatever the scenario (a budget that never
+    stops the build for ``mem=None``, every level pair allowed where the chain can enter all, no
+    silence where the chain has none): numba then compiles the kernel once with and once without
+    service patterns, instead of once per combination of options (19 in a test run, each about 20 s;
+    docs/model.md sec. 5a item 15)."""
     check_tables(key, limit)
-    args = _kernel_args(key) + (int(limit), count_only, progress, ack_phase(key)) + pattern_args(key)
+    nlev = len(key[2])
+    n_rs = 1 if key[4] == "constant" else nlev   # the kernel's source levels S
     sack = key[9] != "timeout-only"   # tcp='sack': fast recovery (docs/model.md sec. 12)
     burst = bool(key[10]) and not count_only   # the go-back-N burst's share (sec. 15b); a count needs none
     counter = key[11] == "counter"    # ca_increment='counter': an ACK counter for eq. 1's coins (sec. 18)
     allow = allowed_levels(key)   # no state that the chain cannot enter (docs/model.md sec. 10)
     spread = key[6] == "spread"   # ack_clock='spread' (TCP alone): the ACKs spread over the interval (sec. 3a)
     sil = key[13] if len(key) > 13 else None      # silence='patterns' (sec. 11b); older keys have none
-    silence = None if sil is None else np.array(sil, dtype=float)
-    more = allow is not None or spread or silence is not None
-    if sack or mem is not None or burst or counter or more:
-        args += ((None, None, None, None) if key[7] is None else ()) + (sack,)
-    if mem is not None or burst or counter or more:
-        args += (mem,)
-    if burst or counter or more:
-        args += (burst,)
-    if counter or more:
-        args += (counter,)
-    return (args + ((allow,) if more else ()) + ((spread,) if spread or silence is not None else ())
-            + ((silence,) if silence is not None else ()))
+    return (_kernel_args(key) + (int(limit), count_only, progress, ack_phase(key))
+            + (pattern_args(key) or (None, None, None, None))
+            + (sack, memory_budget(key, np.inf) if mem is None else mem, burst, counter,
+               np.ones((n_rs, nlev), dtype=np.bool_) if allow is None else allow, spread,
+               np.zeros(n_rs) if sil is None else np.array(sil, dtype=float)))
 
 
 def memory_budget(key: tuple, budget: float | None = None) -> np.ndarray:
