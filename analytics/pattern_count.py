@@ -45,7 +45,7 @@ KEY = ["trace_file", "rtt_ms", "fit_half", "buffer_bdp", "feedback"]
 
 
 def jobs(traces, rtts, buffers, feedbacks, patterns, max_wmax=None, state_limit=study.STATE_LIMIT_INSTCAP):
-    """``(key, arguments of traces._analysis_child)`` for every study point and ``P``; the key is
+    """``(key, arguments of traces.analysis_result)`` for every study point and ``P``; the key is
     ``(trace file, rtt ms, fitted half, buffer in BDP, feedback, P, bmax, wmax)``."""
     out = []
     for path in traces:
@@ -140,8 +140,9 @@ def main(argv=None) -> int:
     if a.quick:
         rtts, buffers, pats = [0.1], [0.5], [1, 2]
     t0 = time.perf_counter()
-    study.warm_up()
-    df = table(study.run_analyses(jobs(traces, rtts, buffers, fbs, pats, a.max_wmax), a.jobs, a.timeout))
+    todo = jobs(traces, rtts, buffers, fbs, pats, a.max_wmax)
+    study.warm_up(*{args[2:3] + args[4:] for _, args in todo})     # as the children will analyse
+    df = table(study.run_analyses(todo, a.jobs, a.timeout))
     sh = shifts(df)
     os.makedirs(a.out, exist_ok=True)
     write_table(df, os.path.join(a.out, "pattern_count.csv"))

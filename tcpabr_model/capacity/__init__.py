@@ -26,6 +26,7 @@ Inside an epoch (:mod:`._patterns`)
 """
 
 from ._fit import (
+    EC_TOL,
     LEVEL_METHODS,
     MAX_AUTO_STATES,
     TraceFit,
@@ -57,6 +58,6 @@ __all__ = [
     "BinnedTrace", "CapacityModel", "ServicePatterns", "epoch_labels", "fit_patterns", "LEVEL_METHODS", "MAHIMAHI_PACKET_BYTES", "MAX_AUTO_STATES", "Trace",
     "TraceFit", "bin_trace", "chain_autocorrelation", "chain_path", "constant", "correlation_time", "fit_levels", "fit_trace", "from_arrays",
     "load_model", "read_trace", "regime_labels", "save_model", "service_instants", "synthetic_trace", "trace_autocorrelation", "two_state",
-    "write_trace", "trace_less_block", "HistoryChain", "effcap_history_chain", "MAX_HISTORIES",
+    "write_trace", "trace_less_block", "HistoryChain", "effcap_history_chain", "MAX_HISTORIES", "EC_TOL",
     "ORDERS", "expand_patterns", "level_sojourns", "pair_labels", "previous_states", "second_order_chain",
 ]

@@ -57,14 +57,15 @@ from ._order import ORDERS, previous_states, second_order_chain
 from ._trace import BinnedTrace, Trace, _short, bin_trace, chain_path, read_trace
 
 __all__ = ["TraceFit", "fit_trace", "fit_levels", "chain_autocorrelation", "trace_autocorrelation",
-           "correlation_time", "regime_labels", "LEVEL_METHODS", "MAX_AUTO_STATES"]
+           "correlation_time", "regime_labels", "LEVEL_METHODS", "MAX_AUTO_STATES", "EC_TOL"]
 
 LEVEL_METHODS = ("kmeans", "quantile", "hmm")
 #: largest K tried when ``states`` is None
 MAX_AUTO_STATES = 8
 #: EM iterations and tolerance of method="hmm"
-HMM_ITER = 300
-HMM_TOL = 1e-4
+HMM_ITER, HMM_TOL = 300, 1e-4
+#: the effective-capacity error (max |eq. 25 - eq. 24| / mean rate) that ``select="ec"`` asks for
+EC_TOL = 0.05
 #: regimes > 1: the share of a regime's epochs that must be empty for it to get an outage state
 REGIME_OUTAGE_SHARE = 0.01
 #: delta grid (per packet) = DELTA_DECADES / sd of the block sum, plus inf
@@ -160,8 +161,7 @@ class TraceFit:
 
 def trace_autocorrelation(x, lags) -> np.ndarray:
     """Sample autocorrelation of ``x`` at ``lags`` (cyclic, as the trace repeats)."""
-    x = np.asarray(x, dtype=float)
-    y = x - x.mean()
+    y = np.asarray(x, dtype=float) - np.mean(x)
     v = float(y @ y)
     if v == 0.0:
         return np.full(len(lags), np.nan)
@@ -424,7 +424,7 @@ def _build(binned: BinnedTrace, k: int, method: str, outage: bool) -> tuple[Capa
 
 def fit_trace(trace, states: int | None = None, epoch: float = 0.1, *, method: str = "kmeans",
               block: int = 10, max_lag: int = 20, max_states: int = MAX_AUTO_STATES, outage: bool = True,
-              select: str = "ec", ec_tol: float = 0.05, bootstrap: int = 0, seed: int = 0,
+              select: str = "ec", ec_tol: float = EC_TOL, bootstrap: int = 0, seed: int = 0,
               regimes: int = 1, regime_window: float | None = None, order: int = 1) -> TraceFit:
     """Fit a K-level discrete-time Markov capacity model to a trace and report the fit.
 

@@ -22,7 +22,6 @@ always) leaves no level 0, and the text output says when one remains.  JSON keys
 from __future__ import annotations
 
 import argparse
-import inspect
 
 from .._validate import int_arg
 
@@ -61,7 +60,7 @@ def _checked(args):
 def _fit(args) -> int:
     from ..cli import emit
     from ..closed_forms import effcap_design
-    from . import fit_trace, save_model
+    from . import EC_TOL, fit_trace, save_model
     from ._trace import long_gap_note
 
     trace, max_lag, select = _checked(args)
@@ -119,7 +118,7 @@ def _fit(args) -> int:
     for d, e, f24, f23 in zip(fit.ec_delta, fit.ec_empirical, fit.ec_fitted_eq24, fit.ec_fitted_eq23):
         lines.append(f"  {d:12.4g}  {e:15.1f}  {f24:12.1f}  {f23:12.1f}")
     lines.append(f"max |empirical - fitted eq24| / mean = {fit.ec_error:.3f}")
-    tol = inspect.signature(fit_trace).parameters["ec_tol"].default    # the CLI leaves it at fit_trace's
+    tol = EC_TOL    # the CLI leaves fit_trace's ec_tol at its default
     if fit.selection == "ec" and fit.ec_error > tol:    # no K within it: said (a CLI audit)
         lines.append(f"  ({fit.ec_error:.4f}: above the {tol:g} that --select ec asks for; no K up to "
                      f"{max(c['K'] for c in fit.candidates)} reaches it, so the K with the smallest error is kept)")
