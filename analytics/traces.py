@@ -320,9 +320,10 @@ def run_analyses(jobs, concurrency: int, timeout: float, log=print) -> dict:
     return results
 
 
-#: the links of :func:`warm_up`: one whose fit has an outage level (the build gets its table of the
-#: (served level, next level) pairs a chain can enter) and one without (the build gets none): numba
-#: compiles the enumeration once for each
+#: the links of :func:`warm_up`: one whose fit has an outage level and one without, the two kinds of
+#: the study's links (the build's table of the level pairs a chain can enter was a second numba
+#: specialisation for the second kind until docs/model.md sec. 5a item 15; whatever a kind alone still
+#: takes is compiled before the fork)
 WARM_UP_TRACES = ("markov3_outage.down", "constant_1000pps.down")
 
 
