@@ -7,12 +7,14 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from _scripts import load_script
 from tcpabr_model.capacity import Trace
 from tcpabr_model.markov import analyze
 from tcpabr_model.markov.kernels.assemble import from_first_serving, rate_law_powers
-from tcpabr_model.markov.service import first_serving, over_first_serving
+from tcpabr_model.markov.service import _service_time, first_serving, over_first_serving, recovery_times
 from tcpabr_model.trace_study import _simulation, fit_link, link_scenario, window_packets
 
 RTT, BMAX = 0.1, 10
@@ -40,9 +42,61 @@ def test_first_serving_by_hand():
 def test_over_first_serving_mixes_the_serving_levels():
     F, h = first_serving(np.array([[0.5, 0.25, 0.25], [0.1, 0.9, 0.0], [0.2, 0.0, 0.8]]), np.array([0.0, 3.0, 6.0]))
     ri = np.array([0, 1, 2, 0])
-    (v,), wait = over_first_serving((F, h), ri, lambda lv: (10.0 * lv.astype(float),))
+    (v,), wait = over_first_serving((F, h), ri, lambda lv, rows: (10.0 * lv.astype(float),))
     np.testing.assert_allclose(v, [10.0 * 0.5 + 20.0 * 0.5, 10.0, 20.0, 15.0], rtol=1e-14)
     np.testing.assert_allclose(wait, [2.0, 0.0, 0.0, 2.0], rtol=1e-14)
+
+
+def _over_first_serving_all_rows(wait, ri, fn):
+    """The reference: :func:`over_first_serving` as it was, ``fn`` evaluated over every state at each
+    serving level and the outage states' values taken out."""
+    F, h = wait
+    base = fn(ri)
+    sel = h[ri] > 0.0
+    if not sel.any():
+        return base, np.zeros(ri.shape[0])
+    mix = [np.zeros(int(sel.sum())) for _ in base]
+    for j in np.flatnonzero(h == 0.0):
+        w = F[ri[sel], j]
+        if not np.any(w > 0.0):
+            continue
+        vals = fn(np.where(sel, j, ri))
+        for acc, v in zip(mix, vals):
+            acc += w * v[sel]
+    out = tuple(np.array(b, dtype=float) for b in base)
+    for o, acc in zip(out, mix):
+        o[sel] = acc
+    return out, np.where(sel, h[ri], 0.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 6), st.integers(1, 60))
+def test_over_first_serving_on_the_outage_states_only_is_the_same(seed, k, n):
+    """The serving levels are evaluated on the outage states only: the same numbers, bit for bit, as
+    evaluating them over every state (the recovery times of sec. 15c's timer cycle through it)."""
+    rng = np.random.default_rng(seed)
+    Q = rng.random((k, k)) + np.eye(k)
+    Q /= Q.sum(axis=1, keepdims=True)
+    served = np.where(rng.random(k) < 0.4, 0.0, rng.uniform(1.0, 9.0, k))
+    served[rng.integers(k)] = 5.0                          # one serving level at least
+    wait = first_serving(Q, served)
+    ri = rng.integers(0, k, n)
+    ahead, wbar = rng.uniform(0.0, 40.0, n), rng.uniform(1.0, 60.0, n)
+    C = np.cumsum(np.vstack([np.zeros(k), np.tile(served, (50, 1))]), axis=0)
+
+    def new(lv, rows):
+        return (_service_time(C, lv, ahead[rows]), np.sqrt(wbar[rows]) * lv)
+
+    def old(lv):
+        return (_service_time(C, lv, ahead), np.sqrt(wbar) * lv)
+
+    got, h_got = over_first_serving(wait, ri, new)
+    want, h_want = _over_first_serving_all_rows(wait, ri, old)
+    for g, w in zip(got, want):
+        assert np.array_equal(g, w)
+    assert np.array_equal(h_got, h_want)
+    t_new = recovery_times(C, ri, ahead, wbar, 7.0, wait)
+    assert all(np.isfinite(t).all() for t in t_new)
 
 
 def test_regeneration_from_the_first_serving_level():

@@ -457,23 +457,25 @@ def first_serving(P: np.ndarray, served: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def over_first_serving(wait, ri: np.ndarray, fn):
-    """``fn(levels)`` (a tuple of per-state arrays) with each state whose level ``ri`` is an outage
-    replaced by the mixture over its first serving level ``j`` (``wait = (F, h)`` of
-    :func:`first_serving`) of ``fn`` at level ``j``; the others as they are.  Returns the tuple and
-    ``h[ri]``, the expected wait before that level (0 where ``ri`` serves)."""
+    """``fn(levels, rows)`` (a tuple of arrays over the states ``rows``, element by element) with each
+    state whose level ``ri`` is an outage replaced by the mixture over its first serving level ``j``
+    (``wait = (F, h)`` of :func:`first_serving`) of ``fn`` at level ``j``; the others as they are.
+    Returns the tuple and ``h[ri]``, the expected wait before that level (0 where ``ri`` serves).
+    ``fn`` is evaluated at each ``j`` on the outage states only (the same numbers as over all states)."""
     F, h = wait
-    base = fn(ri)
+    base = fn(ri, slice(None))
     sel = h[ri] > 0.0
     if not sel.any():
         return base, np.zeros(ri.shape[0])
-    mix = [np.zeros(int(sel.sum())) for _ in base]
+    rows = np.flatnonzero(sel)
+    mix = [np.zeros(rows.size) for _ in base]
     for j in np.flatnonzero(h == 0.0):
-        w = F[ri[sel], j]
+        w = F[ri[rows], j]
         if not np.any(w > 0.0):
             continue
-        vals = fn(np.where(sel, j, ri))
+        vals = fn(np.full(rows.size, j, dtype=np.asarray(ri).dtype), rows)
         for acc, v in zip(mix, vals):
-            acc += w * v[sel]
+            acc += w * v
     out = tuple(np.array(b, dtype=float) for b in base)
     for o, acc in zip(out, mix):
         o[sel] = acc
@@ -491,13 +493,13 @@ def recovery_times(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.nd
     ``T_a = S_i^-1(b + J)``, ``behind = min(w - 1, S(T_a + 1) - S(T_a) + B_max)``, ``T_e = S_i^-1(b + J +
     behind)``.  ``wait`` (``(F, h)`` of :func:`first_serving`, sec. 15c): at an outage level, the wait
     ``h`` for the first serving level and the times from that level (:func:`over_first_serving`)."""
-    def times(lv):
-        t_a = _service_time(C, lv, ahead)
-        behind = np.clip(np.minimum(wbar - 1.0, _served_by(C, lv, t_a + 1.0) - _served_by(C, lv, t_a) + bmax),
+    def times(lv, rows):
+        t_a = _service_time(C, lv, ahead[rows])
+        behind = np.clip(np.minimum(wbar[rows] - 1.0, _served_by(C, lv, t_a + 1.0) - _served_by(C, lv, t_a) + bmax),
                          0.0, None)
-        return t_a, behind, _service_time(C, lv, ahead + behind)
+        return t_a, behind, _service_time(C, lv, ahead[rows] + behind)
     if wait is None:
-        return times(ri)
+        return times(ri, slice(None))
     (t_a, behind, t_e), h = over_first_serving(wait, ri, times)
     return t_a + h, behind, t_e + h
 
@@ -523,10 +525,10 @@ def recovery_times_of_states(C: np.ndarray, lost: np.ndarray, ri: np.ndarray, b:
 def slow_start_span(C: np.ndarray, ri: np.ndarray, wbar: np.ndarray, wait=None) -> np.ndarray:
     """``(L + 1) rbar`` of the timer cycle's slow start (:func:`_slow_start_rounds`); with ``wait``
     (sec. 15c) at the first serving level after an outage."""
-    def span(lv):
-        _, rounds, rbar = _slow_start_rounds(C, lv, wbar)
+    def span(lv, rows):
+        _, rounds, rbar = _slow_start_rounds(C, lv, wbar[rows])
         return (rounds * rbar,)
-    return span(ri)[0] if wait is None else over_first_serving(wait, ri, span)[0][0]
+    return span(ri, slice(None))[0] if wait is None else over_first_serving(wait, ri, span)[0][0]
 
 
 def silence_timeouts(P: np.ndarray, pat_ptr, pat_w, opp_ptr, opp_t) -> np.ndarray:
