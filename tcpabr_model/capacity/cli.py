@@ -118,9 +118,8 @@ def _fit(args) -> int:
     for d, e, f24, f23 in zip(fit.ec_delta, fit.ec_empirical, fit.ec_fitted_eq24, fit.ec_fitted_eq23):
         lines.append(f"  {d:12.4g}  {e:15.1f}  {f24:12.1f}  {f23:12.1f}")
     lines.append(f"max |empirical - fitted eq24| / mean = {fit.ec_error:.3f}")
-    tol = EC_TOL    # the CLI leaves fit_trace's ec_tol at its default
-    if fit.selection == "ec" and fit.ec_error > tol:    # no K within it: said (a CLI audit)
-        lines.append(f"  ({fit.ec_error:.4f}: above the {tol:g} that --select ec asks for; no K up to "
+    if fit.selection == "ec" and fit.ec_error > EC_TOL:    # no K within fit_trace's default: said (a CLI audit)
+        lines.append(f"  ({fit.ec_error:.4f}: above the {EC_TOL:g} that --select ec asks for; no K up to "
                      f"{max(c['K'] for c in fit.candidates)} reaches it, so the K with the smallest error is kept)")
     if fit.ec_error_sampling:
         lines.append(f"same error for {fit.bootstrap} paths of the fitted chain as long as the trace: median "

@@ -473,7 +473,7 @@ def over_first_serving(wait, ri: np.ndarray, fn):
         w = F[ri[rows], j]
         if not np.any(w > 0.0):
             continue
-        vals = fn(np.full(rows.size, j, dtype=np.asarray(ri).dtype), rows)
+        vals = fn(np.full(rows.size, j, dtype=ri.dtype), rows)
         for acc, v in zip(mix, vals):
             acc += w * v
     out = tuple(np.array(b, dtype=float) for b in base)
@@ -494,10 +494,11 @@ def recovery_times(C: np.ndarray, ri: np.ndarray, ahead: np.ndarray, wbar: np.nd
     behind)``.  ``wait`` (``(F, h)`` of :func:`first_serving`, sec. 15c): at an outage level, the wait
     ``h`` for the first serving level and the times from that level (:func:`over_first_serving`)."""
     def times(lv, rows):
-        t_a = _service_time(C, lv, ahead[rows])
+        need = ahead[rows]
+        t_a = _service_time(C, lv, need)
         behind = np.clip(np.minimum(wbar[rows] - 1.0, _served_by(C, lv, t_a + 1.0) - _served_by(C, lv, t_a) + bmax),
                          0.0, None)
-        return t_a, behind, _service_time(C, lv, ahead[rows] + behind)
+        return t_a, behind, _service_time(C, lv, need + behind)
     if wait is None:
         return times(ri, slice(None))
     (t_a, behind, t_e), h = over_first_serving(wait, ri, times)
